@@ -1,0 +1,140 @@
+//! `schedlab`: the native command line of the schedlab engine.
+//!
+//! ```text
+//! schedlab simulate <scenario> [--variant NAME=VALUE ...] [--json]
+//! schedlab explain  <scenario> --at <time> [--variant NAME=VALUE ...] [--json]
+//! schedlab schema
+//! schedlab bench [--seconds N]
+//! ```
+//! Bad input prints `schedlab: <file>:<line>:<col>: <what was expected>` and exits 2.
+
+mod bench;
+
+use schedlab_engine::obs::explain::explain;
+use schedlab_engine::obs::summary::Summary;
+use schedlab_engine::scenario::units::parse_duration;
+use std::process::ExitCode;
+
+const USAGE: &str = "usage:
+  schedlab simulate <scenario> [--variant NAME=VALUE ...] [--json]
+  schedlab explain  <scenario> --at <time> [--variant NAME=VALUE ...] [--json]
+  schedlab schema                      print the scenario JSON Schema
+  schedlab bench [--seconds N]         engine throughput benchmark (events/s)
+
+<time> is nanoseconds or a number with a unit (1.5s, 4ms, 300us).
+Variants: any scheduler feature (RUN_TO_PARITY=false), yield=forfeit|deadline_bump,
+hz, cpus, seed, base_slice, timer_slack, duration, tunable_scaling.";
+
+struct Args {
+    cmd: String,
+    file: Option<String>,
+    variants: Vec<(String, String)>,
+    json: bool,
+    at: Option<String>,
+    seconds: Option<String>,
+}
+
+fn parse_args(argv: &[String]) -> Result<Args, String> {
+    let mut it = argv.iter();
+    let cmd = it.next().ok_or("missing command")?.clone();
+    let mut a = Args { cmd, file: None, variants: Vec::new(), json: false, at: None, seconds: None };
+    while let Some(arg) = it.next() {
+        match arg.as_str() {
+            "--json" => a.json = true,
+            "--variant" => {
+                let kv = it.next().ok_or("--variant needs NAME=VALUE")?;
+                let (k, v) = kv.split_once('=').ok_or_else(|| format!("--variant {kv:?}: expected NAME=VALUE"))?;
+                a.variants.push((k.trim().to_string(), v.trim().to_string()));
+            }
+            "--at" => a.at = Some(it.next().ok_or("--at needs a time")?.clone()),
+            "--seconds" => a.seconds = Some(it.next().ok_or("--seconds needs a number")?.clone()),
+            "-h" | "--help" => return Err(String::new()),
+            s if s.starts_with("--") => return Err(format!("unknown option {s}")),
+            s => {
+                if a.file.is_some() {
+                    return Err(format!("unexpected argument {s:?}"));
+                }
+                a.file = Some(s.to_string());
+            }
+        }
+    }
+    Ok(a)
+}
+
+fn read(file: &str) -> Result<String, String> {
+    std::fs::read_to_string(file).map_err(|e| format!("{file}: cannot read: {e}"))
+}
+
+fn parse_time(s: &str) -> Result<u64, String> {
+    match s.parse::<u64>() {
+        Ok(v) => Ok(v),
+        Err(_) => parse_duration(s).map_err(|e| format!("--at: {e}")),
+    }
+}
+
+fn run(argv: &[String]) -> Result<(), String> {
+    let a = parse_args(argv)?;
+    match a.cmd.as_str() {
+        "simulate" => {
+            let file = a.file.ok_or("simulate needs a scenario file")?;
+            let text = read(&file)?;
+            let (_, mut sim) = schedlab_engine::load(&file, &text, &a.variants)?;
+            sim.run();
+            let s = Summary::of(&sim);
+            if a.json {
+                println!("{}", serde_json::to_string_pretty(&s.to_json()).expect("json"));
+            } else {
+                print!("{}", s.golden_text());
+            }
+            Ok(())
+        }
+        "explain" => {
+            let file = a.file.ok_or("explain needs a scenario file")?;
+            let at = parse_time(&a.at.ok_or("explain needs --at <time>")?)?;
+            let text = read(&file)?;
+            let (_, mut sim) = schedlab_engine::load(&file, &text, &a.variants)?;
+            if at > sim.cfg.duration_ns {
+                return Err(format!("--at {at} ns is after the scenario's end ({} ns)", sim.cfg.duration_ns));
+            }
+            sim.run_until(at);
+            let (json, text) = explain(&sim);
+            if a.json {
+                println!("{}", serde_json::to_string_pretty(&json).expect("json"));
+            } else {
+                print!("{text}");
+            }
+            Ok(())
+        }
+        "schema" => {
+            print!("{}", schedlab_engine::scenario::json_schema_string());
+            Ok(())
+        }
+        "bench" => {
+            let secs: u64 = match a.seconds {
+                Some(s) => s.parse().map_err(|_| format!("--seconds {s:?}: expected a whole number"))?,
+                None => 20,
+            };
+            bench::run(secs);
+            Ok(())
+        }
+        other => Err(format!("unknown command {other:?}")),
+    }
+}
+
+fn main() -> ExitCode {
+    let argv: Vec<String> = std::env::args().skip(1).collect();
+    match run(&argv) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) if e.is_empty() => {
+            println!("{USAGE}");
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("schedlab: {e}");
+            if argv.is_empty() || e.starts_with("unknown") || e.starts_with("missing") {
+                eprintln!("{USAGE}");
+            }
+            ExitCode::from(2)
+        }
+    }
+}

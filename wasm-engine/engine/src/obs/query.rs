@@ -1,0 +1,142 @@
+//! Window queries over the log: what ran on each CPU in `[t0, t1)`, merged to a resolution,
+//! and an entity's samples in a window. The UI and the CLI read runs only through these.
+
+use super::log::{EventKind, EventLog, NO_TASK};
+
+/// Columns of CPU run slices. A slice with `count > 1` merges several runs shorter than the
+/// query's bucket; its `task` is the one that ran longest inside it.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SliceCols {
+    /// CPU.
+    pub cpu: Vec<u16>,
+    /// Task id (never NO_TASK: idle time is the gaps).
+    pub task: Vec<u32>,
+    /// Start (ns).
+    pub start: Vec<u64>,
+    /// End (ns).
+    pub end: Vec<u64>,
+    /// Runs merged into this slice.
+    pub count: Vec<u32>,
+}
+
+impl SliceCols {
+    fn push(&mut self, cpu: u16, task: u32, start: u64, end: u64, count: u32) {
+        self.cpu.push(cpu);
+        self.task.push(task);
+        self.start.push(start);
+        self.end.push(end);
+        self.count.push(count);
+    }
+
+    /// Number of slices.
+    pub fn len(&self) -> usize {
+        self.cpu.len()
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.cpu.is_empty()
+    }
+}
+
+/// Runs on every CPU overlapping `[t0, t1)`, clipped to the window, with consecutive runs
+/// shorter than `bucket_ns` merged. `now` closes runs still going on.
+pub fn cpu_slices(log: &EventLog, ncpus: u32, t0: u64, t1: u64, bucket_ns: u64, now: u64) -> SliceCols {
+    let e = &log.events;
+    let (lo, hi) = log.event_window(t0, t1);
+    // The task on each CPU at t0: the last switch before the window.
+    let mut current: Vec<(u32, u64)> = vec![(NO_TASK, t0); ncpus as usize];
+    let mut found = vec![false; ncpus as usize];
+    let mut left = ncpus as usize;
+    for i in (0..lo).rev() {
+        if left == 0 {
+            break;
+        }
+        if e.kind[i] == EventKind::Switch as u8 {
+            let c = e.cpu[i] as usize;
+            if c < found.len() && !found[c] {
+                found[c] = true;
+                current[c] = (e.task[i], t0);
+                left -= 1;
+            }
+        }
+    }
+    let mut raw: Vec<Vec<(u32, u64, u64)>> = vec![Vec::new(); ncpus as usize];
+    for i in lo..hi {
+        if e.kind[i] != EventKind::Switch as u8 {
+            continue;
+        }
+        let c = e.cpu[i] as usize;
+        if c >= current.len() {
+            continue;
+        }
+        let (task, since) = current[c];
+        if task != NO_TASK && e.t[i] > since {
+            raw[c].push((task, since, e.t[i]));
+        }
+        current[c] = (e.task[i], e.t[i]);
+    }
+    let close = t1.min(now);
+    for (c, &(task, since)) in current.iter().enumerate() {
+        if task != NO_TASK && close > since {
+            raw[c].push((task, since, close));
+        }
+    }
+    let mut out = SliceCols::default();
+    for (c, runs) in raw.into_iter().enumerate() {
+        let mut i = 0;
+        while i < runs.len() {
+            let (task, s, mut end) = runs[i];
+            if end - s >= bucket_ns {
+                out.push(c as u16, task, s, end, 1);
+                i += 1;
+                continue;
+            }
+            // Merge a run of short slices that stay within one bucket's reach.
+            let mut best = (task, end - s);
+            let mut count = 1;
+            let mut j = i + 1;
+            while j < runs.len() && runs[j].1 - s < bucket_ns && runs[j].2 - runs[j].1 < bucket_ns {
+                let (tj, sj, ej) = runs[j];
+                if ej - sj > best.1 {
+                    best = (tj, ej - sj);
+                }
+                end = ej;
+                count += 1;
+                j += 1;
+            }
+            out.push(c as u16, best.0, s, end, count);
+            i = j;
+        }
+    }
+    out
+}
+
+/// Sample rows of `task` in `[t0, t1)`.
+pub fn task_samples(log: &EventLog, task: u32, t0: u64, t1: u64) -> Vec<usize> {
+    let (lo, hi) = log.sample_window(t0, t1);
+    (lo..hi).filter(|&i| log.samples.task[i] == task).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::obs::log::SwitchReason;
+
+    #[test]
+    fn slices_clip_and_merge() {
+        let mut log = EventLog::new();
+        let sw = |log: &mut EventLog, t, next, prev| log.event(t, EventKind::Switch, 0, next, prev, SwitchReason::Tick as i64);
+        sw(&mut log, 0, 1, NO_TASK);
+        sw(&mut log, 100, 2, 1);
+        sw(&mut log, 105, 1, 2);
+        sw(&mut log, 110, 2, 1);
+        sw(&mut log, 300, NO_TASK, 2);
+        let s = cpu_slices(&log, 1, 50, 400, 1, 1000);
+        assert_eq!(s.start, vec![50, 100, 105, 110]);
+        assert_eq!(s.end, vec![100, 105, 110, 300]);
+        let m = cpu_slices(&log, 1, 0, 400, 20, 1000);
+        assert_eq!(m.len(), 3);
+        assert_eq!((m.start[1], m.end[1], m.count[1]), (100, 110, 2));
+    }
+}

@@ -1,0 +1,170 @@
+//! Per-task metrics of a run and the normalized golden summary text.
+
+use crate::sim::Simulation;
+use serde_json::{json, Value};
+
+/// Wakeup-latency percentiles (nearest rank).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Latency {
+    /// Median.
+    pub p50: u64,
+    /// 99th percentile.
+    pub p99: u64,
+    /// Maximum.
+    pub max: u64,
+}
+
+/// Metrics of one task.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TaskSummary {
+    /// comm.
+    pub name: String,
+    /// CPU time (ns).
+    pub cpu_time_ns: u64,
+    /// Share of the scenario's tasks' total CPU time (%).
+    pub share_pct: f64,
+    /// Times it left a CPU.
+    pub switches_out: u64,
+    /// Times it left a CPU while still runnable.
+    pub switches_out_runnable: u64,
+    /// cpu_time / switches_out (as the real-trace oracle computes it).
+    pub mean_run_ns: u64,
+    /// sched_yield() calls.
+    pub yields: u64,
+    /// Wakeups from sleep.
+    pub wakeups: u64,
+    /// Completed sleeps (periods of a run/sleep loop).
+    pub sleeps: u64,
+    /// Wakeup → run latency.
+    pub wakeup_latency_ns: Latency,
+}
+
+/// Metrics of a run.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Summary {
+    /// Scenario name.
+    pub scenario: String,
+    /// Simulated time (ns).
+    pub duration_ns: u64,
+    /// Digest of the event log (hex).
+    pub digest: String,
+    /// Events processed by the event queue.
+    pub queue_events: u64,
+    /// Rows in the events table.
+    pub log_events: u64,
+    /// Per task, in scenario order.
+    pub tasks: Vec<TaskSummary>,
+    /// Idle time per CPU (ns).
+    pub cpu_idle_ns: Vec<u64>,
+}
+
+/// Nearest-rank percentile of sorted values.
+pub fn percentile(sorted: &[u64], p: f64) -> u64 {
+    if sorted.is_empty() {
+        return 0;
+    }
+    let rank = ((p / 100.0) * sorted.len() as f64).ceil() as usize;
+    sorted[rank.clamp(1, sorted.len()) - 1]
+}
+
+impl Summary {
+    /// Computes the summary of a simulation at its current time.
+    pub fn of(sim: &Simulation) -> Summary {
+        let n = sim.tasks.len() as u32;
+        let times: Vec<u64> = (0..n).map(|i| sim.cpu_time(i)).collect();
+        let total: u64 = times.iter().sum();
+        let tasks = sim
+            .tasks
+            .iter()
+            .zip(&times)
+            .map(|(t, &cpu)| {
+                let mut lat = t.stats.wakeup_latencies.clone();
+                lat.sort_unstable();
+                TaskSummary {
+                    name: t.cfg.name.clone(),
+                    cpu_time_ns: cpu,
+                    share_pct: if total == 0 { 0.0 } else { 100.0 * cpu as f64 / total as f64 },
+                    switches_out: t.stats.switches_out,
+                    switches_out_runnable: t.stats.switches_out_runnable,
+                    mean_run_ns: cpu / t.stats.switches_out.max(1),
+                    yields: t.stats.yields,
+                    wakeups: t.stats.wakeups,
+                    sleeps: t.stats.sleeps,
+                    wakeup_latency_ns: Latency {
+                        p50: percentile(&lat, 50.0),
+                        p99: percentile(&lat, 99.0),
+                        max: lat.last().copied().unwrap_or(0),
+                    },
+                }
+            })
+            .collect();
+        Summary {
+            scenario: sim.cfg.name.clone(),
+            duration_ns: sim.now(),
+            digest: format!("{:016x}", sim.fair.log.digest()),
+            queue_events: sim.queue.processed,
+            log_events: sim.fair.log.len() as u64,
+            tasks,
+            cpu_idle_ns: (0..sim.cpus.len() as u32).map(|c| sim.idle_time(c)).collect(),
+        }
+    }
+
+    /// The JSON object `schedlab simulate --json` prints.
+    pub fn to_json(&self) -> Value {
+        json!({
+            "scenario": self.scenario,
+            "duration_ns": self.duration_ns,
+            "digest": self.digest,
+            "queue_events": self.queue_events,
+            "log_events": self.log_events,
+            "cpu_idle_ns": self.cpu_idle_ns,
+            "tasks": self.tasks.iter().map(|t| json!({
+                "name": t.name,
+                "cpu_time_ns": t.cpu_time_ns,
+                "share_pct": (t.share_pct * 1000.0).round() / 1000.0,
+                "switches_out": t.switches_out,
+                "switches_out_runnable": t.switches_out_runnable,
+                "mean_run_ns": t.mean_run_ns,
+                "yields": t.yields,
+                "wakeups": t.wakeups,
+                "sleeps": t.sleeps,
+                "wakeup_latency_ns": { "p50": t.wakeup_latency_ns.p50, "p99": t.wakeup_latency_ns.p99, "max": t.wakeup_latency_ns.max },
+            })).collect::<Vec<_>>(),
+        })
+    }
+
+    /// Normalized text for golden files: fixed precision, one line per fact.
+    pub fn golden_text(&self) -> String {
+        let mut s = String::new();
+        s.push_str(&format!("scenario {}\n", self.scenario));
+        s.push_str(&format!("duration_ns {}\n", self.duration_ns));
+        s.push_str(&format!("digest {}\n", self.digest));
+        s.push_str(&format!("queue_events {}\n", self.queue_events));
+        s.push_str(&format!("log_events {}\n", self.log_events));
+        for t in &self.tasks {
+            s.push_str(&format!(
+                "task {} cpu_time_ns={} share_pct={:.3} switches_out={} switches_out_runnable={} mean_run_ns={} yields={} wakeups={} sleeps={} wakeup_latency_ns=p50:{},p99:{},max:{}\n",
+                t.name, t.cpu_time_ns, t.share_pct, t.switches_out, t.switches_out_runnable, t.mean_run_ns, t.yields, t.wakeups, t.sleeps,
+                t.wakeup_latency_ns.p50, t.wakeup_latency_ns.p99, t.wakeup_latency_ns.max
+            ));
+        }
+        for (c, idle) in self.cpu_idle_ns.iter().enumerate() {
+            s.push_str(&format!("cpu {c} idle_ns={idle}\n"));
+        }
+        s
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::percentile;
+
+    #[test]
+    fn nearest_rank() {
+        let v: Vec<u64> = (1..=100).collect();
+        assert_eq!(percentile(&v, 50.0), 50);
+        assert_eq!(percentile(&v, 99.0), 99);
+        assert_eq!(percentile(&[7], 99.0), 7);
+        assert_eq!(percentile(&[], 50.0), 0);
+    }
+}

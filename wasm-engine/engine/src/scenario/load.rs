@@ -1,0 +1,746 @@
+//! Loading scenario files: parse (TOML, or JSON when the text starts with `{`), then
+//! validate, and report every problem as `file:line:column: message` at the offending value.
+//!
+//! Syntax and type errors carry the parser's own location. Semantic errors are found on the
+//! typed [`ScenarioFile`] and located afterwards by key path (`tasks[1].affinity[0]`) in a
+//! span tree of the text (see [`super::locate`]). Pure: no IO.
+
+use super::locate::{self, KeyPath};
+use super::schema::{
+    LoopSpec, OpSpec, PeriodicSpec, ScenarioFile, TaskSpec, TunableScaling, YieldMode,
+    SCENARIO_VERSION,
+};
+use super::units::{format_duration, parse_duration, DurationSpec};
+use crate::sched::features::SchedFeatures;
+use std::fmt;
+
+/// A scenario error with its location (1-based line and column; 0:0 when no text is known).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ScenarioError {
+    /// File name, as given by the caller.
+    pub file: String,
+    /// 1-based line (0 when unknown).
+    pub line: usize,
+    /// 1-based column in characters (0 when unknown).
+    pub column: usize,
+    /// What is wrong and what was expected.
+    pub message: String,
+}
+
+impl fmt::Display for ScenarioError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{}:{}:{}: {}",
+            self.file, self.line, self.column, self.message
+        )
+    }
+}
+
+impl std::error::Error for ScenarioError {}
+
+/// Smallest accepted slice (base or per task): the kernel clamps sched_runtime to 0.1 ms.
+pub const MIN_SLICE_NS: u64 = 100_000;
+/// Largest accepted slice: the kernel clamps sched_runtime to 100 ms.
+pub const MAX_SLICE_NS: u64 = 100_000_000;
+/// Largest accepted timer slack.
+pub const MAX_TIMER_SLACK_NS: u64 = 1_000_000_000;
+/// Largest accepted host.
+pub const MAX_CPUS: u32 = 4096;
+/// Accepted CONFIG_HZ values.
+pub const HZ_VALUES: [u32; 4] = [100, 250, 300, 1000];
+/// Deepest accepted loop nesting.
+pub const MAX_LOOP_DEPTH: usize = 16;
+
+fn is_json(text: &str) -> bool {
+    text.trim_start_matches('\u{feff}')
+        .trim_start()
+        .starts_with('{')
+}
+
+fn err_at(file: &str, text: &str, offset: usize, message: String) -> ScenarioError {
+    let (line, column) = locate::line_col(text, offset);
+    ScenarioError {
+        file: file.to_string(),
+        line,
+        column,
+        message,
+    }
+}
+
+/// Parses and validates a scenario. TOML by default; JSON when the first non-whitespace
+/// character is `{`.
+pub fn parse_scenario(file: &str, text: &str) -> Result<ScenarioFile, ScenarioError> {
+    let s = if is_json(text) {
+        parse_json(file, text)?
+    } else {
+        parse_toml(file, text)?
+    };
+    validate(file, Some(text), &s)?;
+    Ok(s)
+}
+
+fn parse_toml(file: &str, text: &str) -> Result<ScenarioFile, ScenarioError> {
+    toml::from_str::<ScenarioFile>(text).map_err(|e| {
+        let offset = e.span().map(|r| r.start).unwrap_or(0);
+        err_at(file, text, offset, e.message().trim_end().to_string())
+    })
+}
+
+fn parse_json(file: &str, text: &str) -> Result<ScenarioFile, ScenarioError> {
+    serde_json::from_str::<ScenarioFile>(text).map_err(|e| {
+        let full = e.to_string();
+        let suffix = format!(" at line {} column {}", e.line(), e.column());
+        let message = full.strip_suffix(&suffix).unwrap_or(&full).to_string();
+        // serde_json counts byte columns and, for data errors, points at the last byte of
+        // the offending key or value: move to its start (in characters), as for TOML.
+        let mut offset = locate::offset_of(text, e.line().max(1), e.column().max(1));
+        if e.classify() == serde_json::error::Category::Data {
+            if let Some(start) =
+                locate::json_tree(text).and_then(|t| t.start_of_token_ending_at(offset))
+            {
+                offset = start;
+            }
+        }
+        err_at(file, text, offset, message)
+    })
+}
+
+/// One semantic problem, before it is located in the text.
+#[derive(Debug, Clone)]
+struct Issue {
+    path: KeyPath,
+    /// Point at the key rather than the value (unknown keys).
+    at_key: bool,
+    message: String,
+}
+
+/// Validates a scenario's semantics (ranges, references, reachability). With `text`, the
+/// error is located at the offending value in it; without, line and column are 0. The
+/// message always starts with the key path (`tasks[1].affinity[0]: ...`).
+pub fn validate(file: &str, text: Option<&str>, s: &ScenarioFile) -> Result<(), ScenarioError> {
+    let issues = check(s);
+    let Some(first) = issues.into_iter().next() else {
+        return Ok(());
+    };
+    let message = format!("{}: {}", first.path, first.message);
+    let Some(text) = text else {
+        return Err(ScenarioError {
+            file: file.to_string(),
+            line: 0,
+            column: 0,
+            message,
+        });
+    };
+    let tree = if is_json(text) {
+        locate::json_tree(text)
+    } else {
+        locate::toml_tree(text)
+    };
+    let offset = tree
+        .and_then(|t| t.locate(&first.path, first.at_key))
+        .unwrap_or(0);
+    Err(err_at(file, text, offset, message))
+}
+
+struct Checker {
+    issues: Vec<Issue>,
+}
+
+impl Checker {
+    fn push(&mut self, path: KeyPath, message: impl Into<String>) {
+        self.issues.push(Issue {
+            path,
+            at_key: false,
+            message: message.into(),
+        });
+    }
+    fn push_key(&mut self, path: KeyPath, message: impl Into<String>) {
+        self.issues.push(Issue {
+            path,
+            at_key: true,
+            message: message.into(),
+        });
+    }
+
+    /// A duration that must be finite and (when `positive`) greater than zero.
+    fn finite(&mut self, path: &KeyPath, d: DurationSpec, positive: bool, what: &str) -> bool {
+        if d.is_forever() {
+            self.push(
+                path.clone(),
+                format!(
+                    "{what} must be finite: expected a duration like \"300us\", not \"forever\""
+                ),
+            );
+            false
+        } else if positive && d.ns() == 0 {
+            self.push(
+                path.clone(),
+                format!("{what} must be greater than 0 (expected a duration like \"300us\")"),
+            );
+            false
+        } else {
+            true
+        }
+    }
+
+    fn slice_range(&mut self, path: KeyPath, d: DurationSpec, what: &str) {
+        if d.ns() < MIN_SLICE_NS || d.ns() > MAX_SLICE_NS {
+            self.push(
+                path,
+                format!(
+                    "{what} {} is out of range: expected a duration in 100us..=100ms (the kernel clamps slices to this range)",
+                    format_duration(d.ns())
+                ),
+            );
+        }
+    }
+}
+
+/// All semantic problems, in document order.
+fn check(s: &ScenarioFile) -> Vec<Issue> {
+    let mut c = Checker { issues: Vec::new() };
+    let root = KeyPath::root();
+
+    if s.version != SCENARIO_VERSION {
+        c.push(
+            root.key("version"),
+            format!(
+                "unsupported scenario version {} (expected {SCENARIO_VERSION})",
+                s.version
+            ),
+        );
+    }
+    if s.name.trim().is_empty() {
+        c.push(root.key("name"), "the scenario name must not be empty");
+    }
+    c.finite(
+        &root.key("duration"),
+        s.duration,
+        true,
+        "the scenario duration",
+    );
+
+    // Host.
+    let host = root.key("host");
+    let h = &s.host;
+    if h.cpus == 0 || h.cpus > MAX_CPUS {
+        c.push(
+            host.key("cpus"),
+            format!("expected a CPU count in 1..={MAX_CPUS}, got {}", h.cpus),
+        );
+    }
+    if !HZ_VALUES.contains(&h.hz) {
+        c.push(
+            host.key("hz"),
+            format!(
+                "expected CONFIG_HZ to be one of 100, 250, 300, 1000, got {}",
+                h.hz
+            ),
+        );
+    }
+    if let Some(b) = h.base_slice {
+        c.slice_range(host.key("base_slice"), b, "base_slice");
+    }
+    if let Some(t) = h.timer_slack {
+        if t.ns() > MAX_TIMER_SLACK_NS {
+            c.push(
+                host.key("timer_slack"),
+                format!(
+                    "timer_slack {} is too large: expected a duration of at most 1s",
+                    format_duration(t.ns())
+                ),
+            );
+        }
+    }
+
+    // Kernel.
+    let features = root.key("kernel").key("features");
+    for name in s.kernel.features.keys() {
+        if !SchedFeatures::is_known(name) {
+            c.push_key(
+                features.key(name),
+                format!(
+                    "unknown scheduler feature {name:?}, expected one of {}",
+                    SchedFeatures::NAMES.join(", ")
+                ),
+            );
+        }
+    }
+
+    // Tasks.
+    let tasks = root.key("tasks");
+    if s.tasks.is_empty() {
+        c.push(tasks.clone(), "expected at least one task");
+    }
+    for (i, t) in s.tasks.iter().enumerate() {
+        let tp = tasks.index(i);
+        if t.name.is_empty() {
+            c.push(tp.key("name"), "a task name must not be empty");
+        } else if t.name.chars().any(char::is_control) {
+            c.push(
+                tp.key("name"),
+                format!("task name {:?} contains a control character", t.name),
+            );
+        } else if let Some(j) = s.tasks[..i].iter().position(|o| o.name == t.name) {
+            c.push(
+                tp.key("name"),
+                format!(
+                    "duplicate task name {:?} (already used by tasks[{j}])",
+                    t.name
+                ),
+            );
+        }
+        check_task(&mut c, &tp, t, h.cpus);
+    }
+    c.issues
+}
+
+fn check_task(c: &mut Checker, tp: &KeyPath, t: &TaskSpec, cpus: u32) {
+    if !(-20..=19).contains(&t.nice) {
+        c.push(
+            tp.key("nice"),
+            format!("expected a nice value in -20..=19, got {}", t.nice),
+        );
+    }
+    if let Some(sl) = t.slice {
+        c.slice_range(tp.key("slice"), sl, "slice");
+    }
+    if let Some(aff) = &t.affinity {
+        let ap = tp.key("affinity");
+        if aff.is_empty() {
+            c.push(
+                ap.clone(),
+                "expected at least one CPU (omit affinity to allow all CPUs)",
+            );
+        }
+        for (k, &cpu) in aff.iter().enumerate() {
+            if cpu >= cpus {
+                let range = if cpus == 0 {
+                    "none".to_string()
+                } else {
+                    format!("0..={}", cpus - 1)
+                };
+                let plural = if cpus == 1 { "" } else { "s" };
+                c.push(
+                    ap.index(k),
+                    format!(
+                        "affinity names CPU {cpu} but the host has {cpus} CPU{plural} ({range})"
+                    ),
+                );
+            } else if let Some(j) = aff[..k].iter().position(|&o| o == cpu) {
+                c.push(
+                    ap.index(k),
+                    format!("CPU {cpu} is listed twice (also at affinity[{j}])"),
+                );
+            }
+        }
+    }
+    let start_ok = match t.start {
+        Some(st) => c.finite(&tp.key("start"), st, false, "start"),
+        None => true,
+    };
+    if let Some(sp) = t.stop {
+        if c.finite(&tp.key("stop"), sp, false, "stop") && start_ok {
+            let st = t.start.map_or(0, |d| d.ns());
+            if sp.ns() <= st {
+                c.push(
+                    tp.key("stop"),
+                    format!(
+                        "stop ({}) must be after start ({})",
+                        format_duration(sp.ns()),
+                        format_duration(st)
+                    ),
+                );
+            }
+        }
+    }
+    let pp = tp.key("program");
+    if t.program.is_empty() {
+        c.push(pp.clone(), "expected at least one step in the program");
+    }
+    check_ops(c, &pp, &t.program, 0);
+}
+
+/// Whether a step never finishes (so that anything after it is unreachable).
+fn never_ends(op: &OpSpec) -> bool {
+    match op {
+        OpSpec::Run(d) => d.is_forever(),
+        OpSpec::Periodic(p) => p.count.is_none(),
+        OpSpec::Loop(l) => l.times.is_none() || l.body.iter().any(never_ends),
+        OpSpec::Spin(_) | OpSpec::Sleep(_) | OpSpec::SchedYield(_) => false,
+    }
+}
+
+fn check_ops(c: &mut Checker, seq: &KeyPath, ops: &[OpSpec], depth: usize) {
+    let mut unreachable_reported = false;
+    for (i, op) in ops.iter().enumerate() {
+        let op_path = seq.index(i);
+        if i > 0 && !unreachable_reported && never_ends(&ops[i - 1]) {
+            c.push(op_path.clone(), "unreachable: the previous step never ends");
+            unreachable_reported = true;
+        }
+        match op {
+            OpSpec::Run(d) => {
+                if d.ns() == 0 {
+                    c.push(op_path.key("run"), "run must be greater than 0 (expected a duration like \"300us\" or \"forever\")");
+                }
+            }
+            OpSpec::Spin(d) => {
+                c.finite(&op_path.key("spin"), *d, true, "spin");
+            }
+            OpSpec::Sleep(d) => {
+                c.finite(&op_path.key("sleep"), *d, true, "sleep");
+            }
+            OpSpec::SchedYield(n) => {
+                if *n == 0 {
+                    c.push(
+                        op_path.key("sched_yield"),
+                        "expected a sched_yield count of at least 1",
+                    );
+                }
+            }
+            OpSpec::Periodic(p) => check_periodic(c, &op_path.key("periodic"), p),
+            OpSpec::Loop(l) => check_loop(c, &op_path.key("loop"), l, depth + 1),
+        }
+    }
+}
+
+fn check_periodic(c: &mut Checker, pp: &KeyPath, p: &PeriodicSpec) {
+    let run_ok = c.finite(&pp.key("run"), p.run, true, "periodic run");
+    let period_ok = c.finite(&pp.key("period"), p.period, true, "periodic period");
+    if run_ok && period_ok && p.run.ns() > p.period.ns() {
+        c.push(
+            pp.key("run"),
+            format!(
+                "periodic run ({}) must not exceed the period ({})",
+                format_duration(p.run.ns()),
+                format_duration(p.period.ns())
+            ),
+        );
+    }
+    if p.count == Some(0) {
+        c.push(
+            pp.key("count"),
+            "expected a periodic count of at least 1 (omit it to repeat forever)",
+        );
+    }
+}
+
+fn check_loop(c: &mut Checker, lp: &KeyPath, l: &LoopSpec, depth: usize) {
+    if depth > MAX_LOOP_DEPTH {
+        c.push(
+            lp.clone(),
+            format!("loops nest too deeply (at most {MAX_LOOP_DEPTH} levels)"),
+        );
+        return;
+    }
+    if l.times == Some(0) {
+        c.push(
+            lp.key("times"),
+            "expected loop times of at least 1 (omit it to loop forever)",
+        );
+    }
+    if l.body.is_empty() {
+        c.push(
+            lp.key("body"),
+            "expected at least one step in the loop body",
+        );
+    } else if l.times.is_none() && !l.body.iter().any(takes_time) {
+        // An endless loop of nothing but sched_yield() would repeat forever at one instant.
+        c.push(
+            lp.key("body"),
+            "expected an endless loop to contain a step that takes time (run, spin, sleep or periodic)",
+        );
+    }
+    check_ops(c, &lp.key("body"), &l.body, depth);
+}
+
+/// Whether a step advances simulated time (run, spin, sleep, periodic, or a loop with such).
+fn takes_time(op: &OpSpec) -> bool {
+    match op {
+        OpSpec::Run(_) | OpSpec::Spin(_) | OpSpec::Sleep(_) | OpSpec::Periodic(_) => true,
+        OpSpec::SchedYield(_) => false,
+        OpSpec::Loop(l) => l.body.iter().any(takes_time),
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// CLI variants
+
+/// Names accepted by [`apply_variant`] besides the scheduler features.
+pub const VARIANT_KNOBS: [&str; 8] = [
+    "yield",
+    "hz",
+    "cpus",
+    "seed",
+    "base_slice",
+    "timer_slack",
+    "duration",
+    "tunable_scaling",
+];
+
+fn accepted_variants() -> String {
+    let mut all: Vec<&str> = VARIANT_KNOBS.to_vec();
+    all.extend(SchedFeatures::NAMES);
+    all.join(", ")
+}
+
+fn parse_bool(name: &str, value: &str) -> Result<bool, String> {
+    match value.trim().to_ascii_lowercase().as_str() {
+        "true" | "on" | "1" | "yes" => Ok(true),
+        "false" | "off" | "0" | "no" => Ok(false),
+        _ => Err(format!(
+            "{name}={value}: expected true/false, on/off or 1/0"
+        )),
+    }
+}
+
+fn parse_int<T: std::str::FromStr>(name: &str, value: &str) -> Result<T, String> {
+    value
+        .trim()
+        .parse::<T>()
+        .map_err(|_| format!("{name}={value}: expected a non-negative integer"))
+}
+
+fn parse_dur(name: &str, value: &str) -> Result<DurationSpec, String> {
+    parse_duration(value)
+        .map(DurationSpec)
+        .map_err(|e| format!("{name}={value}: {e}"))
+}
+
+/// Applies one CLI `--variant NAME=VALUE` override. Callers re-run [`validate`] afterwards.
+pub fn apply_variant(s: &mut ScenarioFile, name: &str, value: &str) -> Result<(), String> {
+    let name = name.trim();
+    if SchedFeatures::is_known(name) {
+        let on = parse_bool(name, value)?;
+        s.kernel.features.insert(name.to_string(), on);
+        return Ok(());
+    }
+    match name {
+        "yield" => {
+            s.kernel.yield_mode = Some(match value.trim() {
+                "forfeit" => YieldMode::Forfeit,
+                "deadline_bump" | "deadline-bump" => YieldMode::DeadlineBump,
+                _ => return Err(format!("yield={value}: expected forfeit or deadline_bump")),
+            })
+        }
+        "hz" => s.host.hz = parse_int(name, value)?,
+        "cpus" => s.host.cpus = parse_int(name, value)?,
+        "seed" => s.seed = parse_int(name, value)?,
+        "base_slice" => s.host.base_slice = Some(parse_dur(name, value)?),
+        "timer_slack" => s.host.timer_slack = Some(parse_dur(name, value)?),
+        "duration" => s.duration = parse_dur(name, value)?,
+        "tunable_scaling" => {
+            s.host.tunable_scaling = match value.trim() {
+                "none" => TunableScaling::None,
+                "linear" => TunableScaling::Linear,
+                "log" => TunableScaling::Log,
+                _ => {
+                    return Err(format!(
+                        "tunable_scaling={value}: expected none, linear or log"
+                    ))
+                }
+            }
+        }
+        _ => {
+            return Err(format!(
+                "unknown variant {name:?}, expected one of {}",
+                accepted_variants()
+            ))
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const GOOD: &str = r#"version = 1
+name = "t"
+duration = "1s"
+[host]
+cpus = 2
+[[tasks]]
+name = "a"
+affinity = [0, 1]
+program = [ { loop = { times = 3, body = [ { spin = "300us" }, { sleep = "700us" } ] } }, { run = "forever" } ]
+"#;
+
+    fn err(text: &str) -> ScenarioError {
+        parse_scenario("f.toml", text).unwrap_err()
+    }
+
+    #[test]
+    fn good_parses() {
+        let s = parse_scenario("f.toml", GOOD).unwrap();
+        assert_eq!(s.tasks[0].program.len(), 2);
+    }
+
+    #[test]
+    fn display_format() {
+        let e = ScenarioError {
+            file: "x.toml".into(),
+            line: 3,
+            column: 7,
+            message: "boom".into(),
+        };
+        assert_eq!(e.to_string(), "x.toml:3:7: boom");
+    }
+
+    #[test]
+    fn loop_without_time_is_rejected() {
+        let text = "version = 1\nname = \"x\"\nduration = \"1ms\"\n[[tasks]]\nname = \"a\"\nprogram = [{ loop = { body = [{ sched_yield = 1 }] } }]\n";
+        let e = parse_scenario("y.toml", text).unwrap_err();
+        assert_eq!(e.line, 6, "{e}");
+        assert!(e.message.contains("takes time"), "{e}");
+    }
+
+    #[test]
+    fn unreachable_after_forever() {
+        let t = GOOD.replace(
+            "{ run = \"forever\" } ]",
+            "{ run = \"forever\" }, { spin = \"1ms\" } ]",
+        );
+        let e = err(&t);
+        assert!(
+            e.message
+                .contains("tasks[0].program[2]: unreachable: the previous step never ends"),
+            "{e}"
+        );
+        assert_eq!(e.line, 9);
+    }
+
+    #[test]
+    fn unreachable_after_endless_loop() {
+        let t = GOOD.replace("times = 3, ", "");
+        let e = err(&t);
+        assert!(
+            e.message.contains("tasks[0].program[1]: unreachable"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn nesting_limit() {
+        let mut prog = String::from("{ spin = \"1ms\" }");
+        for _ in 0..17 {
+            prog = format!("{{ loop = {{ times = 1, body = [ {prog} ] }} }}");
+        }
+        let t = GOOD.replace(
+            "program = [ { loop = { times = 3, body = [ { spin = \"300us\" }, { sleep = \"700us\" } ] } }, { run = \"forever\" } ]",
+            &format!("program = [ {prog} ]"),
+        );
+        let e = err(&t);
+        assert!(e.message.contains("nest too deeply"), "{e}");
+        // 16 levels are fine.
+        let mut prog = String::from("{ spin = \"1ms\" }");
+        for _ in 0..16 {
+            prog = format!("{{ loop = {{ times = 1, body = [ {prog} ] }} }}");
+        }
+        let t = GOOD.replace(
+            "program = [ { loop = { times = 3, body = [ { spin = \"300us\" }, { sleep = \"700us\" } ] } }, { run = \"forever\" } ]",
+            &format!("program = [ {prog} ]"),
+        );
+        parse_scenario("f.toml", &t).unwrap();
+    }
+
+    #[test]
+    fn ranges() {
+        for (from, to, needle) in [
+            ("cpus = 2", "cpus = 0", "host.cpus"),
+            ("cpus = 2", "cpus = 2\nhz = 200", "host.hz"),
+            (
+                "cpus = 2",
+                "cpus = 2\nbase_slice = \"50us\"",
+                "host.base_slice",
+            ),
+            (
+                "cpus = 2",
+                "cpus = 2\ntimer_slack = \"2s\"",
+                "host.timer_slack",
+            ),
+            ("version = 1", "version = 2", "version"),
+            ("name = \"t\"", "name = \"\"", "name"),
+            ("duration = \"1s\"", "duration = \"forever\"", "duration"),
+            ("duration = \"1s\"", "duration = 0", "duration"),
+            ("name = \"a\"", "name = \"a\"\nnice = 20", "tasks[0].nice"),
+            (
+                "name = \"a\"",
+                "name = \"a\"\nslice = \"200ms\"",
+                "tasks[0].slice",
+            ),
+            ("name = \"a\"", "name = \"a\\u0007\"", "tasks[0].name"),
+            (
+                "name = \"a\"",
+                "name = \"a\"\nstart = \"2ms\"\nstop = \"1ms\"",
+                "tasks[0].stop",
+            ),
+            (
+                "name = \"a\"",
+                "name = \"a\"\nstart = \"forever\"",
+                "tasks[0].start",
+            ),
+            ("affinity = [0, 1]", "affinity = []", "tasks[0].affinity"),
+            (
+                "affinity = [0, 1]",
+                "affinity = [1, 1]",
+                "tasks[0].affinity[1]",
+            ),
+            ("times = 3", "times = 0", "tasks[0].program[0].loop.times"),
+            (
+                "{ spin = \"300us\" }",
+                "{ spin = \"forever\" }",
+                "tasks[0].program[0].loop.body[0].spin",
+            ),
+            (
+                "{ sleep = \"700us\" }",
+                "{ sleep = 0 }",
+                "tasks[0].program[0].loop.body[1].sleep",
+            ),
+            (
+                "{ sleep = \"700us\" }",
+                "{ sched_yield = 0 }",
+                "tasks[0].program[0].loop.body[1].sched_yield",
+            ),
+            (
+                "{ sleep = \"700us\" }",
+                "{ periodic = { run = \"2ms\", period = \"1ms\", count = 2 } }",
+                "tasks[0].program[0].loop.body[1].periodic.run",
+            ),
+            (
+                "{ run = \"forever\" }",
+                "{ run = 0 }",
+                "tasks[0].program[1].run",
+            ),
+        ] {
+            let t = GOOD.replace(from, to);
+            assert_ne!(t, GOOD, "{from}");
+            let e = err(&t);
+            assert!(e.message.starts_with(&format!("{needle}: ")), "{to}: {e}");
+        }
+    }
+
+    #[test]
+    fn start_after_end_is_allowed() {
+        let t = GOOD.replace("name = \"a\"", "name = \"a\"\nstart = \"5s\"");
+        parse_scenario("f.toml", &t).unwrap();
+    }
+
+    #[test]
+    fn validate_without_text_names_path() {
+        let mut s = parse_scenario("f.toml", GOOD).unwrap();
+        apply_variant(&mut s, "cpus", "1").unwrap();
+        let e = validate("f.toml", None, &s).unwrap_err();
+        assert_eq!((e.line, e.column), (0, 0));
+        assert!(
+            e.message.starts_with(
+                "tasks[0].affinity[1]: affinity names CPU 1 but the host has 1 CPU (0..=0)"
+            ),
+            "{e}"
+        );
+        let e = validate("f.toml", Some(GOOD), &s).unwrap_err();
+        assert_eq!((e.line, e.column), (8, 16));
+    }
+}

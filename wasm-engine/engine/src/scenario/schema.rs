@@ -1,0 +1,204 @@
+//! Scenario file types: the only `Serialize`/`Deserialize` types of the engine.
+//!
+//! A scenario is written by hand in TOML (JSON is accepted too) and validated against
+//! `scenarios/schema/scenario.schema.json`, which is generated from these types
+//! (`schedlab schema`; a test fails when the committed file drifts). The loader
+//! (`scenario::load`) turns these DTOs into the engine's internal configuration; nothing
+//! else in the engine sees them.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// The current scenario format version.
+pub const SCENARIO_VERSION: u32 = 1;
+
+/// A whole scenario file.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ScenarioFile {
+    /// JSON Schema reference (ignored by the engine; lets editors validate the file).
+    #[serde(rename = "$schema", default, skip_serializing_if = "Option::is_none")]
+    pub schema: Option<String>,
+    /// Format version. Must be 1.
+    pub version: u32,
+    /// Short name, shown in the UI and in CLI output.
+    pub name: String,
+    /// What the scenario shows and where its numbers come from.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// Seed of the scenario's random streams (split into one sub-seed per component).
+    #[serde(default)]
+    pub seed: u64,
+    /// Simulated time to run (e.g. "1.5s").
+    pub duration: DurationSpec,
+    /// The modeled machine.
+    #[serde(default)]
+    pub host: HostSpec,
+    /// Kernel configuration: scheduler features and behaviour variants.
+    #[serde(default)]
+    pub kernel: KernelSpec,
+    /// The tasks (threads) of the workload.
+    pub tasks: Vec<TaskSpec>,
+}
+
+pub use crate::scenario::units::DurationSpec;
+
+/// The host machine.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct HostSpec {
+    /// Number of CPUs (default: 1). Each gets one rq with its root cfs_rq.
+    #[serde(default = "default_cpus")]
+    pub cpus: u32,
+    /// Timer tick frequency CONFIG_HZ (default: 250; units: Hz).
+    #[serde(default = "default_hz")]
+    pub hz: u32,
+    /// sysctl_sched_tunable_scaling (default: log): how the base slice scales with CPUs.
+    #[serde(default)]
+    pub tunable_scaling: TunableScaling,
+    /// normalized_sysctl_sched_base_slice (default: "700us"); the effective base slice is
+    /// this times the tunable-scaling factor.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub base_slice: Option<DurationSpec>,
+    /// Hrtimer slack added to every sleep (default: "50us", the kernel's timer_slack_ns for
+    /// SCHED_NORMAL). Model: the timer always fires at the end of its slack range.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timer_slack: Option<DurationSpec>,
+}
+
+impl Default for HostSpec {
+    fn default() -> Self {
+        HostSpec { cpus: 1, hz: 250, tunable_scaling: TunableScaling::Log, base_slice: None, timer_slack: None }
+    }
+}
+
+fn default_cpus() -> u32 {
+    1
+}
+fn default_hz() -> u32 {
+    250
+}
+
+/// sysctl_sched_tunable_scaling.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum TunableScaling {
+    /// factor 1.
+    None,
+    /// factor = min(ncpus, 8).
+    Linear,
+    /// factor = 1 + log2(min(ncpus, 8)) (kernel default).
+    #[default]
+    Log,
+}
+
+/// Kernel configuration.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct KernelSpec {
+    /// Scheduler features (kernel/sched/features.h) by name; unnamed ones keep the
+    /// Linux 6.18.44 default. Example: `{ RUN_TO_PARITY = false }`.
+    #[serde(default)]
+    pub features: BTreeMap<String, bool>,
+    /// Behaviour of sched_yield() in yield_task_fair (default: forfeit, as measured on 6.18.44).
+    #[serde(default, rename = "yield", skip_serializing_if = "Option::is_none")]
+    pub yield_mode: Option<YieldMode>,
+}
+
+/// Flavours of `yield_task_fair()`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum YieldMode {
+    /// 6.19 "forfeit" (79104becf42b, backported to 6.18.2): an eligible yielder's vruntime
+    /// jumps to its deadline, then the deadline advances by one slice. Measured on 6.18.44.
+    Forfeit,
+    /// 6.12–6.18.1: only the deadline advances by one slice; vruntime is unchanged.
+    DeadlineBump,
+}
+
+/// Scheduling policy.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum PolicySpec {
+    /// SCHED_NORMAL.
+    #[default]
+    Normal,
+    /// SCHED_BATCH: never wakeup-preempts.
+    Batch,
+    /// SCHED_IDLE: weight 3, loses to any non-idle entity.
+    Idle,
+}
+
+/// One task.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct TaskSpec {
+    /// Task name (comm); unique within the scenario.
+    pub name: String,
+    /// Nice value, -20..=19 (default: 0).
+    #[serde(default)]
+    pub nice: i32,
+    /// Scheduling policy (default: normal).
+    #[serde(default)]
+    pub policy: PolicySpec,
+    /// Custom slice via sched_setattr(sched_runtime), clamped to 0.1–100 ms (default: none,
+    /// i.e. the base slice).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub slice: Option<DurationSpec>,
+    /// CPUs the task may run on (default: all). A single CPU pins it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub affinity: Option<Vec<u32>>,
+    /// When the task is created (woken as a new task; default: 0).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub start: Option<DurationSpec>,
+    /// When the task is killed (default: never).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stop: Option<DurationSpec>,
+    /// The behaviour program, run in order; the task exits when it ends.
+    pub program: Vec<OpSpec>,
+}
+
+/// One step of a behaviour program.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case", deny_unknown_fields)]
+pub enum OpSpec {
+    /// Consume this much CPU time ("forever" for a hog).
+    Run(DurationSpec),
+    /// Busy-wait until this much wall-clock time has passed since the step began (like a
+    /// loop on clock_gettime): time spent preempted counts.
+    Spin(DurationSpec),
+    /// Sleep (block) for this long, plus the host's timer slack.
+    Sleep(DurationSpec),
+    /// Call sched_yield() this many times in a row.
+    SchedYield(u32),
+    /// Run X every P: each period consumes `run` of CPU time, then sleeps until the next
+    /// period boundary (skipped if already past it).
+    Periodic(PeriodicSpec),
+    /// Repeat `body` `times` times, or forever when `times` is absent.
+    Loop(LoopSpec),
+}
+
+/// A periodic step.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PeriodicSpec {
+    /// CPU time per period.
+    pub run: DurationSpec,
+    /// Period length.
+    pub period: DurationSpec,
+    /// Number of periods (default: forever).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub count: Option<u64>,
+}
+
+/// A loop.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct LoopSpec {
+    /// Repetitions (default: forever).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub times: Option<u64>,
+    /// The steps to repeat.
+    pub body: Vec<OpSpec>,
+}

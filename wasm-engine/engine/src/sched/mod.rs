@@ -1,0 +1,11 @@
+//! The fair scheduling class: weights, features, entities, cfs_rqs and the EEVDF algorithm
+//! of Linux 6.18.44 (kernel/sched/fair.c).
+
+pub mod cfs_rq;
+pub mod entity;
+pub mod fair;
+pub mod features;
+pub mod pick;
+pub mod wakeup;
+pub mod weight;
+pub mod yield_;

@@ -1,0 +1,257 @@
+//! Picking the next entity: `pick_eevdf`, `pick_next_entity`, `pick_task_fair`, and the
+//! put_prev/set_next pair of `pick_next_task_fair` (kernel/sched/fair.c, Linux 6.18.44).
+
+use super::entity::{vbefore, CfsRqId, EntityId};
+use super::fair::{protect_slice, Fair, DEQUEUE_DELAYED, DEQUEUE_SLEEP};
+use crate::obs::log::{flag, EventKind, PickReason, NO_TASK};
+
+impl Fair {
+    /// Models `__pick_eevdf(cfs_rq, protect)` (6.18): the eligible entity with the earliest
+    /// virtual deadline, curr included; a protected eligible curr wins outright. Pure: it
+    /// reads the queue without changing it.
+    #[doc(alias = "__pick_eevdf")]
+    pub fn pick_eevdf(&self, q: CfsRqId, protect: bool) -> (Option<EntityId>, PickReason) {
+        let cq = &self.qs[q as usize];
+        let ents = &self.ents;
+        let first = cq.first();
+        if cq.nr_queued == 1 {
+            return (cq.curr_on_rq(ents).or(first), PickReason::OnlyEntity);
+        }
+        let curr = cq.curr.filter(|&c| ents[c as usize].on_rq && cq.entity_eligible(ents, c));
+        if let Some(c) = curr {
+            if protect && protect_slice(&ents[c as usize]) {
+                return (Some(c), PickReason::Protected);
+            }
+        }
+        // The augmented-rbtree descent finds the eligible entity with the earliest deadline;
+        // scanning the deadline-sorted timeline finds the same one.
+        let best = cq.timeline.iter().copied().find(|&x| cq.entity_eligible(ents, x));
+        match (best, curr) {
+            (None, Some(c)) => (Some(c), PickReason::CurrEarlierDeadline),
+            (Some(b), Some(c)) if vbefore(ents[c as usize].deadline, ents[b as usize].deadline) => {
+                (Some(c), PickReason::CurrEarlierDeadline)
+            }
+            (Some(b), _) => (Some(b), PickReason::EarliestEligibleDeadline),
+            // Unreachable in exact arithmetic (someone is always eligible); fall back to the
+            // earliest deadline like an unguarded tree walk would.
+            (None, None) => (first, PickReason::EarliestEligibleDeadline),
+        }
+    }
+
+    /// Models `pick_next_entity()` (6.18): an eligible next buddy wins (PICK_BUDDY); else
+    /// pick_eevdf; a delayed winner is dequeued for good and None is returned (re-pick).
+    pub fn pick_next_entity(&mut self, q: CfsRqId) -> Option<EntityId> {
+        let cq = &self.qs[q as usize];
+        let (se, reason) = match cq.next {
+            Some(n) if self.feat.pick_buddy && cq.entity_eligible(&self.ents, n) => (Some(n), PickReason::Buddy),
+            _ => self.pick_eevdf(q, true),
+        };
+        let se = se?;
+        if self.ents[se as usize].sched_delayed {
+            self.record_pick(q, se, PickReason::DelayedDequeued);
+            self.dequeue_task(se, DEQUEUE_SLEEP | DEQUEUE_DELAYED);
+            return None;
+        }
+        self.record_pick(q, se, reason);
+        Some(se)
+    }
+
+    /// Models `pick_task_fair()`: walk down from the root cfs_rq, one pick per level.
+    pub fn pick_task_fair(&mut self, cpu: u32) -> Option<EntityId> {
+        'again: loop {
+            let mut q = self.rqs[cpu as usize].cfs;
+            if self.qs[q as usize].nr_queued == 0 {
+                return None;
+            }
+            loop {
+                if self.qs[q as usize].curr_on_rq(&self.ents).is_some() {
+                    self.update_curr(q);
+                }
+                let Some(se) = self.pick_next_entity(q) else { continue 'again };
+                match self.ents[se as usize].my_q {
+                    Some(my_q) => q = my_q,
+                    None => return Some(se),
+                }
+            }
+        }
+    }
+
+    /// Models `pick_next_task_fair()` plus the fair part of `__schedule()`: pick, then put
+    /// the previous chain and set the next one, touching only the levels that change. A
+    /// re-picked prev is not put/set again (its protection and exec_start carry on).
+    /// Returns the task entity that runs next (None: idle).
+    pub fn pick_next_task(&mut self, cpu: u32) -> Option<EntityId> {
+        let prev = self.rqs[cpu as usize].curr;
+        let next = self.pick_task_fair(cpu);
+        match (prev, next) {
+            (Some(p), Some(n)) if p == n => {}
+            (Some(p), Some(n)) => self.put_prev_set_next(p, n),
+            (None, Some(n)) => {
+                let mut cur = Some(n);
+                while let Some(s) = cur {
+                    let q = self.ents[s as usize].cfs_rq;
+                    self.set_next_entity(q, s);
+                    cur = self.ents[s as usize].parent;
+                }
+            }
+            (Some(p), None) => {
+                let mut cur = Some(p);
+                while let Some(s) = cur {
+                    let q = self.ents[s as usize].cfs_rq;
+                    self.put_prev_entity(q, s);
+                    cur = self.ents[s as usize].parent;
+                }
+            }
+            (None, None) => {}
+        }
+        let rq = &mut self.rqs[cpu as usize];
+        rq.curr = next;
+        rq.need_resched = None;
+        if let Some(p) = prev {
+            self.sample(p);
+        }
+        if let Some(n) = next {
+            if Some(n) != prev {
+                self.sample(n);
+            }
+        }
+        next
+    }
+
+    /// The `is_same_group()` walk of `pick_next_task_fair()`.
+    fn put_prev_set_next(&mut self, mut pse: EntityId, mut se: EntityId) {
+        loop {
+            let q = self.ents[se as usize].cfs_rq;
+            if q == self.ents[pse as usize].cfs_rq {
+                self.put_prev_entity(q, pse);
+                self.set_next_entity(q, se);
+                return;
+            }
+            let (sd, pd) = (self.ents[se as usize].depth, self.ents[pse as usize].depth);
+            if sd <= pd {
+                let pq = self.ents[pse as usize].cfs_rq;
+                self.put_prev_entity(pq, pse);
+                pse = self.ents[pse as usize].parent.expect("deeper prev has a parent");
+            }
+            if sd >= pd {
+                self.set_next_entity(q, se);
+                se = self.ents[se as usize].parent.expect("deeper next has a parent");
+            }
+        }
+    }
+
+    /// Models `set_next_entity()` (6.18): take `se` out of the tree, set its RUN_TO_PARITY
+    /// protection (`set_protect_slice`), start its accounting.
+    pub fn set_next_entity(&mut self, q: CfsRqId, se: EntityId) {
+        self.clear_buddies(q, se);
+        if self.ents[se as usize].on_rq {
+            self.qs[q as usize].dequeue_timeline(&self.ents, se);
+            self.set_protect_slice(q, se);
+        }
+        let now = self.now;
+        let e = &mut self.ents[se as usize];
+        e.exec_start = now;
+        e.prev_sum_exec_runtime = e.sum_exec_runtime;
+        self.qs[q as usize].curr = Some(se);
+    }
+
+    /// Models `put_prev_entity()`: account and put a still-queued prev back into the tree.
+    pub fn put_prev_entity(&mut self, q: CfsRqId, se: EntityId) {
+        let on_rq = self.ents[se as usize].on_rq;
+        if on_rq {
+            self.update_curr(q);
+        }
+        // The kernel re-inserts prev while it is still cfs_rq->curr and clears curr after;
+        // the insertion does not read curr, so clearing first is equivalent.
+        self.qs[q as usize].curr = None;
+        if on_rq {
+            self.qs[q as usize].enqueue_timeline(&self.ents, se);
+        }
+    }
+
+    /// Models `set_protect_slice()` (6.18): protect until the deadline, or for the smallest
+    /// queued slice (RUN_TO_PARITY) / the normalized base slice (NO_RUN_TO_PARITY) when that
+    /// is shorter than the entity's own slice.
+    pub fn set_protect_slice(&mut self, q: CfsRqId, se: EntityId) {
+        let mut slice = self.params.normalized_base_slice;
+        if self.feat.run_to_parity {
+            slice = self.qs[q as usize].min_slice(&self.ents);
+        }
+        let own = self.ents[se as usize].slice;
+        slice = slice.min(own);
+        let mut vprot = self.ents[se as usize].deadline;
+        if slice != own {
+            let limit = self.ents[se as usize].vruntime.wrapping_add(self.vs(slice, se));
+            if vbefore(limit, vprot) {
+                vprot = limit;
+            }
+        }
+        self.ents[se as usize].vprot = vprot;
+    }
+
+    /// Models `update_protect_slice()`: tighten protection to the queue's minimum slice.
+    pub fn update_protect_slice(&mut self, q: CfsRqId, se: EntityId) {
+        let slice = self.qs[q as usize].min_slice(&self.ents);
+        let limit = self.ents[se as usize].vruntime.wrapping_add(self.vs(slice, se));
+        if vbefore(limit, self.ents[se as usize].vprot) {
+            self.ents[se as usize].vprot = limit;
+        }
+    }
+
+    /// Models `cancel_protect_slice()`.
+    pub fn cancel_protect_slice(&mut self, se: EntityId) {
+        let e = &mut self.ents[se as usize];
+        if protect_slice(e) {
+            e.vprot = e.vruntime;
+        }
+    }
+
+    /// Appends a pick decision with every entity queued at that level.
+    fn record_pick(&mut self, q: CfsRqId, se: EntityId, reason: PickReason) {
+        let cq = &self.qs[q as usize];
+        let idx = self.log.picks.t.len() as u32;
+        let winner = if reason == PickReason::DelayedDequeued { NO_TASK } else { self.ents[se as usize].task.unwrap_or(NO_TASK) };
+        self.log.event(self.now, EventKind::Pick, cq.cpu, winner, idx, reason as i64);
+        if !self.log.detailed {
+            return;
+        }
+        let ents = &self.ents;
+        let start = self.log.cands.task.len() as u32;
+        let curr = cq.curr_on_rq(ents);
+        for id in curr.into_iter().chain(cq.timeline.iter().copied()) {
+            let e = &ents[id as usize];
+            let mut f = flag::ON_RQ;
+            if cq.entity_eligible(ents, id) {
+                f |= flag::ELIGIBLE;
+            }
+            if e.sched_delayed {
+                f |= flag::DELAYED;
+            }
+            if Some(id) == curr {
+                f |= flag::CURR;
+                if protect_slice(e) {
+                    f |= flag::PROTECTED;
+                }
+            }
+            if cq.next == Some(id) {
+                f |= flag::BUDDY;
+            }
+            let c = &mut self.log.cands;
+            c.task.push(e.task.unwrap_or(NO_TASK));
+            c.vruntime.push(e.vruntime);
+            c.deadline.push(e.deadline);
+            c.vprot.push(e.vprot);
+            c.flags.push(f);
+        }
+        let len = self.log.cands.task.len() as u32 - start;
+        let v = cq.peek_avg_vruntime(ents);
+        let p = &mut self.log.picks;
+        p.t.push(self.now);
+        p.cpu.push(cq.cpu as u16);
+        p.task.push(winner);
+        p.reason.push(reason as u8);
+        p.avg_vruntime.push(v);
+        p.cand_start.push(start);
+        p.cand_len.push(len);
+    }
+}

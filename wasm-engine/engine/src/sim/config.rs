@@ -1,0 +1,140 @@
+//! From a validated scenario file to the engine's internal configuration.
+
+use crate::scenario::schema::{PolicySpec, ScenarioFile, TunableScaling, YieldMode};
+use crate::sched::fair::{LagClamp, SchedParams, YieldFlavour};
+use crate::sched::features::SchedFeatures;
+use crate::sim::program::Program;
+
+/// `normalized_sysctl_sched_base_slice` default: 0.7 ms.
+pub const NORMALIZED_BASE_SLICE_NS: u64 = 700_000;
+/// Default hrtimer slack of SCHED_NORMAL tasks (`timer_slack_ns`, measured 50,000 on 6.18.44).
+pub const DEFAULT_TIMER_SLACK_NS: u64 = 50_000;
+
+/// Host configuration.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HostConfig {
+    /// CPUs.
+    pub ncpus: u32,
+    /// CONFIG_HZ.
+    pub hz: u32,
+    /// Timer slack added to every sleep.
+    pub timer_slack_ns: u64,
+}
+
+/// One task's configuration.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TaskConfig {
+    /// comm.
+    pub name: String,
+    /// Nice value.
+    pub nice: i32,
+    /// Policy.
+    pub policy: PolicySpec,
+    /// Custom slice (ns).
+    pub slice_ns: Option<u64>,
+    /// Allowed CPUs, ascending.
+    pub affinity: Vec<u32>,
+    /// Creation time.
+    pub start_ns: u64,
+    /// Kill time.
+    pub stop_ns: Option<u64>,
+    /// Behaviour.
+    pub program: Program,
+}
+
+/// Everything a simulation needs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SimConfig {
+    /// Scenario name.
+    pub name: String,
+    /// Seed.
+    pub seed: u64,
+    /// Simulated duration (ns).
+    pub duration_ns: u64,
+    /// Host.
+    pub host: HostConfig,
+    /// Scheduler tunables.
+    pub params: SchedParams,
+    /// Scheduler features.
+    pub features: SchedFeatures,
+    /// Tasks, in file order (task id = index).
+    pub tasks: Vec<TaskConfig>,
+}
+
+/// The `sysctl_sched_tunable_scaling` factor (`get_update_sysctl_factor()`).
+pub fn tunable_factor(scaling: TunableScaling, ncpus: u32) -> u64 {
+    let cpus = ncpus.clamp(1, 8) as u64;
+    match scaling {
+        TunableScaling::None => 1,
+        TunableScaling::Linear => cpus,
+        TunableScaling::Log => 1 + cpus.ilog2() as u64,
+    }
+}
+
+impl SimConfig {
+    /// Builds the configuration from a scenario that passed `scenario::validate`.
+    pub fn from_scenario(s: &ScenarioFile) -> Result<SimConfig, String> {
+        let ncpus = s.host.cpus;
+        let normalized = s.host.base_slice.map(|d| d.ns()).unwrap_or(NORMALIZED_BASE_SLICE_NS);
+        let base_slice = normalized * tunable_factor(s.host.tunable_scaling, ncpus);
+        let params = SchedParams {
+            base_slice,
+            normalized_base_slice: normalized,
+            tick_nsec: 1_000_000_000 / s.host.hz as u64,
+            yield_flavour: match s.kernel.yield_mode.unwrap_or(YieldMode::Forfeit) {
+                YieldMode::Forfeit => YieldFlavour::Forfeit,
+                YieldMode::DeadlineBump => YieldFlavour::DeadlineBump,
+            },
+            lag_clamp: LagClamp::MaxSliceTick,
+        };
+        let features = SchedFeatures::from_overrides(&s.kernel.features)?;
+        let tasks = s
+            .tasks
+            .iter()
+            .map(|t| {
+                let mut affinity = t.affinity.clone().unwrap_or_else(|| (0..ncpus).collect());
+                affinity.sort_unstable();
+                affinity.dedup();
+                TaskConfig {
+                    name: t.name.clone(),
+                    nice: t.nice,
+                    policy: t.policy,
+                    slice_ns: t.slice.map(|d| d.ns()),
+                    affinity,
+                    start_ns: t.start.map(|d| d.ns()).unwrap_or(0),
+                    stop_ns: t.stop.map(|d| d.ns()),
+                    program: Program::compile(&t.program),
+                }
+            })
+            .collect();
+        Ok(SimConfig {
+            name: s.name.clone(),
+            seed: s.seed,
+            duration_ns: s.duration.ns(),
+            host: HostConfig {
+                ncpus,
+                hz: s.host.hz,
+                timer_slack_ns: s.host.timer_slack.map(|d| d.ns()).unwrap_or(DEFAULT_TIMER_SLACK_NS),
+            },
+            params,
+            features,
+            tasks,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn base_slice_scaling_matches_kernel() {
+        let f = |n| NORMALIZED_BASE_SLICE_NS * tunable_factor(TunableScaling::Log, n);
+        assert_eq!(f(1), 700_000);
+        assert_eq!(f(2), 1_400_000);
+        assert_eq!(f(3), 1_400_000);
+        assert_eq!(f(4), 2_100_000);
+        assert_eq!(f(8), 2_800_000);
+        assert_eq!(f(64), 2_800_000);
+    }
+}

@@ -1,0 +1,485 @@
+//! The simulation: tasks running behaviour programs on a host of CPUs, driven by an ordered
+//! event queue, with the fair class (`crate::sched`) making every scheduling decision.
+//!
+//! `Simulation` is the long-lived handle the CLI and the wasm bindings hold: load a
+//! scenario, `run_until` a time (in as many calls as wanted), read the columnar log.
+
+pub mod config;
+pub mod event;
+pub mod program;
+
+use crate::obs::log::{EventKind, SwitchReason, NO_TASK};
+use crate::rng::SeedTree;
+use crate::scenario::schema::PolicySpec;
+use crate::sched::entity::{EntityId, SchedEntity};
+use crate::sched::fair::{Fair, DEQUEUE_DELAYED, DEQUEUE_SLEEP, DEQUEUE_SPECIAL, ENQUEUE_INITIAL, ENQUEUE_WAKEUP};
+use crate::sched::weight::LoadWeight;
+use config::SimConfig;
+use event::{Ev, EventQueue};
+use program::{Cursor, Step};
+
+/// Lifecycle state of a task.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TaskState {
+    /// Not created yet.
+    New,
+    /// Queued, waiting for a CPU.
+    Runnable,
+    /// On a CPU.
+    Running,
+    /// Blocked (its entity may still be queued as delayed).
+    Sleeping,
+    /// Gone.
+    Exited,
+}
+
+/// Per-task counters (what `schedlab simulate --json` reports).
+#[derive(Debug, Clone, Default)]
+pub struct TaskStats {
+    /// Times the task left a CPU.
+    pub switches_out: u64,
+    /// Times it left a CPU while still runnable (preempted or yielded).
+    pub switches_out_runnable: u64,
+    /// sched_yield() calls.
+    pub yields: u64,
+    /// Wakeups from sleep.
+    pub wakeups: u64,
+    /// Wakeup (or creation) → first run latencies, in ns.
+    pub wakeup_latencies: Vec<u64>,
+    /// Completed sleeps (periods of a run/sleep loop).
+    pub sleeps: u64,
+}
+
+/// One simulated task.
+#[derive(Debug, Clone)]
+pub struct Task {
+    /// Static configuration.
+    pub cfg: config::TaskConfig,
+    /// Its sched_entity.
+    pub se: EntityId,
+    /// Lifecycle state.
+    pub state: TaskState,
+    /// CPU it runs or last ran on.
+    pub cpu: u32,
+    /// Program interpreter.
+    pub cursor: Cursor,
+    /// When the current on-CPU segment began (for charging run steps).
+    pub seg_start: u64,
+    /// Generation of the pending wakeup timer (stale timers are ignored).
+    pub wake_gen: u32,
+    /// When it was last woken and has not run since.
+    pub woken_at: Option<u64>,
+    /// Counters.
+    pub stats: TaskStats,
+    /// This task's random stream seed (reserved: no behaviour is random yet).
+    pub seed: u64,
+}
+
+/// Per-CPU simulation state beyond the scheduler's rq.
+#[derive(Debug, Clone, Default)]
+pub struct Cpu {
+    /// Generation of the pending Work event.
+    pub work_gen: u64,
+    /// Whether the periodic tick is armed (NO_HZ idle stops it).
+    pub tick_armed: bool,
+    /// Idle time accumulated so far.
+    pub idle_ns: u64,
+    /// Start of the current idle period, if idle.
+    pub idle_since: Option<u64>,
+}
+
+/// A simulation run: the handle the CLI and the bindings keep.
+#[derive(Debug, Clone)]
+pub struct Simulation {
+    /// Configuration.
+    pub cfg: SimConfig,
+    /// Scheduler state and the observation log.
+    pub fair: Fair,
+    /// Tasks (id = index).
+    pub tasks: Vec<Task>,
+    /// CPUs.
+    pub cpus: Vec<Cpu>,
+    /// Pending events.
+    pub queue: EventQueue,
+    /// Run the invariant checker after every event (tests).
+    pub check_invariants: bool,
+}
+
+impl Simulation {
+    /// Creates a simulation at time 0 with every task's creation scheduled.
+    pub fn new(cfg: SimConfig) -> Simulation {
+        let ncpus = cfg.host.ncpus;
+        let mut fair = Fair::new(ncpus, cfg.features, cfg.params);
+        let seeds = SeedTree::new(cfg.seed);
+        let mut tasks = Vec::with_capacity(cfg.tasks.len());
+        let mut queue = EventQueue::default();
+        for (i, t) in cfg.tasks.iter().enumerate() {
+            let id = i as u32;
+            let load = match t.policy {
+                PolicySpec::Idle => LoadWeight::idle(),
+                _ => LoadWeight::for_nice(t.nice),
+            };
+            let slice = t.slice_ns.unwrap_or(cfg.params.base_slice);
+            let cpu = t.affinity[0];
+            fair.ents.push(SchedEntity::new_task(id, load, slice, t.slice_ns.is_some(), cpu, t.policy == PolicySpec::Idle));
+            tasks.push(Task {
+                cfg: t.clone(),
+                se: id,
+                state: TaskState::New,
+                cpu,
+                cursor: Cursor::default(),
+                seg_start: 0,
+                wake_gen: 0,
+                woken_at: None,
+                stats: TaskStats::default(),
+                seed: seeds.sub_seed("task", id as u64),
+            });
+            queue.push(t.start_ns, Ev::Start { task: id });
+            if let Some(stop) = t.stop_ns {
+                queue.push(stop, Ev::Stop { task: id });
+            }
+        }
+        let cpus = (0..ncpus).map(|_| Cpu { idle_since: Some(0), ..Default::default() }).collect();
+        Simulation { cfg, fair, tasks, cpus, queue, check_invariants: false }
+    }
+
+    /// Current simulated time.
+    pub fn now(&self) -> u64 {
+        self.fair.now
+    }
+
+    /// Processes every event before `t` (capped at the scenario duration), then sets the
+    /// clock to `t`. Can be called repeatedly with increasing times.
+    pub fn run_until(&mut self, t: u64) {
+        let end = t.min(self.cfg.duration_ns);
+        while let Some(et) = self.queue.peek_time() {
+            if et >= end {
+                break;
+            }
+            let (et, ev) = self.queue.pop().expect("peeked");
+            debug_assert!(et >= self.fair.now, "time went backwards");
+            self.fair.now = et;
+            self.handle(ev);
+            self.process_resched();
+            if self.check_invariants {
+                if let Err(e) = crate::check::check(self) {
+                    panic!("invariant violated at t={} after {:?}: {e}", et, ev);
+                }
+            }
+        }
+        if end > self.fair.now {
+            self.fair.now = end;
+        }
+    }
+
+    /// Runs the whole scenario.
+    pub fn run(&mut self) {
+        self.run_until(self.cfg.duration_ns);
+    }
+
+    fn handle(&mut self, ev: Ev) {
+        match ev {
+            Ev::Tick { cpu } => self.on_tick(cpu),
+            Ev::HrTick { cpu, gen } => {
+                if gen == self.cpus[cpu as usize].work_gen {
+                    self.on_hrtick(cpu)
+                }
+            }
+            Ev::Work { cpu, gen } => {
+                if gen == self.cpus[cpu as usize].work_gen {
+                    self.dispatch(cpu);
+                }
+            }
+            Ev::Wake { task, gen } => {
+                if gen == self.tasks[task as usize].wake_gen && self.tasks[task as usize].state == TaskState::Sleeping {
+                    self.wake_up(task);
+                }
+            }
+            Ev::Start { task } => {
+                if self.tasks[task as usize].state == TaskState::New {
+                    self.wake_up_new(task);
+                }
+            }
+            Ev::Stop { task } => self.kill(task),
+        }
+    }
+
+    /// Reschedules every CPU whose TIF_NEED_RESCHED is set, in CPU order (the return to user
+    /// space after the interrupt or syscall that raised it; no latency is modeled).
+    fn process_resched(&mut self) {
+        for cpu in 0..self.cpus.len() as u32 {
+            if let Some(reason) = self.fair.rqs[cpu as usize].need_resched {
+                self.schedule(cpu, reason);
+            }
+        }
+    }
+
+    fn running_task(&self, cpu: u32) -> Option<u32> {
+        self.fair.rqs[cpu as usize].curr.map(|se| self.fair.task_of(se))
+    }
+
+    /// The periodic tick: `scheduler_tick()` → `task_tick_fair()`.
+    fn on_tick(&mut self, cpu: u32) {
+        let Some(task) = self.running_task(cpu) else {
+            self.cpus[cpu as usize].tick_armed = false; // NO_HZ idle: the tick stops.
+            return;
+        };
+        self.fair.log.event(self.fair.now, EventKind::Tick, cpu, task, NO_TASK, 0);
+        self.fair.task_tick(cpu);
+        let next = self.fair.now + self.cfg.params.tick_nsec;
+        self.queue.push(next, Ev::Tick { cpu });
+    }
+
+    /// HRTICK: `hrtick()` → `task_tick_fair(queued=1)` → resched.
+    fn on_hrtick(&mut self, cpu: u32) {
+        if self.running_task(cpu).is_none() {
+            return;
+        }
+        self.fair.task_tick(cpu);
+        if self.fair.rqs[cpu as usize].nr_running > 1 {
+            self.fair.resched(cpu, SwitchReason::Tick);
+        }
+    }
+
+    fn arm_tick(&mut self, cpu: u32) {
+        if self.cpus[cpu as usize].tick_armed {
+            return;
+        }
+        self.cpus[cpu as usize].tick_armed = true;
+        let tick = self.cfg.params.tick_nsec;
+        let next = (self.fair.now / tick + 1) * tick;
+        self.queue.push(next, Ev::Tick { cpu });
+    }
+
+    /// The documented simple placement (no load balancing yet): a pinned task goes to its
+    /// CPU; otherwise the previous CPU if idle, else the lowest idle allowed CPU, else the
+    /// previous CPU if allowed, else the allowed CPU with the fewest queued tasks.
+    fn select_task_rq(&self, task: u32, prev: Option<u32>) -> u32 {
+        let aff = &self.tasks[task as usize].cfg.affinity;
+        let idle = |c: u32| self.fair.rqs[c as usize].curr.is_none() && self.fair.rqs[c as usize].nr_running == 0;
+        if let Some(p) = prev.filter(|p| aff.contains(p)) {
+            if idle(p) {
+                return p;
+            }
+        }
+        if let Some(&c) = aff.iter().find(|&&c| idle(c)) {
+            return c;
+        }
+        if let Some(p) = prev.filter(|p| aff.contains(p)) {
+            return p;
+        }
+        *aff.iter().min_by_key(|&&c| (self.fair.rqs[c as usize].nr_running, c)).expect("affinity is non-empty")
+    }
+
+    fn move_to_cpu(&mut self, task: u32, cpu: u32) {
+        let t = &mut self.tasks[task as usize];
+        t.cpu = cpu;
+        let root = self.fair.rqs[cpu as usize].cfs;
+        self.fair.ents[t.se as usize].cfs_rq = root;
+    }
+
+    /// `wake_up_new_task()`: place with ENQUEUE_INITIAL, then check wakeup preemption.
+    fn wake_up_new(&mut self, task: u32) {
+        let cpu = self.select_task_rq(task, None);
+        self.move_to_cpu(task, cpu);
+        let se = self.tasks[task as usize].se;
+        self.fair.log.event(self.fair.now, EventKind::WakeupNew, cpu, task, NO_TASK, 0);
+        self.fair.enqueue_task(se, ENQUEUE_INITIAL);
+        let t = &mut self.tasks[task as usize];
+        t.state = TaskState::Runnable;
+        t.woken_at = Some(self.fair.now);
+        let normal = t.cfg.policy == PolicySpec::Normal;
+        self.fair.check_preempt_wakeup(cpu, se, true, normal);
+    }
+
+    /// `try_to_wake_up()`: a delayed task is requeued where it is (ttwu_runnable); others
+    /// are placed by `select_task_rq` and enqueued with their saved lag.
+    fn wake_up(&mut self, task: u32) {
+        let se = self.tasks[task as usize].se;
+        let cpu = if self.fair.ents[se as usize].on_rq {
+            self.tasks[task as usize].cpu
+        } else {
+            let prev = self.tasks[task as usize].cpu;
+            let cpu = self.select_task_rq(task, Some(prev));
+            self.move_to_cpu(task, cpu);
+            cpu
+        };
+        self.fair.log.event(self.fair.now, EventKind::Wakeup, cpu, task, NO_TASK, 0);
+        self.fair.enqueue_task(se, ENQUEUE_WAKEUP);
+        let t = &mut self.tasks[task as usize];
+        t.state = TaskState::Runnable;
+        t.woken_at = Some(self.fair.now);
+        t.stats.wakeups += 1;
+        let normal = t.cfg.policy == PolicySpec::Normal;
+        self.fair.check_preempt_wakeup(cpu, se, false, normal);
+    }
+
+    /// Kills a task at its stop time.
+    fn kill(&mut self, task: u32) {
+        let state = self.tasks[task as usize].state;
+        let se = self.tasks[task as usize].se;
+        match state {
+            TaskState::Exited => {}
+            TaskState::New => self.tasks[task as usize].state = TaskState::Exited,
+            TaskState::Running => {
+                let cpu = self.tasks[task as usize].cpu;
+                self.exit_running(cpu, task);
+            }
+            TaskState::Runnable => {
+                self.fair.dequeue_task(se, DEQUEUE_SPECIAL);
+                self.finish_exit(task);
+            }
+            TaskState::Sleeping => {
+                if self.fair.ents[se as usize].on_rq {
+                    self.fair.dequeue_task(se, DEQUEUE_SLEEP | DEQUEUE_DELAYED);
+                }
+                self.finish_exit(task);
+            }
+        }
+    }
+
+    fn finish_exit(&mut self, task: u32) {
+        let t = &mut self.tasks[task as usize];
+        t.state = TaskState::Exited;
+        t.wake_gen += 1;
+        self.fair.log.event(self.fair.now, EventKind::Exit, t.cpu, task, NO_TASK, 0);
+    }
+
+    /// Exit of the running task. Model shortcut: the exit dequeue is DEQUEUE_SPECIAL (never
+    /// delayed), so a dead task does not linger as a delayed entity.
+    fn exit_running(&mut self, cpu: u32, task: u32) {
+        self.charge_segment(task);
+        let se = self.tasks[task as usize].se;
+        self.fair.dequeue_task(se, DEQUEUE_SPECIAL);
+        self.finish_exit(task);
+        self.schedule(cpu, SwitchReason::Exit);
+    }
+
+    /// Charges the CPU time of the current on-CPU segment to the task's program.
+    fn charge_segment(&mut self, task: u32) {
+        let now = self.fair.now;
+        let t = &mut self.tasks[task as usize];
+        t.cursor.charge(now - t.seg_start);
+        t.seg_start = now;
+    }
+
+    /// `__schedule()`: pick the next task on `cpu` and switch to it.
+    fn schedule(&mut self, cpu: u32, reason: SwitchReason) {
+        self.fair.rqs[cpu as usize].need_resched = Some(reason);
+        let prev = self.running_task(cpu);
+        if let Some(p) = prev {
+            self.charge_segment(p);
+        }
+        let next_se = self.fair.pick_next_task(cpu);
+        let next = next_se.map(|se| self.fair.task_of(se));
+        if next == prev {
+            return;
+        }
+        let now = self.fair.now;
+        self.fair.log.event(now, EventKind::Switch, cpu, next.unwrap_or(NO_TASK), prev.unwrap_or(NO_TASK), reason as i64);
+        self.cpus[cpu as usize].work_gen += 1;
+        if let Some(p) = prev {
+            let t = &mut self.tasks[p as usize];
+            t.stats.switches_out += 1;
+            if t.state == TaskState::Running {
+                t.state = TaskState::Runnable;
+                t.stats.switches_out_runnable += 1;
+            }
+        }
+        match next {
+            Some(n) => {
+                if let Some(since) = self.cpus[cpu as usize].idle_since.take() {
+                    self.cpus[cpu as usize].idle_ns += now - since;
+                }
+                let t = &mut self.tasks[n as usize];
+                t.state = TaskState::Running;
+                t.cpu = cpu;
+                t.seg_start = now;
+                if let Some(w) = t.woken_at.take() {
+                    t.stats.wakeup_latencies.push(now - w);
+                }
+                self.arm_tick(cpu);
+                self.arm_hrtick(cpu);
+                self.dispatch(cpu);
+            }
+            None => {
+                if self.cpus[cpu as usize].idle_since.is_none() {
+                    self.cpus[cpu as usize].idle_since = Some(now);
+                }
+            }
+        }
+    }
+
+    /// HRTICK: program a precise slice-end event (`hrtick_start_fair`).
+    fn arm_hrtick(&mut self, cpu: u32) {
+        if !self.cfg.features.hrtick || self.fair.rqs[cpu as usize].nr_running <= 1 {
+            return;
+        }
+        let Some(se) = self.fair.rqs[cpu as usize].curr else { return };
+        let e = &self.fair.ents[se as usize];
+        let ran = e.sum_exec_runtime - e.prev_sum_exec_runtime;
+        let left = e.slice.saturating_sub(ran).max(10_000);
+        let gen = self.cpus[cpu as usize].work_gen;
+        self.queue.push(self.fair.now + left, Ev::HrTick { cpu, gen });
+    }
+
+    /// Lets the running task on `cpu` execute its program until it needs time or gives up
+    /// the CPU, then acts on that.
+    fn dispatch(&mut self, cpu: u32) {
+        let Some(task) = self.running_task(cpu) else { return };
+        self.charge_segment(task);
+        let now = self.fair.now;
+        let t = &mut self.tasks[task as usize];
+        let step = t.cursor.next(&t.cfg.program, now);
+        match step {
+            Step::BusyUntil(until) => {
+                if until != u64::MAX {
+                    let gen = self.cpus[cpu as usize].work_gen;
+                    self.queue.push(until, Ev::Work { cpu, gen });
+                }
+            }
+            Step::SleepUntil(until) => {
+                let t = &mut self.tasks[task as usize];
+                t.state = TaskState::Sleeping;
+                t.wake_gen += 1;
+                t.stats.sleeps += 1;
+                let gen = t.wake_gen;
+                let wake_at = until + self.cfg.host.timer_slack_ns;
+                self.fair.log.event(now, EventKind::Sleep, cpu, task, NO_TASK, (wake_at - now) as i64);
+                self.queue.push(wake_at, Ev::Wake { task, gen });
+                let se = self.tasks[task as usize].se;
+                self.fair.dequeue_task(se, DEQUEUE_SLEEP);
+                self.schedule(cpu, SwitchReason::Sleep);
+            }
+            Step::Yield => {
+                self.tasks[task as usize].stats.yields += 1;
+                self.fair.log.event(now, EventKind::Yield, cpu, task, NO_TASK, 0);
+                self.fair.yield_task(cpu);
+                self.schedule(cpu, SwitchReason::Yield);
+                // The yield returned: if the same task was picked again, it carries on.
+                if self.running_task(cpu) == Some(task) {
+                    self.cpus[cpu as usize].work_gen += 1;
+                    self.dispatch(cpu);
+                }
+            }
+            Step::Exit => self.exit_running(cpu, task),
+        }
+    }
+
+    /// CPU time of a task so far (including the running segment).
+    pub fn cpu_time(&self, task: u32) -> u64 {
+        let t = &self.tasks[task as usize];
+        let e = &self.fair.ents[t.se as usize];
+        let mut ns = e.sum_exec_runtime;
+        if t.state == TaskState::Running {
+            ns += self.fair.now - e.exec_start;
+        }
+        ns
+    }
+
+    /// Idle time of a CPU so far (including the current idle period).
+    pub fn idle_time(&self, cpu: u32) -> u64 {
+        let c = &self.cpus[cpu as usize];
+        c.idle_ns + c.idle_since.map(|s| self.fair.now - s).unwrap_or(0)
+    }
+}

@@ -1,0 +1,224 @@
+//! Task behaviour programs: the scenario's steps compiled to a flat instruction list and a
+//! small interpreter that says what the task does next.
+
+use crate::scenario::schema::OpSpec;
+
+/// One compiled instruction.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Instr {
+    /// Consume CPU time (u64::MAX: forever).
+    Run(u64),
+    /// Busy-wait until this much wall time has passed since the step began.
+    Spin(u64),
+    /// Block for this long (timer slack is added by the host).
+    Sleep(u64),
+    /// Call sched_yield().
+    Yield,
+    /// Start of a loop: `times` (None = forever), `period` for periodic loops, `end` = pc of
+    /// the matching LoopEnd.
+    LoopStart { times: Option<u64>, period: Option<u64>, end: u32 },
+    /// End of a loop body; jumps back to `start` + 1.
+    LoopEnd { start: u32 },
+}
+
+/// A compiled program.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Program {
+    /// The instructions; running past the last one exits the task.
+    pub code: Vec<Instr>,
+}
+
+impl Program {
+    /// Compiles scenario steps.
+    pub fn compile(ops: &[OpSpec]) -> Program {
+        let mut p = Program::default();
+        p.emit(ops);
+        p
+    }
+
+    fn emit(&mut self, ops: &[OpSpec]) {
+        for op in ops {
+            match op {
+                OpSpec::Run(d) => self.code.push(Instr::Run(d.ns())),
+                OpSpec::Spin(d) => self.code.push(Instr::Spin(d.ns())),
+                OpSpec::Sleep(d) => self.code.push(Instr::Sleep(d.ns())),
+                OpSpec::SchedYield(n) => {
+                    for _ in 0..*n {
+                        self.code.push(Instr::Yield);
+                    }
+                }
+                OpSpec::Loop(l) => self.emit_loop(l.times, None, |p| p.emit(&l.body)),
+                OpSpec::Periodic(pd) => {
+                    let run = pd.run.ns();
+                    self.emit_loop(pd.count, Some(pd.period.ns()), |p| p.code.push(Instr::Run(run)))
+                }
+            }
+        }
+    }
+
+    fn emit_loop(&mut self, times: Option<u64>, period: Option<u64>, body: impl FnOnce(&mut Program)) {
+        let start = self.code.len() as u32;
+        self.code.push(Instr::LoopStart { times, period, end: 0 });
+        body(self);
+        let end = self.code.len() as u32;
+        self.code.push(Instr::LoopEnd { start });
+        if let Instr::LoopStart { end: e, .. } = &mut self.code[start as usize] {
+            *e = end;
+        }
+    }
+}
+
+/// What a task does next, as decided by `Cursor::next`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Step {
+    /// Keep the CPU until this absolute time (if nothing preempts it).
+    BusyUntil(u64),
+    /// Block until this absolute time.
+    SleepUntil(u64),
+    /// Call sched_yield().
+    Yield,
+    /// The program ended.
+    Exit,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Frame {
+    start: u32,
+    iter: u64,
+    anchor: u64,
+}
+
+/// Interpreter state of one task.
+#[derive(Debug, Clone, Default)]
+pub struct Cursor {
+    pc: u32,
+    frames: Vec<Frame>,
+    /// CPU time left in the current Run step (None: step not begun).
+    run_left: Option<u64>,
+    /// Wall-clock end of the current Spin step (None: step not begun).
+    spin_until: Option<u64>,
+}
+
+impl Cursor {
+    /// Charges `ran` ns of CPU time to the current Run step.
+    pub fn charge(&mut self, ran: u64) {
+        if let Some(left) = self.run_left.as_mut() {
+            if *left != u64::MAX {
+                *left = left.saturating_sub(ran);
+            }
+        }
+    }
+
+    fn advance(&mut self) {
+        self.pc += 1;
+        self.run_left = None;
+        self.spin_until = None;
+    }
+
+    /// Runs the interpreter at time `now` (the task is on a CPU) until a step takes time.
+    pub fn next(&mut self, prog: &Program, now: u64) -> Step {
+        // Bounded: each iteration advances pc or completes a loop iteration; an empty loop
+        // body is rejected by the scenario validator, so a loop always reaches a timed step.
+        loop {
+            let Some(&ins) = prog.code.get(self.pc as usize) else { return Step::Exit };
+            match ins {
+                Instr::Run(ns) => {
+                    let left = *self.run_left.get_or_insert(ns);
+                    if left == 0 {
+                        self.advance();
+                        continue;
+                    }
+                    return Step::BusyUntil(if left == u64::MAX { u64::MAX } else { now + left });
+                }
+                Instr::Spin(ns) => {
+                    let until = *self.spin_until.get_or_insert(now + ns);
+                    if now >= until {
+                        self.advance();
+                        continue;
+                    }
+                    return Step::BusyUntil(until);
+                }
+                Instr::Sleep(ns) => {
+                    self.advance();
+                    return Step::SleepUntil(now + ns);
+                }
+                Instr::Yield => {
+                    self.advance();
+                    return Step::Yield;
+                }
+                Instr::LoopStart { times, .. } => {
+                    if times == Some(0) {
+                        if let Instr::LoopStart { end, .. } = ins {
+                            self.pc = end;
+                        }
+                        self.advance();
+                        continue;
+                    }
+                    self.frames.push(Frame { start: self.pc, iter: 0, anchor: now });
+                    self.advance();
+                }
+                Instr::LoopEnd { start } => {
+                    let Instr::LoopStart { times, period, .. } = prog.code[start as usize] else {
+                        unreachable!("LoopEnd points at a LoopStart")
+                    };
+                    let f = self.frames.last_mut().expect("loop frame");
+                    debug_assert_eq!(f.start, start);
+                    f.iter += 1;
+                    let boundary = period.map(|p| f.anchor + p * f.iter);
+                    if times.is_some_and(|t| f.iter >= t) {
+                        self.frames.pop();
+                        self.advance();
+                    } else {
+                        self.pc = start;
+                        self.advance();
+                    }
+                    if let Some(b) = boundary {
+                        if b > now {
+                            return Step::SleepUntil(b);
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scenario::schema::{LoopSpec, PeriodicSpec};
+    use crate::scenario::units::DurationSpec;
+
+    #[test]
+    fn loop_of_run_and_sleep() {
+        let prog = Program::compile(&[OpSpec::Loop(LoopSpec {
+            times: Some(2),
+            body: vec![OpSpec::Run(DurationSpec(10)), OpSpec::Sleep(DurationSpec(5))],
+        })]);
+        let mut c = Cursor::default();
+        assert_eq!(c.next(&prog, 0), Step::BusyUntil(10));
+        c.charge(10);
+        assert_eq!(c.next(&prog, 10), Step::SleepUntil(15));
+        assert_eq!(c.next(&prog, 15), Step::BusyUntil(25));
+        c.charge(10);
+        assert_eq!(c.next(&prog, 25), Step::SleepUntil(30));
+        assert_eq!(c.next(&prog, 30), Step::Exit);
+    }
+
+    #[test]
+    fn periodic_sleeps_to_boundary() {
+        let prog = Program::compile(&[OpSpec::Periodic(PeriodicSpec {
+            run: DurationSpec(3),
+            period: DurationSpec(10),
+            count: Some(2),
+        })]);
+        let mut c = Cursor::default();
+        assert_eq!(c.next(&prog, 100), Step::BusyUntil(103));
+        c.charge(3);
+        assert_eq!(c.next(&prog, 103), Step::SleepUntil(110));
+        assert_eq!(c.next(&prog, 110), Step::BusyUntil(113));
+        c.charge(3);
+        assert_eq!(c.next(&prog, 113), Step::SleepUntil(120));
+        assert_eq!(c.next(&prog, 120), Step::Exit);
+    }
+}

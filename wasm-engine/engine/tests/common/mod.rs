@@ -1,0 +1,38 @@
+//! Shared helpers of the integration tests.
+#![allow(dead_code)]
+
+use schedlab_engine::sim::Simulation;
+use std::path::{Path, PathBuf};
+
+/// The repository root.
+pub fn repo_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").canonicalize().expect("repo root")
+}
+
+/// Every scenario file under `scenarios/` (TOML and JSON, not the schema), sorted.
+pub fn scenario_files() -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut stack = vec![repo_root().join("scenarios")];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).expect("read scenarios dir") {
+            let p = entry.expect("entry").path();
+            if p.is_dir() {
+                if p.file_name().is_some_and(|n| n != "schema") {
+                    stack.push(p);
+                }
+            } else if p.extension().is_some_and(|e| e == "toml" || e == "json") {
+                out.push(p);
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// Loads a scenario file into a simulation.
+pub fn load(path: &Path, variants: &[(&str, &str)]) -> Simulation {
+    let text = std::fs::read_to_string(path).expect("read scenario");
+    let v: Vec<(String, String)> = variants.iter().map(|(a, b)| (a.to_string(), b.to_string())).collect();
+    let (_, sim) = schedlab_engine::load(&path.display().to_string(), &text, &v).unwrap_or_else(|e| panic!("{e}"));
+    sim
+}

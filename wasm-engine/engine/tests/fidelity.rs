@@ -1,0 +1,101 @@
+//! Fidelity against the real Linux 6.18.44 kernel: the `scenarios/linux-6.18/*` mirrors of the
+//! captures in `../shared/traces/linux-6.18` must reproduce the measured per-task figures of
+//! `oracle.json`: CPU share within 1.0 percentage point, mean run length within 15 %, yield
+//! count within 25 %, sleeper periods within 10 %. The table is printed (`--nocapture`).
+
+mod common;
+
+use schedlab_engine::obs::summary::Summary;
+use serde_json::Value;
+
+fn oracle() -> Value {
+    let fixture = common::repo_root().join("wasm-engine/engine/tests/fixtures/linux-6.18-oracle.json");
+    let copy = std::fs::read_to_string(&fixture).expect("oracle fixture");
+    let shared = common::repo_root().join("../shared/traces/linux-6.18/oracle.json");
+    if let Ok(real) = std::fs::read_to_string(&shared) {
+        let a: Value = serde_json::from_str(&real).expect("shared oracle.json parses");
+        let b: Value = serde_json::from_str(&copy).expect("fixture parses");
+        assert_eq!(a, b, "tests/fixtures/linux-6.18-oracle.json differs from {}", shared.display());
+        return a;
+    }
+    serde_json::from_str(&copy).expect("fixture parses")
+}
+
+fn check(experiment: &str) -> Vec<String> {
+    let oracle = oracle();
+    let real = &oracle[experiment]["tasks"];
+    let path = common::repo_root().join(format!("scenarios/linux-6.18/{experiment}.toml"));
+    let mut sim = common::load(&path, &[]);
+    sim.run();
+    let s = Summary::of(&sim);
+    let mut errors = Vec::new();
+    let obj = real.as_object().expect("tasks object");
+    assert!(!obj.is_empty());
+    for (name, r) in obj {
+        let t = s.tasks.iter().find(|t| &t.name == name).unwrap_or_else(|| panic!("{experiment}: no task {name} in the scenario"));
+        let share = r["share_pct"].as_f64().expect("share");
+        let mean_run_ms = r["mean_run_ms"].as_f64().expect("mean run");
+        let sim_mean_ms = t.mean_run_ns as f64 / 1e6;
+        let run_err = (sim_mean_ms - mean_run_ms).abs() / mean_run_ms;
+        println!(
+            "{experiment:<16} {name:<4} share real {share:6.2}% sim {:6.2}% (Δ {:+.2} pp) | mean run real {mean_run_ms:.4} ms sim {sim_mean_ms:.4} ms ({:+.1} %) | switches_out real {} sim {}",
+            t.share_pct,
+            t.share_pct - share,
+            100.0 * (sim_mean_ms - mean_run_ms) / mean_run_ms,
+            r["switches_out"],
+            t.switches_out
+        );
+        if (t.share_pct - share).abs() > 1.0 {
+            errors.push(format!("{experiment} {name}: share {:.3}% vs real {share:.3}%", t.share_pct));
+        }
+        if run_err > 0.15 {
+            errors.push(format!("{experiment} {name}: mean run {sim_mean_ms:.4} ms vs real {mean_run_ms:.4} ms"));
+        }
+        if let Some(y) = r["yields"].as_f64() {
+            let e = (t.yields as f64 - y).abs() / y;
+            println!("{experiment:<16} {name:<4} yields real {y} sim {} ({:+.1} %)", t.yields, 100.0 * (t.yields as f64 - y) / y);
+            if e > 0.25 {
+                errors.push(format!("{experiment} {name}: {} yields vs real {y}", t.yields));
+            }
+        }
+        if let Some(p) = r["periods"].as_f64() {
+            let e = (t.sleeps as f64 - p).abs() / p;
+            println!("{experiment:<16} {name:<4} periods real {p} sim {} ({:+.1} %)", t.sleeps, 100.0 * (t.sleeps as f64 - p) / p);
+            if e > 0.10 {
+                errors.push(format!("{experiment} {name}: {} periods vs real {p}", t.sleeps));
+            }
+        }
+    }
+    errors
+}
+
+#[test]
+fn nice_0_vs_2_matches_the_real_kernel() {
+    let e = check("nice-0-vs-2");
+    assert!(e.is_empty(), "{e:#?}");
+}
+
+#[test]
+fn yield_vs_hog_matches_the_real_kernel() {
+    let e = check("yield-vs-hog");
+    assert!(e.is_empty(), "{e:#?}");
+}
+
+#[test]
+fn sleeper_vs_hog_matches_the_real_kernel() {
+    let e = check("sleeper-vs-hog");
+    assert!(e.is_empty(), "{e:#?}");
+}
+
+/// The pre-backport yield (deadline bump only) must NOT match the capture: this is what
+/// shows the 6.18.44 kernel carries the forfeit change.
+#[test]
+fn deadline_bump_yield_does_not_match_the_capture() {
+    let path = common::repo_root().join("scenarios/linux-6.18/yield-vs-hog.toml");
+    let mut sim = common::load(&path, &[("yield", "deadline_bump")]);
+    sim.run();
+    let s = Summary::of(&sim);
+    let ky = s.tasks.iter().find(|t| t.name == "k_y").expect("k_y");
+    println!("yield=deadline_bump: k_y share {:.2}% yields {}", ky.share_pct, ky.yields);
+    assert!((ky.share_pct - 0.84).abs() > 1.0 || (ky.yields as f64 - 1064.0).abs() / 1064.0 > 0.25);
+}

@@ -1,0 +1,630 @@
+//! Scenario loading: valid files parse (TOML and JSON alike), every class of error is
+//! reported at the right line and column, CLI variants apply, and no input panics.
+
+use schedlab_engine::scenario::{
+    apply_variant, parse_scenario, validate, OpSpec, ScenarioError, ScenarioFile, TunableScaling,
+    YieldMode,
+};
+
+const TOML: &str = r#"version = 1
+name = "sleeper-vs-hog"
+seed = 1
+duration = "1.5s"
+[host]
+cpus = 2
+hz = 250
+[kernel.features]
+RUN_TO_PARITY = true
+[[tasks]]
+name = "k_s"
+affinity = [1]
+program = [ { loop = { body = [ { spin = "300us" }, { sleep = "700µs" } ] } } ]
+[[tasks]]
+name = "k_h"
+nice = 2
+affinity = [1]
+program = [ { run = "forever" } ]
+"#;
+
+const JSON: &str = r#"{
+  "version": 1,
+  "name": "sleeper-vs-hog",
+  "seed": 1,
+  "duration": "1.5s",
+  "host": { "cpus": 2, "hz": 250 },
+  "kernel": { "features": { "RUN_TO_PARITY": true } },
+  "tasks": [
+    { "name": "k_s", "affinity": [1],
+      "program": [ { "loop": { "body": [ { "spin": "300us" }, { "sleep": 700000 } ] } } ] },
+    { "name": "k_h", "nice": 2, "affinity": [1], "program": [ { "run": "forever" } ] }
+  ]
+}
+"#;
+
+fn toml_err(from: &str, to: &str) -> ScenarioError {
+    let text = TOML.replacen(from, to, 1);
+    assert_ne!(text, TOML, "replacement {from:?} did not apply");
+    parse_scenario("s.toml", &text).expect_err("should fail")
+}
+
+fn json_err(from: &str, to: &str) -> ScenarioError {
+    let text = JSON.replacen(from, to, 1);
+    assert_ne!(text, JSON, "replacement {from:?} did not apply");
+    parse_scenario("s.json", &text).expect_err("should fail")
+}
+
+#[track_caller]
+fn at(e: &ScenarioError, line: usize, column: usize, needle: &str) {
+    assert_eq!(
+        (e.line, e.column),
+        (line, column),
+        "wrong location for: {e}"
+    );
+    assert!(e.message.contains(needle), "message lacks {needle:?}: {e}");
+}
+
+#[test]
+fn valid_toml_parses() {
+    let s = parse_scenario("s.toml", TOML).unwrap();
+    assert_eq!(s.name, "sleeper-vs-hog");
+    assert_eq!(s.duration.ns(), 1_500_000_000);
+    assert_eq!(s.host.cpus, 2);
+    assert_eq!(s.host.tunable_scaling, TunableScaling::Log);
+    assert_eq!(s.kernel.features.get("RUN_TO_PARITY"), Some(&true));
+    assert_eq!(s.tasks.len(), 2);
+    assert_eq!(s.tasks[1].nice, 2);
+    assert_eq!(
+        s.tasks[1].program,
+        vec![OpSpec::Run(
+            schedlab_engine::scenario::DurationSpec::FOREVER
+        )]
+    );
+    match &s.tasks[0].program[0] {
+        OpSpec::Loop(l) => {
+            assert_eq!(l.times, None);
+            assert_eq!(l.body.len(), 2);
+        }
+        other => panic!("expected a loop, got {other:?}"),
+    }
+}
+
+#[test]
+fn json_equals_toml() {
+    let t = parse_scenario("s.toml", TOML).unwrap();
+    let j = parse_scenario("s.json", JSON).unwrap();
+    assert_eq!(t, j);
+    // Leading whitespace still selects JSON.
+    let j2 = parse_scenario("s.json", &format!("\n  {JSON}")).unwrap();
+    assert_eq!(t, j2);
+}
+
+#[test]
+fn round_trips_through_serialization() {
+    let t = parse_scenario("s.toml", TOML).unwrap();
+    let json = serde_json::to_string_pretty(&t).unwrap();
+    assert_eq!(parse_scenario("x.json", &json).unwrap(), t);
+    let toml_text = toml::to_string(&t).unwrap();
+    assert_eq!(parse_scenario("x.toml", &toml_text).unwrap(), t);
+}
+
+#[test]
+fn display_is_file_line_column_message() {
+    let e = toml_err("cpus = 2", "cpus = 0");
+    assert_eq!(e.to_string(), format!("s.toml:6:8: {}", e.message));
+    assert!(e.message.starts_with("host.cpus: "), "{e}");
+    let _: &dyn std::error::Error = &e;
+}
+
+// ----- syntax and type errors (parser locations) -----
+
+#[test]
+fn toml_syntax_error() {
+    let e = toml_err("seed = 1", "seed = 1 =");
+    at(&e, 3, 10, "expected");
+}
+
+#[test]
+fn toml_bad_duration() {
+    let e = toml_err(r#"duration = "1.5s""#, r#"duration = "3oous""#);
+    at(&e, 4, 12, "unknown duration unit \"oous\"");
+    let e = toml_err(r#"duration = "1.5s""#, "duration = true");
+    at(&e, 4, 12, "expected a duration");
+}
+
+#[test]
+fn toml_unknown_field() {
+    let e = toml_err("nice = 2", "nicee = 2");
+    at(
+        &e,
+        16,
+        1,
+        "unknown field `nicee`, expected one of `name`, `nice`",
+    );
+}
+
+#[test]
+fn toml_unknown_op() {
+    let e = toml_err(r#"{ spin = "300us" }"#, r#"{ spn = "300us" }"#);
+    at(&e, 13, 35, "unknown variant `spn`");
+}
+
+#[test]
+fn toml_type_error() {
+    let e = toml_err("cpus = 2", "cpus = -2");
+    at(&e, 6, 8, "expected u32");
+}
+
+#[test]
+fn toml_missing_field() {
+    let e = toml_err("version = 1\n", "");
+    assert!(e.message.contains("missing field `version`"), "{e}");
+}
+
+#[test]
+fn json_type_error() {
+    let e = json_err(r#""cpus": 2"#, r#""cpus": "two""#);
+    at(&e, 6, 21, "invalid type: string \"two\", expected u32");
+}
+
+#[test]
+fn json_bad_duration() {
+    let e = json_err(r#""duration": "1.5s""#, r#""duration": "3oous""#);
+    at(&e, 5, 15, "unknown duration unit");
+}
+
+#[test]
+fn json_unknown_field() {
+    let e = json_err(r#""nice": 2"#, r#""nicee": 2"#);
+    at(&e, 11, 22, "unknown field `nicee`");
+}
+
+#[test]
+fn json_syntax_error() {
+    let e = json_err(r#""seed": 1,"#, r#""seed": 1"#);
+    at(&e, 5, 3, "expected `,` or `}`");
+}
+
+// ----- semantic errors (located by key path) -----
+
+#[test]
+fn affinity_cpu_out_of_range() {
+    let e = toml_err(
+        "affinity = [1]\nprogram = [ { run",
+        "affinity = [3]\nprogram = [ { run",
+    );
+    at(
+        &e,
+        17,
+        13,
+        "tasks[1].affinity[0]: affinity names CPU 3 but the host has 2 CPUs (0..=1)",
+    );
+    let e = json_err(
+        r#""affinity": [1], "program": [ { "run"#,
+        r#""affinity": [0, 3], "program": [ { "run"#,
+    );
+    at(
+        &e,
+        11,
+        49,
+        "tasks[1].affinity[1]: affinity names CPU 3 but the host has 2 CPUs (0..=1)",
+    );
+}
+
+#[test]
+fn affinity_duplicate_and_empty() {
+    let e = toml_err("affinity = [1]", "affinity = [1, 0, 1]");
+    at(&e, 12, 19, "tasks[0].affinity[2]: CPU 1 is listed twice");
+    let e = toml_err("affinity = [1]", "affinity = []");
+    at(&e, 12, 12, "tasks[0].affinity: expected at least one CPU");
+}
+
+#[test]
+fn duplicate_task_name() {
+    let e = toml_err(r#"name = "k_h""#, r#"name = "k_s""#);
+    at(&e, 15, 8, "tasks[1].name: duplicate task name \"k_s\"");
+    let e = json_err(r#""name": "k_h""#, r#""name": "k_s""#);
+    at(&e, 11, 15, "tasks[1].name: duplicate task name \"k_s\"");
+}
+
+#[test]
+fn unknown_feature() {
+    let e = toml_err("RUN_TO_PARITY = true", "RUN_TO_PARTY = true");
+    at(&e, 9, 1, "kernel.features.RUN_TO_PARTY: unknown scheduler feature \"RUN_TO_PARTY\", expected one of PLACE_LAG");
+    let e = json_err(r#""RUN_TO_PARITY""#, r#""RUN_TO_PARTY""#);
+    at(&e, 7, 29, "unknown scheduler feature");
+}
+
+#[test]
+fn host_ranges() {
+    at(
+        &toml_err("cpus = 2", "cpus = 5000"),
+        6,
+        8,
+        "host.cpus: expected a CPU count in 1..=4096",
+    );
+    at(
+        &toml_err("hz = 250", "hz = 200"),
+        7,
+        6,
+        "host.hz: expected CONFIG_HZ to be one of 100, 250, 300, 1000",
+    );
+    at(
+        &toml_err("hz = 250", "hz = 250\nbase_slice = \"99us\""),
+        8,
+        14,
+        "host.base_slice: base_slice 99us is out of range",
+    );
+    at(
+        &toml_err("hz = 250", "hz = 250\ntimer_slack = \"1.5s\""),
+        8,
+        15,
+        "host.timer_slack",
+    );
+    // Limits themselves are fine.
+    parse_scenario(
+        "s.toml",
+        &TOML.replace(
+            "hz = 250",
+            "hz = 1000\nbase_slice = \"100ms\"\ntimer_slack = \"1s\"",
+        ),
+    )
+    .unwrap();
+}
+
+#[test]
+fn top_level_checks() {
+    at(
+        &toml_err("version = 1", "version = 2"),
+        1,
+        11,
+        "version: unsupported scenario version 2 (expected 1)",
+    );
+    at(
+        &toml_err(r#"name = "sleeper-vs-hog""#, r#"name = """#),
+        2,
+        8,
+        "name: the scenario name must not be empty",
+    );
+    at(
+        &toml_err(r#"duration = "1.5s""#, r#"duration = "forever""#),
+        4,
+        12,
+        "duration: the scenario duration must be finite",
+    );
+    at(
+        &toml_err(r#"duration = "1.5s""#, "duration = 0"),
+        4,
+        12,
+        "must be greater than 0",
+    );
+    at(
+        &toml_err("seed = 1", "seed = 1\nseeds = 2"),
+        4,
+        1,
+        "unknown field `seeds`, expected one of `$schema`, `version`",
+    );
+}
+
+#[test]
+fn empty_task_list() {
+    let text = "version = 1\nname = \"x\"\nduration = \"1s\"\ntasks = []\n";
+    let e = parse_scenario("s.toml", text).unwrap_err();
+    at(&e, 4, 9, "tasks: expected at least one task");
+}
+
+#[test]
+fn task_checks() {
+    at(
+        &toml_err("nice = 2", "nice = -21"),
+        16,
+        8,
+        "tasks[1].nice: expected a nice value in -20..=19, got -21",
+    );
+    at(
+        &toml_err("nice = 2", "nice = 2\nslice = \"101ms\""),
+        17,
+        9,
+        "tasks[1].slice: slice 101ms is out of range: expected a duration in 100us..=100ms",
+    );
+    at(
+        &toml_err("nice = 2", "nice = 2\nslice = \"50us\""),
+        17,
+        9,
+        "kernel clamps",
+    );
+    at(
+        &toml_err(r#"name = "k_h""#, r#"name = """#),
+        15,
+        8,
+        "tasks[1].name: a task name must not be empty",
+    );
+    at(
+        &toml_err(r#"name = "k_h""#, r#"name = "k\th""#),
+        15,
+        8,
+        "control character",
+    );
+    at(
+        &toml_err("nice = 2", "nice = 2\nstart = \"2ms\"\nstop = \"2ms\""),
+        18,
+        8,
+        "tasks[1].stop: stop (2ms) must be after start (2ms)",
+    );
+    at(
+        &toml_err("nice = 2", "nice = 2\nstop = \"forever\""),
+        17,
+        8,
+        "tasks[1].stop: stop must be finite",
+    );
+    at(
+        &toml_err("nice = 2", "nice = 2\nstart = \"forever\""),
+        17,
+        9,
+        "tasks[1].start: start must be finite",
+    );
+    at(
+        &toml_err(r#"program = [ { run = "forever" } ]"#, "program = []"),
+        18,
+        11,
+        "tasks[1].program: expected at least one step",
+    );
+    // A task may start after the end of the run.
+    parse_scenario(
+        "s.toml",
+        &TOML.replace("nice = 2", "nice = 2\nstart = \"10s\"\nstop = \"11s\""),
+    )
+    .unwrap();
+}
+
+#[test]
+fn op_checks() {
+    let run = r#"program = [ { run = "forever" } ]"#;
+    let with = |ops: &str| toml_err(run, &format!("program = [ {ops} ]"));
+    at(
+        &with("{ run = 0 }"),
+        18,
+        21,
+        "tasks[1].program[0].run: run must be greater than 0",
+    );
+    at(
+        &with(r#"{ spin = "forever" }"#),
+        18,
+        22,
+        "tasks[1].program[0].spin: spin must be finite",
+    );
+    at(
+        &with("{ sleep = 0 }"),
+        18,
+        23,
+        "tasks[1].program[0].sleep: sleep must be greater than 0",
+    );
+    at(
+        &with("{ sched_yield = 0 }"),
+        18,
+        29,
+        "tasks[1].program[0].sched_yield: expected a sched_yield count of at least 1",
+    );
+    at(
+        &with(r#"{ periodic = { run = "5ms", period = "4ms" } }"#),
+        18,
+        34,
+        "tasks[1].program[0].periodic.run: periodic run (5ms) must not exceed the period (4ms)",
+    );
+    at(
+        &with(r#"{ periodic = { run = "1ms", period = 0 } }"#),
+        18,
+        50,
+        "periodic.period: periodic period must be greater than 0",
+    );
+    at(
+        &with(r#"{ periodic = { run = "1ms", period = "forever" } }"#),
+        18,
+        50,
+        "periodic period must be finite",
+    );
+    at(
+        &with(r#"{ loop = { body = [] } }"#),
+        18,
+        31,
+        "tasks[1].program[0].loop.body: expected at least one step in the loop body",
+    );
+    at(
+        &with(r#"{ loop = { times = 0, body = [ { spin = "1ms" } ] } }"#),
+        18,
+        32,
+        "tasks[1].program[0].loop.times: expected loop times of at least 1",
+    );
+    at(
+        &with(r#"{ run = "forever" }, { sleep = "1ms" }"#),
+        18,
+        34,
+        "tasks[1].program[1]: unreachable: the previous step never ends",
+    );
+    at(
+        &with(r#"{ loop = { body = [ { spin = "1ms" } ] } }, { sleep = "1ms" }"#),
+        18,
+        57,
+        "tasks[1].program[1]: unreachable: the previous step never ends",
+    );
+    at(
+        &with(r#"{ loop = { times = 2, body = [ { run = "forever" }, { spin = "1ms" } ] } }"#),
+        18,
+        65,
+        "tasks[1].program[0].loop.body[1]: unreachable",
+    );
+    // Finite loops and periodic steps with a count may be followed by more steps.
+    let ok = TOML.replace(
+        run,
+        r#"program = [ { loop = { times = 2, body = [ { sched_yield = 1 } ] } }, { periodic = { run = "1ms", period = "1ms", count = 3 } }, { run = "1ms" } ]"#,
+    );
+    parse_scenario("s.toml", &ok).unwrap();
+}
+
+#[test]
+fn loop_nesting_limit() {
+    let nest = |levels: usize| {
+        let mut op = String::from(r#"{ spin = "1ms" }"#);
+        for _ in 0..levels {
+            op = format!("{{ loop = {{ times = 1, body = [ {op} ] }} }}");
+        }
+        TOML.replace(
+            r#"program = [ { run = "forever" } ]"#,
+            &format!("program = [ {op} ]"),
+        )
+    };
+    parse_scenario("s.toml", &nest(16)).unwrap();
+    let e = parse_scenario("s.toml", &nest(17)).unwrap_err();
+    assert!(
+        e.message
+            .contains("loops nest too deeply (at most 16 levels)"),
+        "{e}"
+    );
+    assert_eq!(e.line, 18);
+    assert!(e.message.starts_with("tasks[1].program[0]"), "{e}");
+}
+
+// ----- variants -----
+
+#[test]
+fn variants_apply() {
+    let mut s = parse_scenario("s.toml", TOML).unwrap();
+    apply_variant(&mut s, "RUN_TO_PARITY", "off").unwrap();
+    apply_variant(&mut s, "NEXT_BUDDY", "1").unwrap();
+    apply_variant(&mut s, "HRTICK", "true").unwrap();
+    assert_eq!(s.kernel.features.get("RUN_TO_PARITY"), Some(&false));
+    assert_eq!(s.kernel.features.get("NEXT_BUDDY"), Some(&true));
+    assert_eq!(s.kernel.features.get("HRTICK"), Some(&true));
+    apply_variant(&mut s, "yield", "deadline_bump").unwrap();
+    assert_eq!(s.kernel.yield_mode, Some(YieldMode::DeadlineBump));
+    apply_variant(&mut s, "yield", "forfeit").unwrap();
+    assert_eq!(s.kernel.yield_mode, Some(YieldMode::Forfeit));
+    apply_variant(&mut s, "hz", "1000").unwrap();
+    apply_variant(&mut s, "cpus", "4").unwrap();
+    apply_variant(&mut s, "seed", "42").unwrap();
+    assert_eq!((s.host.hz, s.host.cpus, s.seed), (1000, 4, 42));
+    apply_variant(&mut s, "base_slice", "3ms").unwrap();
+    apply_variant(&mut s, "timer_slack", "0us").unwrap();
+    apply_variant(&mut s, "duration", "2.5s").unwrap();
+    assert_eq!(s.host.base_slice.unwrap().ns(), 3_000_000);
+    assert_eq!(s.host.timer_slack.unwrap().ns(), 0);
+    assert_eq!(s.duration.ns(), 2_500_000_000);
+    apply_variant(&mut s, "tunable_scaling", "linear").unwrap();
+    assert_eq!(s.host.tunable_scaling, TunableScaling::Linear);
+    validate("s.toml", Some(TOML), &s).unwrap();
+}
+
+#[test]
+fn variants_reject_bad_input() {
+    let mut s = parse_scenario("s.toml", TOML).unwrap();
+    let before = s.clone();
+    let e = apply_variant(&mut s, "RUN_TO_PARTY", "off").unwrap_err();
+    assert!(e.contains("unknown variant \"RUN_TO_PARTY\""), "{e}");
+    assert!(
+        e.contains("yield") && e.contains("tunable_scaling") && e.contains("RUN_TO_PARITY"),
+        "{e}"
+    );
+    assert!(apply_variant(&mut s, "RUN_TO_PARITY", "maybe").is_err());
+    assert!(apply_variant(&mut s, "yield", "sometimes").is_err());
+    assert!(apply_variant(&mut s, "hz", "fast").is_err());
+    assert!(apply_variant(&mut s, "cpus", "-1").is_err());
+    assert!(apply_variant(&mut s, "duration", "3oous").is_err());
+    assert!(apply_variant(&mut s, "tunable_scaling", "cubic").is_err());
+    assert_eq!(s, before, "failed variants must not change the scenario");
+}
+
+#[test]
+fn revalidation_after_variant() {
+    let mut s = parse_scenario("s.toml", TOML).unwrap();
+    apply_variant(&mut s, "cpus", "1").unwrap();
+    let e = validate("s.toml", Some(TOML), &s).unwrap_err();
+    at(
+        &e,
+        12,
+        13,
+        "tasks[0].affinity[0]: affinity names CPU 1 but the host has 1 CPU (0..=0)",
+    );
+    let e = validate("s.toml", None, &s).unwrap_err();
+    assert_eq!((e.line, e.column), (0, 0));
+    assert!(e.message.starts_with("tasks[0].affinity[0]: "), "{e}");
+    let mut s = parse_scenario("s.json", JSON).unwrap();
+    apply_variant(&mut s, "hz", "123").unwrap();
+    at(
+        &validate("s.json", Some(JSON), &s).unwrap_err(),
+        6,
+        30,
+        "host.hz",
+    );
+    // A knob absent from the text falls back to its nearest ancestor.
+    apply_variant(&mut s, "hz", "250").unwrap();
+    apply_variant(&mut s, "base_slice", "1s").unwrap();
+    at(
+        &validate("s.json", Some(JSON), &s).unwrap_err(),
+        6,
+        11,
+        "host.base_slice",
+    );
+}
+
+// ----- robustness -----
+
+fn never_panics(name: &str, text: &str) {
+    for (end, _) in text
+        .char_indices()
+        .chain(std::iter::once((text.len(), ' ')))
+    {
+        let prefix = &text[..end];
+        let r = std::panic::catch_unwind(|| parse_scenario(name, prefix));
+        match r {
+            Ok(Ok(_)) => {}
+            Ok(Err(e)) => {
+                assert!(
+                    e.line >= 1 && e.column >= 1,
+                    "prefix {end}: bad location in {e}"
+                );
+                assert!(!e.message.is_empty());
+            }
+            Err(_) => panic!("parse_scenario panicked on the {end}-byte prefix of {name}"),
+        }
+    }
+}
+
+#[test]
+fn truncated_prefixes_never_panic() {
+    never_panics("s.toml", TOML);
+    never_panics("s.json", JSON);
+}
+
+#[test]
+fn mutated_inputs_never_panic() {
+    for text in [TOML, JSON] {
+        for (i, _) in text.char_indices() {
+            for repl in ["", "\"", "{", "]", "\\", "9", "µ"] {
+                let mut t = String::with_capacity(text.len() + 2);
+                t.push_str(&text[..i]);
+                t.push_str(repl);
+                let rest = &text[i..];
+                let skip = rest.chars().next().map_or(0, char::len_utf8);
+                t.push_str(&rest[skip..]);
+                let r = std::panic::catch_unwind(|| parse_scenario("m", &t));
+                assert!(r.is_ok(), "panicked on mutation at {i} with {repl:?}:\n{t}");
+            }
+        }
+    }
+}
+
+#[test]
+fn deep_nesting_does_not_overflow() {
+    let deep_json = format!("{}{}", "[".repeat(10_000), "]".repeat(10_000));
+    assert!(parse_scenario("d.json", &format!("{{\"tasks\": {deep_json}}}")).is_err());
+    let deep_toml = format!("x = {}{}", "[".repeat(10_000), "]".repeat(10_000));
+    assert!(parse_scenario("d.toml", &deep_toml).is_err());
+}
+
+#[test]
+fn empty_inputs() {
+    for t in ["", "   \n", "{", "{}", "\u{feff}"] {
+        let e = parse_scenario("e", t).unwrap_err();
+        assert!(e.line >= 1 && e.column >= 1, "{e}");
+    }
+    let _unused: Option<ScenarioFile> = None;
+}
