@@ -318,7 +318,8 @@ impl EventLog {
         (t.partition_point(|&x| x < t0), t.partition_point(|&x| x < t1))
     }
 
-    /// FNV-1a 64 over every column of every table, in row order: the run's identity.
+    /// FNV-1a-style 64-bit digest over every column of every table, in row order: the run's
+    /// identity.
     pub fn digest(&self) -> u64 {
         let mut h = Fnv::new();
         let e = &self.events;
@@ -367,12 +368,13 @@ impl Fnv {
         self.0 ^= b as u64;
         self.0 = self.0.wrapping_mul(0x0000_0100_0000_01b3);
     }
-    /// Mixes 8 bytes, little-endian.
+    /// Mixes one 64-bit word (FNV-1a step on a whole word: the digest is FNV-1a over
+    /// 64-bit words, not bytes, for speed; it is still order- and value-sensitive).
     #[inline]
     pub fn u64(&mut self, v: u64) {
-        for b in v.to_le_bytes() {
-            self.u8(b);
-        }
+        self.0 ^= v;
+        self.0 = self.0.wrapping_mul(0x0000_0100_0000_01b3);
+        self.0 ^= self.0 >> 29;
     }
     /// The hash.
     pub fn finish(&self) -> u64 {

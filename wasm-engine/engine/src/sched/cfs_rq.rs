@@ -107,9 +107,14 @@ impl CfsRq {
     /// Models `vruntime_eligible()` (fair.c, 6.18): lag ≥ 0 without dividing.
     #[inline]
     pub fn vruntime_eligible(&self, ents: &[SchedEntity], vruntime: u64) -> bool {
+        self.eligibility(ents).eligible(vruntime)
+    }
+
+    /// The V numerator/denominator captured once, to test many entities against the same V.
+    #[inline]
+    pub fn eligibility(&self, ents: &[SchedEntity]) -> Eligibility {
         let (num, den) = self.avg_parts(ents);
-        let key = vdiff(vruntime, self.zero_vruntime);
-        num as i128 >= key as i128 * den as i128
+        Eligibility { num, den, zero: self.zero_vruntime }
     }
 
     /// Models `entity_eligible()`.
@@ -172,6 +177,23 @@ impl CfsRq {
             m = m.max(ents[x as usize].slice);
         }
         m
+    }
+}
+
+/// A snapshot of a queue's V for eligibility tests (`vruntime_eligible`).
+#[derive(Debug, Clone, Copy)]
+pub struct Eligibility {
+    num: i64,
+    den: i64,
+    zero: u64,
+}
+
+impl Eligibility {
+    /// Whether an entity at `vruntime` has lag ≥ 0: key·den ≤ num.
+    #[inline]
+    pub fn eligible(&self, vruntime: u64) -> bool {
+        let key = vdiff(vruntime, self.zero);
+        self.num as i128 >= key as i128 * self.den as i128
     }
 }
 

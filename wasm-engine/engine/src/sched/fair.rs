@@ -92,6 +92,8 @@ pub struct Fair {
     pub now: u64,
     /// Reason a resched raised by update_curr is attributed to (tick vs other points).
     pub resched_ctx: SwitchReason,
+    /// CPUs whose need_resched was raised since the simulation last looked (unordered).
+    pub resched_pending: Vec<u32>,
 }
 
 impl Fair {
@@ -99,7 +101,7 @@ impl Fair {
     pub fn new(ncpus: u32, feat: SchedFeatures, params: SchedParams) -> Fair {
         let qs = (0..ncpus).map(|c| CfsRq::new(c, c, None)).collect();
         let rqs = (0..ncpus).map(|c| Rq { cpu: c, cfs: c, curr: None, nr_running: 0, need_resched: None }).collect();
-        Fair { ents: Vec::new(), qs, rqs, feat, params, log: EventLog::new(), now: 0, resched_ctx: SwitchReason::Preempt }
+        Fair { ents: Vec::new(), qs, rqs, feat, params, log: EventLog::new(), now: 0, resched_ctx: SwitchReason::Preempt, resched_pending: Vec::new() }
     }
 
     /// `calc_delta_fair(delta, se)`.
@@ -138,6 +140,7 @@ impl Fair {
         let rq = &mut self.rqs[cpu as usize];
         if rq.need_resched.is_none() {
             rq.need_resched = Some(reason);
+            self.resched_pending.push(cpu);
             let task = rq.curr.map(|c| self.ents[c as usize].task.unwrap_or(NO_TASK)).unwrap_or(NO_TASK);
             self.log.event(self.now, EventKind::Resched, cpu, task, NO_TASK, reason as i64);
         }

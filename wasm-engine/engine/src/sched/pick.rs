@@ -25,7 +25,8 @@ impl Fair {
         }
         // The augmented-rbtree descent finds the eligible entity with the earliest deadline;
         // scanning the deadline-sorted timeline finds the same one.
-        let best = cq.timeline.iter().copied().find(|&x| cq.entity_eligible(ents, x));
+        let elig = cq.eligibility(ents);
+        let best = cq.timeline.iter().copied().find(|&x| elig.eligible(ents[x as usize].vruntime));
         match (best, curr) {
             (None, Some(c)) => (Some(c), PickReason::CurrEarlierDeadline),
             (Some(b), Some(c)) if vbefore(ents[c as usize].deadline, ents[b as usize].deadline) => {
@@ -218,10 +219,11 @@ impl Fair {
         let ents = &self.ents;
         let start = self.log.cands.task.len() as u32;
         let curr = cq.curr_on_rq(ents);
+        let elig = cq.eligibility(ents);
         for id in curr.into_iter().chain(cq.timeline.iter().copied()) {
             let e = &ents[id as usize];
             let mut f = flag::ON_RQ;
-            if cq.entity_eligible(ents, id) {
+            if elig.eligible(e.vruntime) {
                 f |= flag::ELIGIBLE;
             }
             if e.sched_delayed {

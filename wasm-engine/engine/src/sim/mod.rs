@@ -207,9 +207,14 @@ impl Simulation {
     /// Reschedules every CPU whose TIF_NEED_RESCHED is set, in CPU order (the return to user
     /// space after the interrupt or syscall that raised it; no latency is modeled).
     fn process_resched(&mut self) {
-        for cpu in 0..self.cpus.len() as u32 {
-            if let Some(reason) = self.fair.rqs[cpu as usize].need_resched {
-                self.schedule(cpu, reason);
+        while !self.fair.resched_pending.is_empty() {
+            let mut cpus = std::mem::take(&mut self.fair.resched_pending);
+            cpus.sort_unstable();
+            cpus.dedup();
+            for cpu in cpus {
+                if let Some(reason) = self.fair.rqs[cpu as usize].need_resched {
+                    self.schedule(cpu, reason);
+                }
             }
         }
     }
