@@ -11,7 +11,10 @@ use std::time::Instant;
 fn hogs(seconds: u64) -> String {
     let mut s = format!("version = 1\nname = \"bench-1cpu-8hogs\"\nduration = \"{seconds}s\"\n[host]\ncpus = 1\n");
     for i in 0..8 {
-        s.push_str(&format!("[[tasks]]\nname = \"hog{i}\"\nnice = {}\nprogram = [{{ run = \"forever\" }}]\n", (i % 4) as i32 - 1));
+        s.push_str(&format!(
+            "[[tasks]]\nname = \"hog{i}\"\nnice = {}\nprogram = [{{ run = \"forever\" }}]\n",
+            (i % 4) as i32 - 1
+        ));
     }
     s
 }

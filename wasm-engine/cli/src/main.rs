@@ -37,6 +37,9 @@ struct Args {
 fn parse_args(argv: &[String]) -> Result<Args, String> {
     let mut it = argv.iter();
     let cmd = it.next().ok_or("missing command")?.clone();
+    if cmd == "-h" || cmd == "--help" || cmd == "help" {
+        return Err(String::new());
+    }
     let mut a = Args { cmd, file: None, variants: Vec::new(), json: false, at: None, seconds: None };
     while let Some(arg) = it.next() {
         match arg.as_str() {
@@ -72,6 +75,16 @@ fn parse_time(s: &str) -> Result<u64, String> {
     }
 }
 
+/// Writes to stdout; a closed pipe (`schedlab ... | head`) ends the output quietly instead
+/// of panicking like `print!` does.
+fn out(s: &str) -> Result<(), String> {
+    use std::io::Write;
+    match std::io::stdout().lock().write_all(s.as_bytes()) {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(format!("writing output: {e}")),
+        _ => Ok(()),
+    }
+}
+
 fn run(argv: &[String]) -> Result<(), String> {
     let a = parse_args(argv)?;
     match a.cmd.as_str() {
@@ -82,11 +95,10 @@ fn run(argv: &[String]) -> Result<(), String> {
             sim.run();
             let s = Summary::of(&sim);
             if a.json {
-                println!("{}", serde_json::to_string_pretty(&s.to_json()).expect("json"));
+                out(&format!("{}\n", serde_json::to_string_pretty(&s.to_json()).expect("json")))
             } else {
-                print!("{}", s.golden_text());
+                out(&s.golden_text())
             }
-            Ok(())
         }
         "explain" => {
             let file = a.file.ok_or("explain needs a scenario file")?;
@@ -99,19 +111,19 @@ fn run(argv: &[String]) -> Result<(), String> {
             sim.run_until(at);
             let (json, text) = explain(&sim);
             if a.json {
-                println!("{}", serde_json::to_string_pretty(&json).expect("json"));
+                out(&format!("{}\n", serde_json::to_string_pretty(&json).expect("json")))
             } else {
-                print!("{text}");
+                out(&text)
             }
-            Ok(())
         }
-        "schema" => {
-            print!("{}", schedlab_engine::scenario::json_schema_string());
-            Ok(())
-        }
+        "schema" => out(&schedlab_engine::scenario::json_schema_string()),
         "bench" => {
             let secs: u64 = match a.seconds {
-                Some(s) => s.parse().map_err(|_| format!("--seconds {s:?}: expected a whole number"))?,
+                Some(s) => s
+                    .parse()
+                    .ok()
+                    .filter(|n| (1..=3600).contains(n))
+                    .ok_or_else(|| format!("--seconds {s:?}: expected a whole number in 1..=3600"))?,
                 None => 20,
             };
             bench::run(secs);
@@ -122,7 +134,11 @@ fn run(argv: &[String]) -> Result<(), String> {
 }
 
 fn main() -> ExitCode {
-    let argv: Vec<String> = std::env::args().skip(1).collect();
+    let argv: Result<Vec<String>, _> = std::env::args_os().skip(1).map(|a| a.into_string()).collect();
+    let Ok(argv) = argv else {
+        eprintln!("schedlab: an argument is not valid UTF-8");
+        return ExitCode::from(2);
+    };
     match run(&argv) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) if e.is_empty() => {

@@ -28,7 +28,10 @@ pub fn check(sim: &Simulation) -> Result<(), String> {
                 return Err(format!("cfs_rq {}: curr {} is in the timeline", q.id, id));
             }
             if !e.on_rq || e.cfs_rq != q.id {
-                return Err(format!("cfs_rq {}: entity {} in timeline but on_rq={} cfs_rq={}", q.id, id, e.on_rq, e.cfs_rq));
+                return Err(format!(
+                    "cfs_rq {}: entity {} in timeline but on_rq={} cfs_rq={}",
+                    q.id, id, e.on_rq, e.cfs_rq
+                ));
             }
             if i > 0 && vbefore(e.deadline, ents[q.timeline[i - 1] as usize].deadline) {
                 return Err(format!("cfs_rq {}: timeline not sorted by deadline at {}", q.id, i));

@@ -2,6 +2,8 @@
 //! in one call or in many `run_until` steps, and the digest of a fixed mixed scenario is a
 //! committed constant (the wasm build is held to the same constant by the bindings' test).
 
+#![allow(clippy::disallowed_methods)] // tests read and write fixture files
+
 mod common;
 
 const MIXED: &str = r#"

@@ -3,6 +3,8 @@
 //! `oracle.json`: CPU share within 1.0 percentage point, mean run length within 15 %, yield
 //! count within 25 %, sleeper periods within 10 %. The table is printed (`--nocapture`).
 
+#![allow(clippy::disallowed_methods)] // tests read and write fixture files
+
 mod common;
 
 use schedlab_engine::obs::summary::Summary;
@@ -32,7 +34,11 @@ fn check(experiment: &str) -> Vec<String> {
     let obj = real.as_object().expect("tasks object");
     assert!(!obj.is_empty());
     for (name, r) in obj {
-        let t = s.tasks.iter().find(|t| &t.name == name).unwrap_or_else(|| panic!("{experiment}: no task {name} in the scenario"));
+        let t = s
+            .tasks
+            .iter()
+            .find(|t| &t.name == name)
+            .unwrap_or_else(|| panic!("{experiment}: no task {name} in the scenario"));
         let share = r["share_pct"].as_f64().expect("share");
         let mean_run_ms = r["mean_run_ms"].as_f64().expect("mean run");
         let sim_mean_ms = t.mean_run_ns as f64 / 1e6;
@@ -53,14 +59,22 @@ fn check(experiment: &str) -> Vec<String> {
         }
         if let Some(y) = r["yields"].as_f64() {
             let e = (t.yields as f64 - y).abs() / y;
-            println!("{experiment:<16} {name:<4} yields real {y} sim {} ({:+.1} %)", t.yields, 100.0 * (t.yields as f64 - y) / y);
+            println!(
+                "{experiment:<16} {name:<4} yields real {y} sim {} ({:+.1} %)",
+                t.yields,
+                100.0 * (t.yields as f64 - y) / y
+            );
             if e > 0.25 {
                 errors.push(format!("{experiment} {name}: {} yields vs real {y}", t.yields));
             }
         }
         if let Some(p) = r["periods"].as_f64() {
             let e = (t.sleeps as f64 - p).abs() / p;
-            println!("{experiment:<16} {name:<4} periods real {p} sim {} ({:+.1} %)", t.sleeps, 100.0 * (t.sleeps as f64 - p) / p);
+            println!(
+                "{experiment:<16} {name:<4} periods real {p} sim {} ({:+.1} %)",
+                t.sleeps,
+                100.0 * (t.sleeps as f64 - p) / p
+            );
             if e > 0.10 {
                 errors.push(format!("{experiment} {name}: {} periods vs real {p}", t.sleeps));
             }

@@ -1,9 +1,10 @@
 //! Scenario loading: valid files parse (TOML and JSON alike), every class of error is
 //! reported at the right line and column, CLI variants apply, and no input panics.
 
+#![allow(clippy::disallowed_methods)] // tests read and write fixture files
+
 use schedlab_engine::scenario::{
-    apply_variant, parse_scenario, validate, OpSpec, ScenarioError, ScenarioFile, TunableScaling,
-    YieldMode,
+    apply_variant, parse_scenario, validate, OpSpec, ScenarioError, ScenarioFile, TunableScaling, YieldMode,
 };
 
 const TOML: &str = r#"version = 1
@@ -55,11 +56,7 @@ fn json_err(from: &str, to: &str) -> ScenarioError {
 
 #[track_caller]
 fn at(e: &ScenarioError, line: usize, column: usize, needle: &str) {
-    assert_eq!(
-        (e.line, e.column),
-        (line, column),
-        "wrong location for: {e}"
-    );
+    assert_eq!((e.line, e.column), (line, column), "wrong location for: {e}");
     assert!(e.message.contains(needle), "message lacks {needle:?}: {e}");
 }
 
@@ -73,12 +70,7 @@ fn valid_toml_parses() {
     assert_eq!(s.kernel.features.get("RUN_TO_PARITY"), Some(&true));
     assert_eq!(s.tasks.len(), 2);
     assert_eq!(s.tasks[1].nice, 2);
-    assert_eq!(
-        s.tasks[1].program,
-        vec![OpSpec::Run(
-            schedlab_engine::scenario::DurationSpec::FOREVER
-        )]
-    );
+    assert_eq!(s.tasks[1].program, vec![OpSpec::Run(schedlab_engine::scenario::DurationSpec::FOREVER)]);
     match &s.tasks[0].program[0] {
         OpSpec::Loop(l) => {
             assert_eq!(l.times, None);
@@ -134,12 +126,7 @@ fn toml_bad_duration() {
 #[test]
 fn toml_unknown_field() {
     let e = toml_err("nice = 2", "nicee = 2");
-    at(
-        &e,
-        16,
-        1,
-        "unknown field `nicee`, expected one of `name`, `nice`",
-    );
+    at(&e, 16, 1, "unknown field `nicee`, expected one of `name`, `nice`");
 }
 
 #[test]
@@ -188,26 +175,10 @@ fn json_syntax_error() {
 
 #[test]
 fn affinity_cpu_out_of_range() {
-    let e = toml_err(
-        "affinity = [1]\nprogram = [ { run",
-        "affinity = [3]\nprogram = [ { run",
-    );
-    at(
-        &e,
-        17,
-        13,
-        "tasks[1].affinity[0]: affinity names CPU 3 but the host has 2 CPUs (0..=1)",
-    );
-    let e = json_err(
-        r#""affinity": [1], "program": [ { "run"#,
-        r#""affinity": [0, 3], "program": [ { "run"#,
-    );
-    at(
-        &e,
-        11,
-        49,
-        "tasks[1].affinity[1]: affinity names CPU 3 but the host has 2 CPUs (0..=1)",
-    );
+    let e = toml_err("affinity = [1]\nprogram = [ { run", "affinity = [3]\nprogram = [ { run");
+    at(&e, 17, 13, "tasks[1].affinity[0]: affinity names CPU 3 but the host has 2 CPUs (0..=1)");
+    let e = json_err(r#""affinity": [1], "program": [ { "run"#, r#""affinity": [0, 3], "program": [ { "run"#);
+    at(&e, 11, 49, "tasks[1].affinity[1]: affinity names CPU 3 but the host has 2 CPUs (0..=1)");
 }
 
 #[test]
@@ -236,67 +207,31 @@ fn unknown_feature() {
 
 #[test]
 fn host_ranges() {
-    at(
-        &toml_err("cpus = 2", "cpus = 5000"),
-        6,
-        8,
-        "host.cpus: expected a CPU count in 1..=4096",
-    );
-    at(
-        &toml_err("hz = 250", "hz = 200"),
-        7,
-        6,
-        "host.hz: expected CONFIG_HZ to be one of 100, 250, 300, 1000",
-    );
+    at(&toml_err("cpus = 2", "cpus = 5000"), 6, 8, "host.cpus: expected a CPU count in 1..=4096");
+    at(&toml_err("hz = 250", "hz = 200"), 7, 6, "host.hz: expected CONFIG_HZ to be one of 100, 250, 300, 1000");
     at(
         &toml_err("hz = 250", "hz = 250\nbase_slice = \"99us\""),
         8,
         14,
         "host.base_slice: base_slice 99us is out of range",
     );
-    at(
-        &toml_err("hz = 250", "hz = 250\ntimer_slack = \"1.5s\""),
-        8,
-        15,
-        "host.timer_slack",
-    );
+    at(&toml_err("hz = 250", "hz = 250\ntimer_slack = \"1.5s\""), 8, 15, "host.timer_slack");
     // Limits themselves are fine.
-    parse_scenario(
-        "s.toml",
-        &TOML.replace(
-            "hz = 250",
-            "hz = 1000\nbase_slice = \"100ms\"\ntimer_slack = \"1s\"",
-        ),
-    )
-    .unwrap();
+    parse_scenario("s.toml", &TOML.replace("hz = 250", "hz = 1000\nbase_slice = \"100ms\"\ntimer_slack = \"1s\""))
+        .unwrap();
 }
 
 #[test]
 fn top_level_checks() {
-    at(
-        &toml_err("version = 1", "version = 2"),
-        1,
-        11,
-        "version: unsupported scenario version 2 (expected 1)",
-    );
-    at(
-        &toml_err(r#"name = "sleeper-vs-hog""#, r#"name = """#),
-        2,
-        8,
-        "name: the scenario name must not be empty",
-    );
+    at(&toml_err("version = 1", "version = 2"), 1, 11, "version: unsupported scenario version 2 (expected 1)");
+    at(&toml_err(r#"name = "sleeper-vs-hog""#, r#"name = """#), 2, 8, "name: the scenario name must not be empty");
     at(
         &toml_err(r#"duration = "1.5s""#, r#"duration = "forever""#),
         4,
         12,
         "duration: the scenario duration must be finite",
     );
-    at(
-        &toml_err(r#"duration = "1.5s""#, "duration = 0"),
-        4,
-        12,
-        "must be greater than 0",
-    );
+    at(&toml_err(r#"duration = "1.5s""#, "duration = 0"), 4, 12, "must be greater than 0");
     at(
         &toml_err("seed = 1", "seed = 1\nseeds = 2"),
         4,
@@ -314,54 +249,24 @@ fn empty_task_list() {
 
 #[test]
 fn task_checks() {
-    at(
-        &toml_err("nice = 2", "nice = -21"),
-        16,
-        8,
-        "tasks[1].nice: expected a nice value in -20..=19, got -21",
-    );
+    at(&toml_err("nice = 2", "nice = -21"), 16, 8, "tasks[1].nice: expected a nice value in -20..=19, got -21");
     at(
         &toml_err("nice = 2", "nice = 2\nslice = \"101ms\""),
         17,
         9,
         "tasks[1].slice: slice 101ms is out of range: expected a duration in 100us..=100ms",
     );
-    at(
-        &toml_err("nice = 2", "nice = 2\nslice = \"50us\""),
-        17,
-        9,
-        "kernel clamps",
-    );
-    at(
-        &toml_err(r#"name = "k_h""#, r#"name = """#),
-        15,
-        8,
-        "tasks[1].name: a task name must not be empty",
-    );
-    at(
-        &toml_err(r#"name = "k_h""#, r#"name = "k\th""#),
-        15,
-        8,
-        "control character",
-    );
+    at(&toml_err("nice = 2", "nice = 2\nslice = \"50us\""), 17, 9, "kernel clamps");
+    at(&toml_err(r#"name = "k_h""#, r#"name = """#), 15, 8, "tasks[1].name: a task name must not be empty");
+    at(&toml_err(r#"name = "k_h""#, r#"name = "k\th""#), 15, 8, "control character");
     at(
         &toml_err("nice = 2", "nice = 2\nstart = \"2ms\"\nstop = \"2ms\""),
         18,
         8,
         "tasks[1].stop: stop (2ms) must be after start (2ms)",
     );
-    at(
-        &toml_err("nice = 2", "nice = 2\nstop = \"forever\""),
-        17,
-        8,
-        "tasks[1].stop: stop must be finite",
-    );
-    at(
-        &toml_err("nice = 2", "nice = 2\nstart = \"forever\""),
-        17,
-        9,
-        "tasks[1].start: start must be finite",
-    );
+    at(&toml_err("nice = 2", "nice = 2\nstop = \"forever\""), 17, 8, "tasks[1].stop: stop must be finite");
+    at(&toml_err("nice = 2", "nice = 2\nstart = \"forever\""), 17, 9, "tasks[1].start: start must be finite");
     at(
         &toml_err(r#"program = [ { run = "forever" } ]"#, "program = []"),
         18,
@@ -369,35 +274,16 @@ fn task_checks() {
         "tasks[1].program: expected at least one step",
     );
     // A task may start after the end of the run.
-    parse_scenario(
-        "s.toml",
-        &TOML.replace("nice = 2", "nice = 2\nstart = \"10s\"\nstop = \"11s\""),
-    )
-    .unwrap();
+    parse_scenario("s.toml", &TOML.replace("nice = 2", "nice = 2\nstart = \"10s\"\nstop = \"11s\"")).unwrap();
 }
 
 #[test]
 fn op_checks() {
     let run = r#"program = [ { run = "forever" } ]"#;
     let with = |ops: &str| toml_err(run, &format!("program = [ {ops} ]"));
-    at(
-        &with("{ run = 0 }"),
-        18,
-        21,
-        "tasks[1].program[0].run: run must be greater than 0",
-    );
-    at(
-        &with(r#"{ spin = "forever" }"#),
-        18,
-        22,
-        "tasks[1].program[0].spin: spin must be finite",
-    );
-    at(
-        &with("{ sleep = 0 }"),
-        18,
-        23,
-        "tasks[1].program[0].sleep: sleep must be greater than 0",
-    );
+    at(&with("{ run = 0 }"), 18, 21, "tasks[1].program[0].run: run must be greater than 0");
+    at(&with(r#"{ spin = "forever" }"#), 18, 22, "tasks[1].program[0].spin: spin must be finite");
+    at(&with("{ sleep = 0 }"), 18, 23, "tasks[1].program[0].sleep: sleep must be greater than 0");
     at(
         &with("{ sched_yield = 0 }"),
         18,
@@ -416,12 +302,7 @@ fn op_checks() {
         50,
         "periodic.period: periodic period must be greater than 0",
     );
-    at(
-        &with(r#"{ periodic = { run = "1ms", period = "forever" } }"#),
-        18,
-        50,
-        "periodic period must be finite",
-    );
+    at(&with(r#"{ periodic = { run = "1ms", period = "forever" } }"#), 18, 50, "periodic period must be finite");
     at(
         &with(r#"{ loop = { body = [] } }"#),
         18,
@@ -467,18 +348,11 @@ fn loop_nesting_limit() {
         for _ in 0..levels {
             op = format!("{{ loop = {{ times = 1, body = [ {op} ] }} }}");
         }
-        TOML.replace(
-            r#"program = [ { run = "forever" } ]"#,
-            &format!("program = [ {op} ]"),
-        )
+        TOML.replace(r#"program = [ { run = "forever" } ]"#, &format!("program = [ {op} ]"))
     };
     parse_scenario("s.toml", &nest(16)).unwrap();
     let e = parse_scenario("s.toml", &nest(17)).unwrap_err();
-    assert!(
-        e.message
-            .contains("loops nest too deeply (at most 16 levels)"),
-        "{e}"
-    );
+    assert!(e.message.contains("loops nest too deeply (at most 16 levels)"), "{e}");
     assert_eq!(e.line, 18);
     assert!(e.message.starts_with("tasks[1].program[0]"), "{e}");
 }
@@ -519,10 +393,7 @@ fn variants_reject_bad_input() {
     let before = s.clone();
     let e = apply_variant(&mut s, "RUN_TO_PARTY", "off").unwrap_err();
     assert!(e.contains("unknown variant \"RUN_TO_PARTY\""), "{e}");
-    assert!(
-        e.contains("yield") && e.contains("tunable_scaling") && e.contains("RUN_TO_PARITY"),
-        "{e}"
-    );
+    assert!(e.contains("yield") && e.contains("tunable_scaling") && e.contains("RUN_TO_PARITY"), "{e}");
     assert!(apply_variant(&mut s, "RUN_TO_PARITY", "maybe").is_err());
     assert!(apply_variant(&mut s, "yield", "sometimes").is_err());
     assert!(apply_variant(&mut s, "hz", "fast").is_err());
@@ -537,50 +408,29 @@ fn revalidation_after_variant() {
     let mut s = parse_scenario("s.toml", TOML).unwrap();
     apply_variant(&mut s, "cpus", "1").unwrap();
     let e = validate("s.toml", Some(TOML), &s).unwrap_err();
-    at(
-        &e,
-        12,
-        13,
-        "tasks[0].affinity[0]: affinity names CPU 1 but the host has 1 CPU (0..=0)",
-    );
+    at(&e, 12, 13, "tasks[0].affinity[0]: affinity names CPU 1 but the host has 1 CPU (0..=0)");
     let e = validate("s.toml", None, &s).unwrap_err();
     assert_eq!((e.line, e.column), (0, 0));
     assert!(e.message.starts_with("tasks[0].affinity[0]: "), "{e}");
     let mut s = parse_scenario("s.json", JSON).unwrap();
     apply_variant(&mut s, "hz", "123").unwrap();
-    at(
-        &validate("s.json", Some(JSON), &s).unwrap_err(),
-        6,
-        30,
-        "host.hz",
-    );
+    at(&validate("s.json", Some(JSON), &s).unwrap_err(), 6, 30, "host.hz");
     // A knob absent from the text falls back to its nearest ancestor.
     apply_variant(&mut s, "hz", "250").unwrap();
     apply_variant(&mut s, "base_slice", "1s").unwrap();
-    at(
-        &validate("s.json", Some(JSON), &s).unwrap_err(),
-        6,
-        11,
-        "host.base_slice",
-    );
+    at(&validate("s.json", Some(JSON), &s).unwrap_err(), 6, 11, "host.base_slice");
 }
 
 // ----- robustness -----
 
 fn never_panics(name: &str, text: &str) {
-    for (end, _) in text
-        .char_indices()
-        .chain(std::iter::once((text.len(), ' ')))
-    {
+    for (end, _) in text.char_indices().chain(std::iter::once((text.len(), ' '))) {
         let prefix = &text[..end];
         let r = std::panic::catch_unwind(|| parse_scenario(name, prefix));
         match r {
             Ok(Ok(_)) => {}
             Ok(Err(e)) => {
-                assert!(
-                    e.line >= 1 && e.column >= 1,
-                    "prefix {end}: bad location in {e}"
-                );
+                assert!(e.line >= 1 && e.column >= 1, "prefix {end}: bad location in {e}");
                 assert!(!e.message.is_empty());
             }
             Err(_) => panic!("parse_scenario panicked on the {end}-byte prefix of {name}"),

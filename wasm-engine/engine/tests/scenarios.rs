@@ -2,6 +2,8 @@
 //! every event, and its normalized summary must equal the sibling `*.expected.txt`.
 //! Refresh with `UPDATE_EXPECT=1 cargo test -p schedlab-engine --test scenarios`.
 
+#![allow(clippy::disallowed_methods)] // tests read and write fixture files
+
 mod common;
 
 use schedlab_engine::obs::summary::Summary;
@@ -24,7 +26,9 @@ fn every_scenario_matches_its_golden_with_invariants_checked() {
         }
         match std::fs::read_to_string(&golden) {
             Ok(want) if want == got => {}
-            Ok(want) => failures.push(format!("{}: summary differs\n--- expected\n{want}--- got\n{got}", path.display())),
+            Ok(want) => {
+                failures.push(format!("{}: summary differs\n--- expected\n{want}--- got\n{got}", path.display()))
+            }
             Err(_) => failures.push(format!("{}: no golden {}", path.display(), golden.display())),
         }
     }

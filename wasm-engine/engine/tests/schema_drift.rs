@@ -2,6 +2,8 @@
 //! generated from the scenario types. Regenerate with
 //! `UPDATE_EXPECT=1 cargo test -p schedlab-engine --test schema_drift`.
 
+#![allow(clippy::disallowed_methods)] // tests read and write fixture files
+
 use std::path::PathBuf;
 
 fn schema_path() -> PathBuf {
@@ -26,14 +28,10 @@ fn committed_schema_matches_generated() {
         );
     };
     if committed != generated {
-        let first_diff = committed
-            .lines()
-            .zip(generated.lines())
-            .position(|(a, b)| a != b)
-            .map_or_else(
-                || "at the end (one file is a prefix of the other)".to_string(),
-                |i| format!("at line {}", i + 1),
-            );
+        let first_diff = committed.lines().zip(generated.lines()).position(|(a, b)| a != b).map_or_else(
+            || "at the end (one file is a prefix of the other)".to_string(),
+            |i| format!("at line {}", i + 1),
+        );
         panic!(
             "{} is out of date (first difference {first_diff}); run `UPDATE_EXPECT=1 cargo test -p schedlab-engine --test schema_drift` and commit the result",
             path.display()
@@ -47,7 +45,5 @@ fn generated_schema_is_valid_json_and_deterministic() {
     assert_eq!(a, schedlab_engine::scenario::json_schema_string());
     let v: serde_json::Value = serde_json::from_str(&a).expect("schema is JSON");
     assert_eq!(v["title"], "ScenarioFile");
-    assert!(v["required"]
-        .as_array()
-        .is_some_and(|r| r.iter().any(|x| x == "tasks")));
+    assert!(v["required"].as_array().is_some_and(|r| r.iter().any(|x| x == "tasks")));
 }

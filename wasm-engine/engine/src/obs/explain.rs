@@ -27,8 +27,12 @@ pub fn reason_text(reason: PickReason) -> &'static str {
         PickReason::Buddy => "it was the eligible next buddy (PICK_BUDDY)",
         PickReason::Protected => "it was running, still eligible and protected by RUN_TO_PARITY (vruntime < vprot)",
         PickReason::EarliestEligibleDeadline => "it had the earliest virtual deadline among the eligible entities",
-        PickReason::CurrEarlierDeadline => "it was running, eligible, and its deadline was earlier than any queued eligible entity's",
-        PickReason::DelayedDequeued => "the winner was a delayed (sleeping) entity, which was dequeued; the pick was redone",
+        PickReason::CurrEarlierDeadline => {
+            "it was running, eligible, and its deadline was earlier than any queued eligible entity's"
+        }
+        PickReason::DelayedDequeued => {
+            "the winner was a delayed (sleeping) entity, which was dequeued; the pick was redone"
+        }
     }
 }
 
@@ -101,8 +105,10 @@ pub fn explain(sim: &Simulation) -> (Value, String) {
             json!({"t": p.t[i], "task": name(sim, p.task[i]), "reason": reason.name(), "why": reason_text(reason),
                    "avg_vruntime": p.avg_vruntime[i], "candidates": cands})
         });
-        cpus.push(json!({"cpu": rq.cpu, "running": name(sim, running), "avg_vruntime": v, "zero_vruntime": q.zero_vruntime,
-            "nr_queued": q.nr_queued, "load_weight": q.load_weight, "entities": ents, "last_pick": pick}));
+        cpus.push(
+            json!({"cpu": rq.cpu, "running": name(sim, running), "avg_vruntime": v, "zero_vruntime": q.zero_vruntime,
+            "nr_queued": q.nr_queued, "load_weight": q.load_weight, "entities": ents, "last_pick": pick}),
+        );
     }
     (json!({"t": sim.now(), "cpus": cpus}), text)
 }

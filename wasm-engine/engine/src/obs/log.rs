@@ -169,7 +169,9 @@ impl PickReason {
     /// From the stored byte.
     pub fn from_u8(v: u8) -> Option<PickReason> {
         use PickReason::*;
-        [OnlyEntity, Buddy, Protected, EarliestEligibleDeadline, CurrEarlierDeadline, DelayedDequeued].get(v as usize).copied()
+        [OnlyEntity, Buddy, Protected, EarliestEligibleDeadline, CurrEarlierDeadline, DelayedDequeued]
+            .get(v as usize)
+            .copied()
     }
 }
 

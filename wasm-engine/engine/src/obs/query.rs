@@ -126,7 +126,9 @@ mod tests {
     #[test]
     fn slices_clip_and_merge() {
         let mut log = EventLog::new();
-        let sw = |log: &mut EventLog, t, next, prev| log.event(t, EventKind::Switch, 0, next, prev, SwitchReason::Tick as i64);
+        let sw = |log: &mut EventLog, t, next, prev| {
+            log.event(t, EventKind::Switch, 0, next, prev, SwitchReason::Tick as i64)
+        };
         sw(&mut log, 0, 1, NO_TASK);
         sw(&mut log, 100, 2, 1);
         sw(&mut log, 105, 1, 2);

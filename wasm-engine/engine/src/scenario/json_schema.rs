@@ -10,8 +10,8 @@ use super::schema::ScenarioFile;
 /// Deterministic: schemars emits object keys in a fixed order.
 pub fn json_schema_string() -> String {
     let schema = schemars::schema_for!(ScenarioFile);
-    let mut out = serde_json::to_string_pretty(&schema)
-        .unwrap_or_else(|e| format!("{{\"error\": {:?}}}", e.to_string()));
+    let mut out =
+        serde_json::to_string_pretty(&schema).unwrap_or_else(|e| format!("{{\"error\": {:?}}}", e.to_string()));
     out.push('\n');
     out
 }

@@ -7,8 +7,7 @@
 
 use super::locate::{self, KeyPath};
 use super::schema::{
-    LoopSpec, OpSpec, PeriodicSpec, ScenarioFile, TaskSpec, TunableScaling, YieldMode,
-    SCENARIO_VERSION,
+    LagClampMode, LoopSpec, OpSpec, PeriodicSpec, ScenarioFile, TaskSpec, TunableScaling, YieldMode, SCENARIO_VERSION,
 };
 use super::units::{format_duration, parse_duration, DurationSpec};
 use crate::sched::features::SchedFeatures;
@@ -29,11 +28,7 @@ pub struct ScenarioError {
 
 impl fmt::Display for ScenarioError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "{}:{}:{}: {}",
-            self.file, self.line, self.column, self.message
-        )
+        write!(f, "{}:{}:{}: {}", self.file, self.line, self.column, self.message)
     }
 }
 
@@ -53,29 +48,18 @@ pub const HZ_VALUES: [u32; 4] = [100, 250, 300, 1000];
 pub const MAX_LOOP_DEPTH: usize = 16;
 
 fn is_json(text: &str) -> bool {
-    text.trim_start_matches('\u{feff}')
-        .trim_start()
-        .starts_with('{')
+    text.trim_start_matches('\u{feff}').trim_start().starts_with('{')
 }
 
 fn err_at(file: &str, text: &str, offset: usize, message: String) -> ScenarioError {
     let (line, column) = locate::line_col(text, offset);
-    ScenarioError {
-        file: file.to_string(),
-        line,
-        column,
-        message,
-    }
+    ScenarioError { file: file.to_string(), line, column, message }
 }
 
 /// Parses and validates a scenario. TOML by default; JSON when the first non-whitespace
 /// character is `{`.
 pub fn parse_scenario(file: &str, text: &str) -> Result<ScenarioFile, ScenarioError> {
-    let s = if is_json(text) {
-        parse_json(file, text)?
-    } else {
-        parse_toml(file, text)?
-    };
+    let s = if is_json(text) { parse_json(file, text)? } else { parse_toml(file, text)? };
     validate(file, Some(text), &s)?;
     Ok(s)
 }
@@ -96,9 +80,7 @@ fn parse_json(file: &str, text: &str) -> Result<ScenarioFile, ScenarioError> {
         // the offending key or value: move to its start (in characters), as for TOML.
         let mut offset = locate::offset_of(text, e.line().max(1), e.column().max(1));
         if e.classify() == serde_json::error::Category::Data {
-            if let Some(start) =
-                locate::json_tree(text).and_then(|t| t.start_of_token_ending_at(offset))
-            {
+            if let Some(start) = locate::json_tree(text).and_then(|t| t.start_of_token_ending_at(offset)) {
                 offset = start;
             }
         }
@@ -125,21 +107,10 @@ pub fn validate(file: &str, text: Option<&str>, s: &ScenarioFile) -> Result<(), 
     };
     let message = format!("{}: {}", first.path, first.message);
     let Some(text) = text else {
-        return Err(ScenarioError {
-            file: file.to_string(),
-            line: 0,
-            column: 0,
-            message,
-        });
+        return Err(ScenarioError { file: file.to_string(), line: 0, column: 0, message });
     };
-    let tree = if is_json(text) {
-        locate::json_tree(text)
-    } else {
-        locate::toml_tree(text)
-    };
-    let offset = tree
-        .and_then(|t| t.locate(&first.path, first.at_key))
-        .unwrap_or(0);
+    let tree = if is_json(text) { locate::json_tree(text) } else { locate::toml_tree(text) };
+    let offset = tree.and_then(|t| t.locate(&first.path, first.at_key)).unwrap_or(0);
     Err(err_at(file, text, offset, message))
 }
 
@@ -149,18 +120,10 @@ struct Checker {
 
 impl Checker {
     fn push(&mut self, path: KeyPath, message: impl Into<String>) {
-        self.issues.push(Issue {
-            path,
-            at_key: false,
-            message: message.into(),
-        });
+        self.issues.push(Issue { path, at_key: false, message: message.into() });
     }
     fn push_key(&mut self, path: KeyPath, message: impl Into<String>) {
-        self.issues.push(Issue {
-            path,
-            at_key: true,
-            message: message.into(),
-        });
+        self.issues.push(Issue { path, at_key: true, message: message.into() });
     }
 
     /// A duration that must be finite and (when `positive`) greater than zero.
@@ -168,16 +131,11 @@ impl Checker {
         if d.is_forever() {
             self.push(
                 path.clone(),
-                format!(
-                    "{what} must be finite: expected a duration like \"300us\", not \"forever\""
-                ),
+                format!("{what} must be finite: expected a duration like \"300us\", not \"forever\""),
             );
             false
         } else if positive && d.ns() == 0 {
-            self.push(
-                path.clone(),
-                format!("{what} must be greater than 0 (expected a duration like \"300us\")"),
-            );
+            self.push(path.clone(), format!("{what} must be greater than 0 (expected a duration like \"300us\")"));
             false
         } else {
             true
@@ -205,39 +163,22 @@ fn check(s: &ScenarioFile) -> Vec<Issue> {
     if s.version != SCENARIO_VERSION {
         c.push(
             root.key("version"),
-            format!(
-                "unsupported scenario version {} (expected {SCENARIO_VERSION})",
-                s.version
-            ),
+            format!("unsupported scenario version {} (expected {SCENARIO_VERSION})", s.version),
         );
     }
     if s.name.trim().is_empty() {
         c.push(root.key("name"), "the scenario name must not be empty");
     }
-    c.finite(
-        &root.key("duration"),
-        s.duration,
-        true,
-        "the scenario duration",
-    );
+    c.finite(&root.key("duration"), s.duration, true, "the scenario duration");
 
     // Host.
     let host = root.key("host");
     let h = &s.host;
     if h.cpus == 0 || h.cpus > MAX_CPUS {
-        c.push(
-            host.key("cpus"),
-            format!("expected a CPU count in 1..={MAX_CPUS}, got {}", h.cpus),
-        );
+        c.push(host.key("cpus"), format!("expected a CPU count in 1..={MAX_CPUS}, got {}", h.cpus));
     }
     if !HZ_VALUES.contains(&h.hz) {
-        c.push(
-            host.key("hz"),
-            format!(
-                "expected CONFIG_HZ to be one of 100, 250, 300, 1000, got {}",
-                h.hz
-            ),
-        );
+        c.push(host.key("hz"), format!("expected CONFIG_HZ to be one of 100, 250, 300, 1000, got {}", h.hz));
     }
     if let Some(b) = h.base_slice {
         c.slice_range(host.key("base_slice"), b, "base_slice");
@@ -246,10 +187,7 @@ fn check(s: &ScenarioFile) -> Vec<Issue> {
         if t.ns() > MAX_TIMER_SLACK_NS {
             c.push(
                 host.key("timer_slack"),
-                format!(
-                    "timer_slack {} is too large: expected a duration of at most 1s",
-                    format_duration(t.ns())
-                ),
+                format!("timer_slack {} is too large: expected a duration of at most 1s", format_duration(t.ns())),
             );
         }
     }
@@ -260,10 +198,7 @@ fn check(s: &ScenarioFile) -> Vec<Issue> {
         if !SchedFeatures::is_known(name) {
             c.push_key(
                 features.key(name),
-                format!(
-                    "unknown scheduler feature {name:?}, expected one of {}",
-                    SchedFeatures::NAMES.join(", ")
-                ),
+                format!("unknown scheduler feature {name:?}, expected one of {}", SchedFeatures::NAMES.join(", ")),
             );
         }
     }
@@ -278,18 +213,9 @@ fn check(s: &ScenarioFile) -> Vec<Issue> {
         if t.name.is_empty() {
             c.push(tp.key("name"), "a task name must not be empty");
         } else if t.name.chars().any(char::is_control) {
-            c.push(
-                tp.key("name"),
-                format!("task name {:?} contains a control character", t.name),
-            );
+            c.push(tp.key("name"), format!("task name {:?} contains a control character", t.name));
         } else if let Some(j) = s.tasks[..i].iter().position(|o| o.name == t.name) {
-            c.push(
-                tp.key("name"),
-                format!(
-                    "duplicate task name {:?} (already used by tasks[{j}])",
-                    t.name
-                ),
-            );
+            c.push(tp.key("name"), format!("duplicate task name {:?} (already used by tasks[{j}])", t.name));
         }
         check_task(&mut c, &tp, t, h.cpus);
     }
@@ -298,10 +224,7 @@ fn check(s: &ScenarioFile) -> Vec<Issue> {
 
 fn check_task(c: &mut Checker, tp: &KeyPath, t: &TaskSpec, cpus: u32) {
     if !(-20..=19).contains(&t.nice) {
-        c.push(
-            tp.key("nice"),
-            format!("expected a nice value in -20..=19, got {}", t.nice),
-        );
+        c.push(tp.key("nice"), format!("expected a nice value in -20..=19, got {}", t.nice));
     }
     if let Some(sl) = t.slice {
         c.slice_range(tp.key("slice"), sl, "slice");
@@ -309,30 +232,15 @@ fn check_task(c: &mut Checker, tp: &KeyPath, t: &TaskSpec, cpus: u32) {
     if let Some(aff) = &t.affinity {
         let ap = tp.key("affinity");
         if aff.is_empty() {
-            c.push(
-                ap.clone(),
-                "expected at least one CPU (omit affinity to allow all CPUs)",
-            );
+            c.push(ap.clone(), "expected at least one CPU (omit affinity to allow all CPUs)");
         }
         for (k, &cpu) in aff.iter().enumerate() {
             if cpu >= cpus {
-                let range = if cpus == 0 {
-                    "none".to_string()
-                } else {
-                    format!("0..={}", cpus - 1)
-                };
+                let range = if cpus == 0 { "none".to_string() } else { format!("0..={}", cpus - 1) };
                 let plural = if cpus == 1 { "" } else { "s" };
-                c.push(
-                    ap.index(k),
-                    format!(
-                        "affinity names CPU {cpu} but the host has {cpus} CPU{plural} ({range})"
-                    ),
-                );
+                c.push(ap.index(k), format!("affinity names CPU {cpu} but the host has {cpus} CPU{plural} ({range})"));
             } else if let Some(j) = aff[..k].iter().position(|&o| o == cpu) {
-                c.push(
-                    ap.index(k),
-                    format!("CPU {cpu} is listed twice (also at affinity[{j}])"),
-                );
+                c.push(ap.index(k), format!("CPU {cpu} is listed twice (also at affinity[{j}])"));
             }
         }
     }
@@ -346,11 +254,7 @@ fn check_task(c: &mut Checker, tp: &KeyPath, t: &TaskSpec, cpus: u32) {
             if sp.ns() <= st {
                 c.push(
                     tp.key("stop"),
-                    format!(
-                        "stop ({}) must be after start ({})",
-                        format_duration(sp.ns()),
-                        format_duration(st)
-                    ),
+                    format!("stop ({}) must be after start ({})", format_duration(sp.ns()), format_duration(st)),
                 );
             }
         }
@@ -383,7 +287,10 @@ fn check_ops(c: &mut Checker, seq: &KeyPath, ops: &[OpSpec], depth: usize) {
         match op {
             OpSpec::Run(d) => {
                 if d.ns() == 0 {
-                    c.push(op_path.key("run"), "run must be greater than 0 (expected a duration like \"300us\" or \"forever\")");
+                    c.push(
+                        op_path.key("run"),
+                        "run must be greater than 0 (expected a duration like \"300us\" or \"forever\")",
+                    );
                 }
             }
             OpSpec::Spin(d) => {
@@ -394,10 +301,7 @@ fn check_ops(c: &mut Checker, seq: &KeyPath, ops: &[OpSpec], depth: usize) {
             }
             OpSpec::SchedYield(n) => {
                 if *n == 0 {
-                    c.push(
-                        op_path.key("sched_yield"),
-                        "expected a sched_yield count of at least 1",
-                    );
+                    c.push(op_path.key("sched_yield"), "expected a sched_yield count of at least 1");
                 }
             }
             OpSpec::Periodic(p) => check_periodic(c, &op_path.key("periodic"), p),
@@ -420,32 +324,20 @@ fn check_periodic(c: &mut Checker, pp: &KeyPath, p: &PeriodicSpec) {
         );
     }
     if p.count == Some(0) {
-        c.push(
-            pp.key("count"),
-            "expected a periodic count of at least 1 (omit it to repeat forever)",
-        );
+        c.push(pp.key("count"), "expected a periodic count of at least 1 (omit it to repeat forever)");
     }
 }
 
 fn check_loop(c: &mut Checker, lp: &KeyPath, l: &LoopSpec, depth: usize) {
     if depth > MAX_LOOP_DEPTH {
-        c.push(
-            lp.clone(),
-            format!("loops nest too deeply (at most {MAX_LOOP_DEPTH} levels)"),
-        );
+        c.push(lp.clone(), format!("loops nest too deeply (at most {MAX_LOOP_DEPTH} levels)"));
         return;
     }
     if l.times == Some(0) {
-        c.push(
-            lp.key("times"),
-            "expected loop times of at least 1 (omit it to loop forever)",
-        );
+        c.push(lp.key("times"), "expected loop times of at least 1 (omit it to loop forever)");
     }
     if l.body.is_empty() {
-        c.push(
-            lp.key("body"),
-            "expected at least one step in the loop body",
-        );
+        c.push(lp.key("body"), "expected at least one step in the loop body");
     } else if l.times.is_none() && !l.body.iter().any(takes_time) {
         // An endless loop of nothing but sched_yield() would repeat forever at one instant.
         c.push(
@@ -469,16 +361,8 @@ fn takes_time(op: &OpSpec) -> bool {
 // CLI variants
 
 /// Names accepted by [`apply_variant`] besides the scheduler features.
-pub const VARIANT_KNOBS: [&str; 8] = [
-    "yield",
-    "hz",
-    "cpus",
-    "seed",
-    "base_slice",
-    "timer_slack",
-    "duration",
-    "tunable_scaling",
-];
+pub const VARIANT_KNOBS: [&str; 9] =
+    ["yield", "lag_clamp", "hz", "cpus", "seed", "base_slice", "timer_slack", "duration", "tunable_scaling"];
 
 fn accepted_variants() -> String {
     let mut all: Vec<&str> = VARIANT_KNOBS.to_vec();
@@ -490,23 +374,16 @@ fn parse_bool(name: &str, value: &str) -> Result<bool, String> {
     match value.trim().to_ascii_lowercase().as_str() {
         "true" | "on" | "1" | "yes" => Ok(true),
         "false" | "off" | "0" | "no" => Ok(false),
-        _ => Err(format!(
-            "{name}={value}: expected true/false, on/off or 1/0"
-        )),
+        _ => Err(format!("{name}={value}: expected true/false, on/off or 1/0")),
     }
 }
 
 fn parse_int<T: std::str::FromStr>(name: &str, value: &str) -> Result<T, String> {
-    value
-        .trim()
-        .parse::<T>()
-        .map_err(|_| format!("{name}={value}: expected a non-negative integer"))
+    value.trim().parse::<T>().map_err(|_| format!("{name}={value}: expected a non-negative integer"))
 }
 
 fn parse_dur(name: &str, value: &str) -> Result<DurationSpec, String> {
-    parse_duration(value)
-        .map(DurationSpec)
-        .map_err(|e| format!("{name}={value}: {e}"))
+    parse_duration(value).map(DurationSpec).map_err(|e| format!("{name}={value}: {e}"))
 }
 
 /// Applies one CLI `--variant NAME=VALUE` override. Callers re-run [`validate`] afterwards.
@@ -525,6 +402,13 @@ pub fn apply_variant(s: &mut ScenarioFile, name: &str, value: &str) -> Result<()
                 _ => return Err(format!("yield={value}: expected forfeit or deadline_bump")),
             })
         }
+        "lag_clamp" => {
+            s.kernel.lag_clamp = Some(match value.trim() {
+                "max_slice_tick" => LagClampMode::MaxSliceTick,
+                "two_slice_or_tick" => LagClampMode::TwoSliceOrTick,
+                _ => return Err(format!("lag_clamp={value}: expected max_slice_tick or two_slice_or_tick")),
+            })
+        }
         "hz" => s.host.hz = parse_int(name, value)?,
         "cpus" => s.host.cpus = parse_int(name, value)?,
         "seed" => s.seed = parse_int(name, value)?,
@@ -536,19 +420,10 @@ pub fn apply_variant(s: &mut ScenarioFile, name: &str, value: &str) -> Result<()
                 "none" => TunableScaling::None,
                 "linear" => TunableScaling::Linear,
                 "log" => TunableScaling::Log,
-                _ => {
-                    return Err(format!(
-                        "tunable_scaling={value}: expected none, linear or log"
-                    ))
-                }
+                _ => return Err(format!("tunable_scaling={value}: expected none, linear or log")),
             }
         }
-        _ => {
-            return Err(format!(
-                "unknown variant {name:?}, expected one of {}",
-                accepted_variants()
-            ))
-        }
+        _ => return Err(format!("unknown variant {name:?}, expected one of {}", accepted_variants())),
     }
     Ok(())
 }
@@ -580,12 +455,7 @@ program = [ { loop = { times = 3, body = [ { spin = "300us" }, { sleep = "700us"
 
     #[test]
     fn display_format() {
-        let e = ScenarioError {
-            file: "x.toml".into(),
-            line: 3,
-            column: 7,
-            message: "boom".into(),
-        };
+        let e = ScenarioError { file: "x.toml".into(), line: 3, column: 7, message: "boom".into() };
         assert_eq!(e.to_string(), "x.toml:3:7: boom");
     }
 
@@ -599,16 +469,9 @@ program = [ { loop = { times = 3, body = [ { spin = "300us" }, { sleep = "700us"
 
     #[test]
     fn unreachable_after_forever() {
-        let t = GOOD.replace(
-            "{ run = \"forever\" } ]",
-            "{ run = \"forever\" }, { spin = \"1ms\" } ]",
-        );
+        let t = GOOD.replace("{ run = \"forever\" } ]", "{ run = \"forever\" }, { spin = \"1ms\" } ]");
         let e = err(&t);
-        assert!(
-            e.message
-                .contains("tasks[0].program[2]: unreachable: the previous step never ends"),
-            "{e}"
-        );
+        assert!(e.message.contains("tasks[0].program[2]: unreachable: the previous step never ends"), "{e}");
         assert_eq!(e.line, 9);
     }
 
@@ -616,10 +479,7 @@ program = [ { loop = { times = 3, body = [ { spin = "300us" }, { sleep = "700us"
     fn unreachable_after_endless_loop() {
         let t = GOOD.replace("times = 3, ", "");
         let e = err(&t);
-        assert!(
-            e.message.contains("tasks[0].program[1]: unreachable"),
-            "{e}"
-        );
+        assert!(e.message.contains("tasks[0].program[1]: unreachable"), "{e}");
     }
 
     #[test]
@@ -651,69 +511,29 @@ program = [ { loop = { times = 3, body = [ { spin = "300us" }, { sleep = "700us"
         for (from, to, needle) in [
             ("cpus = 2", "cpus = 0", "host.cpus"),
             ("cpus = 2", "cpus = 2\nhz = 200", "host.hz"),
-            (
-                "cpus = 2",
-                "cpus = 2\nbase_slice = \"50us\"",
-                "host.base_slice",
-            ),
-            (
-                "cpus = 2",
-                "cpus = 2\ntimer_slack = \"2s\"",
-                "host.timer_slack",
-            ),
+            ("cpus = 2", "cpus = 2\nbase_slice = \"50us\"", "host.base_slice"),
+            ("cpus = 2", "cpus = 2\ntimer_slack = \"2s\"", "host.timer_slack"),
             ("version = 1", "version = 2", "version"),
             ("name = \"t\"", "name = \"\"", "name"),
             ("duration = \"1s\"", "duration = \"forever\"", "duration"),
             ("duration = \"1s\"", "duration = 0", "duration"),
             ("name = \"a\"", "name = \"a\"\nnice = 20", "tasks[0].nice"),
-            (
-                "name = \"a\"",
-                "name = \"a\"\nslice = \"200ms\"",
-                "tasks[0].slice",
-            ),
+            ("name = \"a\"", "name = \"a\"\nslice = \"200ms\"", "tasks[0].slice"),
             ("name = \"a\"", "name = \"a\\u0007\"", "tasks[0].name"),
-            (
-                "name = \"a\"",
-                "name = \"a\"\nstart = \"2ms\"\nstop = \"1ms\"",
-                "tasks[0].stop",
-            ),
-            (
-                "name = \"a\"",
-                "name = \"a\"\nstart = \"forever\"",
-                "tasks[0].start",
-            ),
+            ("name = \"a\"", "name = \"a\"\nstart = \"2ms\"\nstop = \"1ms\"", "tasks[0].stop"),
+            ("name = \"a\"", "name = \"a\"\nstart = \"forever\"", "tasks[0].start"),
             ("affinity = [0, 1]", "affinity = []", "tasks[0].affinity"),
-            (
-                "affinity = [0, 1]",
-                "affinity = [1, 1]",
-                "tasks[0].affinity[1]",
-            ),
+            ("affinity = [0, 1]", "affinity = [1, 1]", "tasks[0].affinity[1]"),
             ("times = 3", "times = 0", "tasks[0].program[0].loop.times"),
-            (
-                "{ spin = \"300us\" }",
-                "{ spin = \"forever\" }",
-                "tasks[0].program[0].loop.body[0].spin",
-            ),
-            (
-                "{ sleep = \"700us\" }",
-                "{ sleep = 0 }",
-                "tasks[0].program[0].loop.body[1].sleep",
-            ),
-            (
-                "{ sleep = \"700us\" }",
-                "{ sched_yield = 0 }",
-                "tasks[0].program[0].loop.body[1].sched_yield",
-            ),
+            ("{ spin = \"300us\" }", "{ spin = \"forever\" }", "tasks[0].program[0].loop.body[0].spin"),
+            ("{ sleep = \"700us\" }", "{ sleep = 0 }", "tasks[0].program[0].loop.body[1].sleep"),
+            ("{ sleep = \"700us\" }", "{ sched_yield = 0 }", "tasks[0].program[0].loop.body[1].sched_yield"),
             (
                 "{ sleep = \"700us\" }",
                 "{ periodic = { run = \"2ms\", period = \"1ms\", count = 2 } }",
                 "tasks[0].program[0].loop.body[1].periodic.run",
             ),
-            (
-                "{ run = \"forever\" }",
-                "{ run = 0 }",
-                "tasks[0].program[1].run",
-            ),
+            ("{ run = \"forever\" }", "{ run = 0 }", "tasks[0].program[1].run"),
         ] {
             let t = GOOD.replace(from, to);
             assert_ne!(t, GOOD, "{from}");
@@ -735,9 +555,7 @@ program = [ { loop = { times = 3, body = [ { spin = "300us" }, { sleep = "700us"
         let e = validate("f.toml", None, &s).unwrap_err();
         assert_eq!((e.line, e.column), (0, 0));
         assert!(
-            e.message.starts_with(
-                "tasks[0].affinity[1]: affinity names CPU 1 but the host has 1 CPU (0..=0)"
-            ),
+            e.message.starts_with("tasks[0].affinity[1]: affinity names CPU 1 but the host has 1 CPU (0..=0)"),
             "{e}"
         );
         let e = validate("f.toml", Some(GOOD), &s).unwrap_err();

@@ -44,9 +44,7 @@ impl KeyPath {
 }
 
 fn is_bare_key(k: &str) -> bool {
-    !k.is_empty()
-        && k.chars()
-            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-' || c == '$')
+    !k.is_empty() && k.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-' || c == '$')
 }
 
 impl fmt::Display for KeyPath {
@@ -98,17 +96,15 @@ impl Node {
         let last = path.0.len().saturating_sub(1);
         for (i, seg) in path.0.iter().enumerate() {
             let next = match (seg, &node.kind) {
-                (Seg::Key(k), Kind::Table(entries)) => {
-                    match entries.iter().find(|(name, _, _)| name == k) {
-                        Some((_, kspan, v)) => {
-                            if i == last && at_key {
-                                return Some(kspan.start);
-                            }
-                            Some(v)
+                (Seg::Key(k), Kind::Table(entries)) => match entries.iter().find(|(name, _, _)| name == k) {
+                    Some((_, kspan, v)) => {
+                        if i == last && at_key {
+                            return Some(kspan.start);
                         }
-                        None => None,
+                        Some(v)
                     }
-                }
+                    None => None,
+                },
                 (Seg::Index(n), Kind::Array(items)) => items.get(*n),
                 _ => None,
             };
@@ -131,18 +127,11 @@ impl Node {
 pub(crate) fn toml_tree(text: &str) -> Option<Node> {
     let doc = toml::de::DeTable::parse(text).ok()?;
     let span = doc.span();
-    Some(Node {
-        span,
-        kind: toml_table(doc.get_ref()),
-    })
+    Some(Node { span, kind: toml_table(doc.get_ref()) })
 }
 
 fn toml_table(t: &toml::de::DeTable<'_>) -> Kind {
-    Kind::Table(
-        t.iter()
-            .map(|(k, v)| (k.get_ref().to_string(), k.span(), toml_value(v)))
-            .collect(),
-    )
+    Kind::Table(t.iter().map(|(k, v)| (k.get_ref().to_string(), k.span(), toml_value(v))).collect())
 }
 
 fn toml_value(v: &toml::Spanned<toml::de::DeValue<'_>>) -> Node {
@@ -151,10 +140,7 @@ fn toml_value(v: &toml::Spanned<toml::de::DeValue<'_>>) -> Node {
         toml::de::DeValue::Table(t) => toml_table(t),
         _ => Kind::Scalar,
     };
-    Node {
-        span: v.span(),
-        kind,
-    }
+    Node { span: v.span(), kind }
 }
 
 // ---------------------------------------------------------------------------------------
@@ -165,11 +151,7 @@ const MAX_JSON_DEPTH: usize = 256;
 
 /// Builds the span tree of a JSON document; `None` if it is not well-formed enough.
 pub(crate) fn json_tree(text: &str) -> Option<Node> {
-    let mut p = JsonParser {
-        b: text.as_bytes(),
-        text,
-        pos: 0,
-    };
+    let mut p = JsonParser { b: text.as_bytes(), text, pos: 0 };
     p.ws();
     p.value(0)
 }
@@ -216,11 +198,8 @@ impl JsonParser<'_> {
             }
         }
         let raw = self.text.get(start..self.pos)?;
-        let content = if escaped {
-            serde_json::from_str::<String>(raw).ok()?
-        } else {
-            raw.get(1..raw.len() - 1)?.to_string()
-        };
+        let content =
+            if escaped { serde_json::from_str::<String>(raw).ok()? } else { raw.get(1..raw.len() - 1)?.to_string() };
         Some((content, start..self.pos))
     }
 
@@ -259,10 +238,7 @@ impl JsonParser<'_> {
                         }
                     }
                 }
-                Some(Node {
-                    span: start..self.pos,
-                    kind: Kind::Table(entries),
-                })
+                Some(Node { span: start..self.pos, kind: Kind::Table(entries) })
             }
             b'[' => {
                 self.pos += 1;
@@ -285,17 +261,11 @@ impl JsonParser<'_> {
                         }
                     }
                 }
-                Some(Node {
-                    span: start..self.pos,
-                    kind: Kind::Array(items),
-                })
+                Some(Node { span: start..self.pos, kind: Kind::Array(items) })
             }
             b'"' => {
                 let (_, span) = self.string()?;
-                Some(Node {
-                    span,
-                    kind: Kind::Scalar,
-                })
+                Some(Node { span, kind: Kind::Scalar })
             }
             _ => {
                 while let Some(c) = self.peek() {
@@ -307,10 +277,7 @@ impl JsonParser<'_> {
                 if self.pos == start {
                     return None;
                 }
-                Some(Node {
-                    span: start..self.pos,
-                    kind: Kind::Scalar,
-                })
+                Some(Node { span: start..self.pos, kind: Kind::Scalar })
             }
         }
     }
@@ -381,20 +348,9 @@ mod tests {
 
     #[test]
     fn path_display() {
-        let p = KeyPath::root()
-            .key("tasks")
-            .index(1)
-            .key("affinity")
-            .index(0);
+        let p = KeyPath::root().key("tasks").index(1).key("affinity").index(0);
         assert_eq!(p.to_string(), "tasks[1].affinity[0]");
-        assert_eq!(
-            KeyPath::root()
-                .key("kernel")
-                .key("features")
-                .key("a b")
-                .to_string(),
-            "kernel.features.\"a b\""
-        );
+        assert_eq!(KeyPath::root().key("kernel").key("features").key("a b").to_string(), "kernel.features.\"a b\"");
     }
 
     #[test]
@@ -411,18 +367,7 @@ mod tests {
 
     #[test]
     fn json_never_panics_on_garbage() {
-        for s in [
-            "",
-            "{",
-            "{\"a",
-            "{\"a\":",
-            "[1,",
-            "\"\\",
-            "{\"a\" 1}",
-            "[[[[",
-            "}",
-            "\"é",
-        ] {
+        for s in ["", "{", "{\"a", "{\"a\":", "[1,", "\"\\", "{\"a\" 1}", "[[[[", "}", "\"é"] {
             let _ = json_tree(s);
         }
     }

@@ -104,6 +104,21 @@ pub struct KernelSpec {
     /// Behaviour of sched_yield() in yield_task_fair (default: forfeit, as measured on 6.18.44).
     #[serde(default, rename = "yield", skip_serializing_if = "Option::is_none")]
     pub yield_mode: Option<YieldMode>,
+    /// How update_entity_lag() bounds the saved lag (default: max_slice_tick, measured on
+    /// 6.18.44).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lag_clamp: Option<LagClampMode>,
+}
+
+/// Flavours of the lag clamp in `update_entity_lag()`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum LagClampMode {
+    /// ±(max slice on the queue + TICK_NSEC) in the entity's virtual time ("fix lag clamp",
+    /// tip 2026; backported in 6.18.44, measured).
+    MaxSliceTick,
+    /// ±max(2 × own slice, TICK_NSEC) (stock 6.6 … 6.19).
+    TwoSliceOrTick,
 }
 
 /// Flavours of `yield_task_fair()`.

@@ -51,7 +51,8 @@ pub fn parse_duration(text: &str) -> Result<u64, String> {
     if int.is_empty() && frac.is_empty() {
         return Err(format!("duration {text:?} has no number"));
     }
-    let int_v: u64 = if int.is_empty() { 0 } else { int.parse().map_err(|_| format!("bad number in duration {text:?}"))? };
+    let int_v: u64 =
+        if int.is_empty() { 0 } else { int.parse().map_err(|_| format!("bad number in duration {text:?}"))? };
     let mut total = int_v.checked_mul(scale).ok_or_else(|| format!("duration {text:?} is too large"))?;
     // Fractional part: exact decimal arithmetic, truncated to whole nanoseconds.
     let mut place = scale;
@@ -103,7 +104,9 @@ impl<'de> Deserialize<'de> for DurationSpec {
         impl Visitor<'_> for V {
             type Value = DurationSpec;
             fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str("a duration: integer nanoseconds or a string like \"1.5s\", \"4ms\", \"300us\", \"forever\"")
+                f.write_str(
+                    "a duration: integer nanoseconds or a string like \"1.5s\", \"4ms\", \"300us\", \"forever\"",
+                )
             }
             fn visit_u64<E: de::Error>(self, v: u64) -> Result<DurationSpec, E> {
                 if v == u64::MAX {

@@ -101,7 +101,17 @@ impl Fair {
     pub fn new(ncpus: u32, feat: SchedFeatures, params: SchedParams) -> Fair {
         let qs = (0..ncpus).map(|c| CfsRq::new(c, c, None)).collect();
         let rqs = (0..ncpus).map(|c| Rq { cpu: c, cfs: c, curr: None, nr_running: 0, need_resched: None }).collect();
-        Fair { ents: Vec::new(), qs, rqs, feat, params, log: EventLog::new(), now: 0, resched_ctx: SwitchReason::Preempt, resched_pending: Vec::new() }
+        Fair {
+            ents: Vec::new(),
+            qs,
+            rqs,
+            feat,
+            params,
+            log: EventLog::new(),
+            now: 0,
+            resched_ctx: SwitchReason::Preempt,
+            resched_pending: Vec::new(),
+        }
     }
 
     /// `calc_delta_fair(delta, se)`.

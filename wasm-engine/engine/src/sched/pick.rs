@@ -211,7 +211,11 @@ impl Fair {
     fn record_pick(&mut self, q: CfsRqId, se: EntityId, reason: PickReason) {
         let cq = &self.qs[q as usize];
         let idx = self.log.picks.t.len() as u32;
-        let winner = if reason == PickReason::DelayedDequeued { NO_TASK } else { self.ents[se as usize].task.unwrap_or(NO_TASK) };
+        let winner = if reason == PickReason::DelayedDequeued {
+            NO_TASK
+        } else {
+            self.ents[se as usize].task.unwrap_or(NO_TASK)
+        };
         self.log.event(self.now, EventKind::Pick, cq.cpu, winner, idx, reason as i64);
         if !self.log.detailed {
             return;

@@ -58,7 +58,9 @@ impl Fair {
         // dequeued for good on the spot and the pick is retried.
         let best = loop {
             match self.pick_eevdf(q, !short).0 {
-                Some(b) if b != pse_m && self.ents[b as usize].sched_delayed && self.ents[b as usize].task.is_some() => {
+                Some(b)
+                    if b != pse_m && self.ents[b as usize].sched_delayed && self.ents[b as usize].task.is_some() =>
+                {
                     self.dequeue_task(b, DEQUEUE_SLEEP | DEQUEUE_DELAYED);
                 }
                 other => break other,

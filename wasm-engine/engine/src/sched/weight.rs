@@ -94,12 +94,10 @@ impl LoadWeight {
             return;
         }
         let w = scale_load_down(self.weight);
-        self.inv_weight = if w >= WMULT_CONST {
-            1
-        } else if w == 0 {
-            WMULT_CONST as u32
-        } else {
-            (WMULT_CONST / w) as u32
+        self.inv_weight = match w {
+            0 => WMULT_CONST as u32,
+            w if w >= WMULT_CONST => 1,
+            w => (WMULT_CONST / w) as u32,
         };
     }
 
@@ -157,7 +155,7 @@ mod tests {
         let expect = ((1_000_000u128 * 3_282_124_288u128) >> 30) as u64;
         assert_eq!(calc_delta_fair(1_000_000, &mut lw), expect);
         assert_eq!(expect, 3_056_716); // 1e6 × 3,282,124,288 / 2^30, truncated
-        // nice −5: fact = 1,409,178,624, shift 32.
+                                       // nice −5: fact = 1,409,178,624, shift 32.
         let mut lw = LoadWeight::for_nice(-5);
         assert_eq!(calc_delta_fair(1_000_000, &mut lw), ((1_000_000u128 * 1_409_178_624u128) >> 32) as u64);
     }

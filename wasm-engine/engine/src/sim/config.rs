@@ -1,6 +1,6 @@
 //! From a validated scenario file to the engine's internal configuration.
 
-use crate::scenario::schema::{PolicySpec, ScenarioFile, TunableScaling, YieldMode};
+use crate::scenario::schema::{LagClampMode, PolicySpec, ScenarioFile, TunableScaling, YieldMode};
 use crate::sched::fair::{LagClamp, SchedParams, YieldFlavour};
 use crate::sched::features::SchedFeatures;
 use crate::sim::program::Program;
@@ -85,7 +85,10 @@ impl SimConfig {
                 YieldMode::Forfeit => YieldFlavour::Forfeit,
                 YieldMode::DeadlineBump => YieldFlavour::DeadlineBump,
             },
-            lag_clamp: LagClamp::MaxSliceTick,
+            lag_clamp: match s.kernel.lag_clamp.unwrap_or(LagClampMode::MaxSliceTick) {
+                LagClampMode::MaxSliceTick => LagClamp::MaxSliceTick,
+                LagClampMode::TwoSliceOrTick => LagClamp::TwoSliceOrTick,
+            },
         };
         let features = SchedFeatures::from_overrides(&s.kernel.features)?;
         let tasks = s

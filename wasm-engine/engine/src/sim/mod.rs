@@ -121,7 +121,14 @@ impl Simulation {
             };
             let slice = t.slice_ns.unwrap_or(cfg.params.base_slice);
             let cpu = t.affinity[0];
-            fair.ents.push(SchedEntity::new_task(id, load, slice, t.slice_ns.is_some(), cpu, t.policy == PolicySpec::Idle));
+            fair.ents.push(SchedEntity::new_task(
+                id,
+                load,
+                slice,
+                t.slice_ns.is_some(),
+                cpu,
+                t.policy == PolicySpec::Idle,
+            ));
             tasks.push(Task {
                 cfg: t.clone(),
                 se: id,
@@ -381,7 +388,14 @@ impl Simulation {
             return;
         }
         let now = self.fair.now;
-        self.fair.log.event(now, EventKind::Switch, cpu, next.unwrap_or(NO_TASK), prev.unwrap_or(NO_TASK), reason as i64);
+        self.fair.log.event(
+            now,
+            EventKind::Switch,
+            cpu,
+            next.unwrap_or(NO_TASK),
+            prev.unwrap_or(NO_TASK),
+            reason as i64,
+        );
         self.cpus[cpu as usize].work_gen += 1;
         if let Some(p) = prev {
             let t = &mut self.tasks[p as usize];

@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# `npm test`: everything CI checks, from a fresh clone.
+source "$(dirname "$0")/lib.sh"
+ensure_rust
+
+say "cargo fmt --check"
+cargo fmt --all -- --check
+
+say "cargo clippy (warnings are errors)"
+cargo clippy --workspace --all-targets --quiet -- -D warnings
+
+say "engine dependency direction: no wasm/js/web/getrandom in schedlab-engine"
+if cargo tree -p schedlab-engine -e normal --prefix none | grep -E '^(wasm-bindgen|js-sys|web-sys|getrandom) '; then
+  echo "schedlab-engine must stay pure Rust (see ARCHITECTURE.md)" >&2
+  exit 1
+fi
+
+say "schedlab-engine builds for wasm32-unknown-unknown"
+cargo build --quiet -p schedlab-engine --target wasm32-unknown-unknown
+
+say "cargo test (engine unit + integration: goldens, fidelity, determinism, invariants; CLI)"
+cargo test --workspace

@@ -1,0 +1,262 @@
+//! End-to-end tests of the `schedlab` binary: output shapes, determinism, variants, and the
+//! bad-input contract (exit code 2, `schedlab: ...` on stderr, never a panic).
+
+use serde_json::Value;
+use std::path::PathBuf;
+use std::process::Command;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+const NICE: &str = "scenarios/linux-6.18/nice-0-vs-2.toml";
+const YIELD: &str = "scenarios/linux-6.18/yield-vs-hog.toml";
+const SHORT: &str = "scenarios/gallery/short-slice.toml";
+
+struct Out {
+    code: i32,
+    stdout: String,
+    stderr: String,
+}
+
+/// Runs `schedlab` from the repository root (so scenario paths are relative to it).
+fn schedlab(args: &[&str]) -> Out {
+    let o = Command::new(env!("CARGO_BIN_EXE_schedlab")).args(args).current_dir(root()).output().expect("run schedlab");
+    let out = Out {
+        code: o.status.code().expect("schedlab was killed by a signal"),
+        stdout: String::from_utf8_lossy(&o.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&o.stderr).into_owned(),
+    };
+    assert!(!out.stderr.contains("panicked"), "schedlab {args:?} panicked:\n{}", out.stderr);
+    out
+}
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn ok_json(args: &[&str]) -> Value {
+    let o = schedlab(args);
+    assert_eq!(o.code, 0, "schedlab {args:?} failed:\n{}", o.stderr);
+    serde_json::from_str(&o.stdout).unwrap_or_else(|e| panic!("schedlab {args:?}: bad JSON ({e}):\n{}", o.stdout))
+}
+
+/// Writes `bytes` to a uniquely named file in the temp dir and returns its path.
+fn temp_file(tag: &str, bytes: &[u8]) -> String {
+    static N: AtomicUsize = AtomicUsize::new(0);
+    let n = N.fetch_add(1, Ordering::Relaxed);
+    let p = std::env::temp_dir().join(format!("schedlab-cli-test-{}-{n}-{tag}.toml", std::process::id()));
+    std::fs::write(&p, bytes).expect("write temp scenario");
+    p.to_str().expect("utf-8 temp path").to_string()
+}
+
+/// The nice-0-vs-2 scenario with one textual substitution (must apply).
+fn nice_with(tag: &str, from: &str, to: &str) -> String {
+    let text = std::fs::read_to_string(root().join(NICE)).unwrap();
+    assert!(text.contains(from), "{from:?} not in {NICE}");
+    temp_file(tag, text.replacen(from, to, 1).as_bytes())
+}
+
+/// Asserts the bad-input contract and returns stderr.
+fn fails(args: &[&str]) -> String {
+    let o = schedlab(args);
+    assert_eq!(o.code, 2, "schedlab {args:?}: expected exit 2, got {}\nstderr: {}", o.code, o.stderr);
+    assert!(o.stderr.starts_with("schedlab: "), "schedlab {args:?}: stderr = {:?}", o.stderr);
+    o.stderr
+}
+
+fn task<'a>(summary: &'a Value, name: &str) -> &'a Value {
+    summary["tasks"].as_array().unwrap().iter().find(|t| t["name"] == name).unwrap_or_else(|| panic!("no task {name}"))
+}
+
+#[test]
+fn simulate_json_shape_and_shares() {
+    let s = ok_json(&["simulate", NICE, "--json"]);
+    assert_eq!(s["scenario"], "linux-6.18/nice-0-vs-2");
+    assert_eq!(s["duration_ns"], 1_500_000_000u64);
+    let digest = s["digest"].as_str().expect("digest is a string");
+    assert!(digest.len() == 16 && digest.chars().all(|c| c.is_ascii_hexdigit()), "digest {digest:?}");
+    let tasks = s["tasks"].as_array().expect("tasks array");
+    assert_eq!(tasks.len(), 2);
+    for t in tasks {
+        for k in [
+            "name",
+            "cpu_time_ns",
+            "share_pct",
+            "switches_out",
+            "switches_out_runnable",
+            "mean_run_ns",
+            "yields",
+            "wakeups",
+        ] {
+            assert!(!t[k].is_null(), "task lacks {k}: {t}");
+        }
+        for k in ["p50", "p99", "max"] {
+            assert!(t["wakeup_latency_ns"][k].is_u64(), "task lacks wakeup_latency_ns.{k}: {t}");
+        }
+    }
+    let sum: f64 = tasks.iter().map(|t| t["share_pct"].as_f64().unwrap()).sum();
+    assert!((sum - 100.0).abs() < 0.1, "shares sum to {sum}");
+    let a = task(&s, "k_a")["share_pct"].as_f64().unwrap();
+    assert!((59.0..=63.0).contains(&a), "k_a share {a} (expected ~60.9, weights 1024:655)");
+}
+
+#[test]
+fn simulate_text_output() {
+    let o = schedlab(&["simulate", NICE]);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    let digest = ok_json(&["simulate", NICE, "--json"])["digest"].as_str().unwrap().to_string();
+    assert!(o.stdout.contains(&format!("digest {digest}")), "text output:\n{}", o.stdout);
+    assert!(o.stdout.contains("k_a") && o.stdout.contains("k_b"));
+}
+
+#[test]
+fn digest_is_deterministic_and_variants_matter() {
+    let digest = |args: &[&str]| ok_json(args)["digest"].as_str().unwrap().to_string();
+    let base = digest(&["simulate", SHORT, "--json"]);
+    assert_eq!(base, digest(&["simulate", SHORT, "--json"]), "two runs differ");
+    let no_rtp = digest(&["simulate", SHORT, "--json", "--variant", "RUN_TO_PARITY=false"]);
+    assert_ne!(base, no_rtp, "RUN_TO_PARITY=false changed nothing on {SHORT}");
+
+    let yields = |extra: &[&str]| {
+        let args: Vec<&str> = ["simulate", YIELD, "--json"].iter().chain(extra).copied().collect();
+        task(&ok_json(&args), "k_y")["yields"].as_u64().unwrap()
+    };
+    let (forfeit, bump) = (yields(&[]), yields(&["--variant", "yield=deadline_bump"]));
+    assert!(forfeit > 100, "default yields {forfeit}");
+    assert!(bump > 10 * forfeit, "deadline_bump yields {bump} vs default {forfeit}");
+}
+
+#[test]
+fn explain_text() {
+    let o = schedlab(&["explain", NICE, "--at", "10ms"]);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    for needle in ["cpu 1", "V(avg_vruntime)", "last pick", "because"] {
+        assert!(o.stdout.contains(needle), "explain lacks {needle:?}:\n{}", o.stdout);
+    }
+}
+
+#[test]
+fn explain_json() {
+    let e = ok_json(&["explain", NICE, "--at", "10ms", "--json"]);
+    let cpus = e["cpus"].as_array().expect("cpus array");
+    assert_eq!(cpus.len(), 2);
+    for c in cpus {
+        assert!(c["entities"].is_array(), "cpu lacks entities: {c}");
+        assert!(c.get("last_pick").is_some(), "cpu lacks last_pick: {c}");
+    }
+    // CPU 1 runs both hogs, so by 10 ms a pick has been made there.
+    let busy = &cpus[1];
+    assert_eq!(busy["entities"].as_array().unwrap().len(), 2);
+    let cands = busy["last_pick"]["candidates"].as_array().expect("last_pick.candidates");
+    assert!(!cands.is_empty());
+}
+
+#[test]
+fn schema_matches_committed_file() {
+    let printed = ok_json(&["schema"]);
+    let committed: Value =
+        serde_json::from_str(&std::fs::read_to_string(root().join("scenarios/schema/scenario.schema.json")).unwrap())
+            .unwrap();
+    assert_eq!(printed, committed, "regenerate scenarios/schema/scenario.schema.json");
+}
+
+#[test]
+fn bad_files() {
+    let msg = fails(&["simulate", "/nonexistent/schedlab/nothing.toml"]);
+    assert!(msg.contains("nothing.toml"), "{msg}");
+    fails(&["simulate", std::env::temp_dir().to_str().unwrap()]);
+    fails(&["simulate", &temp_file("empty", b"")]);
+    fails(&["simulate", &temp_file("garbage", b"\xff\xfe\x00\x80 name = \xc3\x28\n\x00\x01")]);
+
+    let syntax = temp_file("syntax", b"version = 1\nname = \"x\"\nduration = \"1s\" oops\n");
+    let msg = fails(&["simulate", &syntax]);
+    assert!(msg.contains(&format!("{syntax}:3:")), "expected {syntax}:3:<col>: in {msg}");
+
+    let msg = fails(&["simulate", &nice_with("unknown-field", "seed = 1", "seed = 1\nbogus = 3")]);
+    assert!(msg.contains("bogus"), "{msg}");
+    let msg = fails(&["simulate", &nice_with("bad-duration", "\"1.5s\"", "\"3oous\"")]);
+    assert!(msg.contains("3oous"), "{msg}");
+    let msg = fails(&["simulate", &nice_with("affinity", "affinity = [1]", "affinity = [7]")]);
+    assert!(msg.contains('7'), "{msg}");
+}
+
+#[test]
+fn bad_arguments() {
+    let msg = fails(&["frobnicate"]);
+    assert!(msg.contains("usage:"), "{msg}");
+    fails(&[]);
+    fails(&["simulate"]);
+    fails(&["explain", NICE]);
+    fails(&["simulate", NICE, "--frob"]);
+    fails(&["simulate", NICE, NICE]);
+    fails(&["simulate", NICE, "--variant"]);
+    fails(&["simulate", NICE, "--variant", "RUN_TO_PARITY"]);
+    let msg = fails(&["simulate", NICE, "--variant", "NO_SUCH_FEATURE=1"]);
+    assert!(msg.contains("NO_SUCH_FEATURE"), "{msg}");
+    fails(&["simulate", NICE, "--variant", "RUN_TO_PARITY=maybe"]);
+    fails(&["simulate", NICE, "--variant", "cpus=0"]);
+    fails(&["explain", NICE, "--at", "10xs"]);
+    fails(&["explain", NICE, "--at", ""]);
+    fails(&["explain", NICE, "--at", "99999999999999999999ms"]);
+    let msg = fails(&["explain", NICE, "--at", "2s"]);
+    assert!(msg.contains("end"), "{msg}");
+    fails(&["bench", "--seconds", "abc"]);
+    fails(&["bench", "--seconds", "0"]);
+}
+
+#[cfg(unix)]
+#[test]
+fn non_utf8_argument() {
+    use std::os::unix::ffi::OsStrExt;
+    let o = Command::new(env!("CARGO_BIN_EXE_schedlab"))
+        .args([std::ffi::OsStr::new("simulate"), std::ffi::OsStr::from_bytes(b"\xff.toml")])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{stderr}");
+    assert!(stderr.starts_with("schedlab: ") && !stderr.contains("panicked"), "{stderr}");
+}
+
+#[test]
+fn closed_stdout_is_not_a_panic() {
+    // `schedlab explain ... | head -0`: the reader goes away before the output is written.
+    let mut child = Command::new(env!("CARGO_BIN_EXE_schedlab"))
+        .args(["explain", NICE, "--at", "1s", "--json"])
+        .current_dir(root())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    let o = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert_eq!(o.status.code(), Some(0), "{stderr}");
+}
+
+#[test]
+fn explain_at_edges_is_accepted() {
+    assert_eq!(schedlab(&["explain", NICE, "--at", "0"]).code, 0);
+    assert_eq!(schedlab(&["explain", NICE, "--at", "1.5s"]).code, 0);
+    assert_eq!(schedlab(&["explain", NICE, "--at", "1500000000"]).code, 0);
+}
+
+#[test]
+fn bench_one_second() {
+    let o = schedlab(&["bench", "--seconds", "1"]);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    for which in ["(a)", "(b)"] {
+        assert!(
+            o.stdout.lines().any(|l| l.contains(which) && l.contains("events/s")),
+            "no {which} events/s line:\n{}",
+            o.stdout
+        );
+    }
+}
+
+#[test]
+fn help() {
+    for args in [&["--help"][..], &["-h"], &["simulate", "--help"]] {
+        let o = schedlab(args);
+        assert_eq!(o.code, 0, "schedlab {args:?}: {}", o.stderr);
+        assert!(o.stdout.contains("usage:") && o.stdout.contains("schedlab simulate"), "{}", o.stdout);
+    }
+}
