@@ -13,7 +13,7 @@ fn hogs(seconds: u64) -> String {
     for i in 0..8 {
         s.push_str(&format!(
             "[[tasks]]\nname = \"hog{i}\"\nnice = {}\nprogram = [{{ run = \"forever\" }}]\n",
-            (i % 4) as i32 - 1
+            (i % 4) - 1
         ));
     }
     s

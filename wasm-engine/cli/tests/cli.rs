@@ -38,17 +38,26 @@ fn ok_json(args: &[&str]) -> Value {
     serde_json::from_str(&o.stdout).unwrap_or_else(|e| panic!("schedlab {args:?}: bad JSON ({e}):\n{}", o.stdout))
 }
 
-/// Writes `bytes` to a uniquely named file in the temp dir and returns its path.
-fn temp_file(tag: &str, bytes: &[u8]) -> String {
+/// A uniquely named scenario file in the temp dir, removed on drop.
+struct TempFile(String);
+
+impl Drop for TempFile {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
+    }
+}
+
+/// Writes `bytes` to a fresh temp file.
+fn temp_file(tag: &str, bytes: &[u8]) -> TempFile {
     static N: AtomicUsize = AtomicUsize::new(0);
     let n = N.fetch_add(1, Ordering::Relaxed);
     let p = std::env::temp_dir().join(format!("schedlab-cli-test-{}-{n}-{tag}.toml", std::process::id()));
     std::fs::write(&p, bytes).expect("write temp scenario");
-    p.to_str().expect("utf-8 temp path").to_string()
+    TempFile(p.to_str().expect("utf-8 temp path").to_string())
 }
 
 /// The nice-0-vs-2 scenario with one textual substitution (must apply).
-fn nice_with(tag: &str, from: &str, to: &str) -> String {
+fn nice_with(tag: &str, from: &str, to: &str) -> TempFile {
     let text = std::fs::read_to_string(root().join(NICE)).unwrap();
     assert!(text.contains(from), "{from:?} not in {NICE}");
     temp_file(tag, text.replacen(from, to, 1).as_bytes())
@@ -163,18 +172,18 @@ fn bad_files() {
     let msg = fails(&["simulate", "/nonexistent/schedlab/nothing.toml"]);
     assert!(msg.contains("nothing.toml"), "{msg}");
     fails(&["simulate", std::env::temp_dir().to_str().unwrap()]);
-    fails(&["simulate", &temp_file("empty", b"")]);
-    fails(&["simulate", &temp_file("garbage", b"\xff\xfe\x00\x80 name = \xc3\x28\n\x00\x01")]);
+    fails(&["simulate", &temp_file("empty", b"").0]);
+    fails(&["simulate", &temp_file("garbage", b"\xff\xfe\x00\x80 name = \xc3\x28\n\x00\x01").0]);
 
     let syntax = temp_file("syntax", b"version = 1\nname = \"x\"\nduration = \"1s\" oops\n");
-    let msg = fails(&["simulate", &syntax]);
-    assert!(msg.contains(&format!("{syntax}:3:")), "expected {syntax}:3:<col>: in {msg}");
+    let msg = fails(&["simulate", &syntax.0]);
+    assert!(msg.contains(&format!("{}:3:", syntax.0)), "expected {}:3:<col>: in {msg}", syntax.0);
 
-    let msg = fails(&["simulate", &nice_with("unknown-field", "seed = 1", "seed = 1\nbogus = 3")]);
+    let msg = fails(&["simulate", &nice_with("unknown-field", "seed = 1", "seed = 1\nbogus = 3").0]);
     assert!(msg.contains("bogus"), "{msg}");
-    let msg = fails(&["simulate", &nice_with("bad-duration", "\"1.5s\"", "\"3oous\"")]);
+    let msg = fails(&["simulate", &nice_with("bad-duration", "\"1.5s\"", "\"3oous\"").0]);
     assert!(msg.contains("3oous"), "{msg}");
-    let msg = fails(&["simulate", &nice_with("affinity", "affinity = [1]", "affinity = [7]")]);
+    let msg = fails(&["simulate", &nice_with("affinity", "affinity = [1]", "affinity = [7]").0]);
     assert!(msg.contains('7'), "{msg}");
 }
 

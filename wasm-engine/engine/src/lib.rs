@@ -25,7 +25,7 @@ use scenario::schema::ScenarioFile;
 pub fn load(file: &str, text: &str, variants: &[(String, String)]) -> Result<(ScenarioFile, sim::Simulation), String> {
     let mut sf = scenario::parse_scenario(file, text).map_err(|e| e.to_string())?;
     for (k, v) in variants {
-        scenario::apply_variant(&mut sf, k, v).map_err(|e| format!("--variant {k}={v}: {e}"))?;
+        scenario::apply_variant(&mut sf, k, v).map_err(|e| format!("--variant {e}"))?;
     }
     if !variants.is_empty() {
         scenario::validate(file, Some(text), &sf).map_err(|e| e.to_string())?;

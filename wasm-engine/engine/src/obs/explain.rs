@@ -1,5 +1,9 @@
 //! "Why this pick": the state of every cfs_rq at an instant and the reasoning of the last
 //! pick on each CPU, in plain words with the numbers.
+//!
+//! Virtual times are printed as signed 64-bit values, as /proc/sched_debug does (they start
+//! at −2^20 and wrap), which also keeps them exact as JSON numbers. The running entity's
+//! values are those of its last `update_curr()` (the tick or the last scheduling event).
 
 use super::log::{flag, PickReason, NO_TASK};
 use crate::sched::entity::vdiff;
@@ -44,6 +48,7 @@ pub fn explain(sim: &Simulation) -> (Value, String) {
     for rq in &f.rqs {
         let q = &f.qs[rq.cfs as usize];
         let v = q.peek_avg_vruntime(&f.ents);
+        let v_signed = v as i64;
         let running = rq.curr.map(|c| f.task_of(c)).unwrap_or(NO_TASK);
         text.push_str(&format!(
             "cpu {}: running {} | cfs_rq: nr_queued={} load={} V(avg_vruntime)={} zero_vruntime={}\n",
@@ -51,8 +56,8 @@ pub fn explain(sim: &Simulation) -> (Value, String) {
             name(sim, running),
             q.nr_queued,
             q.load_weight,
-            v,
-            q.zero_vruntime
+            v_signed,
+            (q.zero_vruntime as i64)
         ));
         let mut ents = Vec::new();
         let members: Vec<u32> = q.curr_on_rq(&f.ents).into_iter().chain(q.timeline.iter().copied()).collect();
@@ -64,20 +69,20 @@ pub fn explain(sim: &Simulation) -> (Value, String) {
             text.push_str(&format!(
                 "  {:<16} vruntime={} deadline={} lag={:+} {} weight={} slice={}{}{}{}\n",
                 name(sim, task),
-                e.vruntime,
-                e.deadline,
+                (e.vruntime as i64),
+                (e.deadline as i64),
                 lag,
                 if eligible { "eligible" } else { "ineligible" },
                 e.load.weight,
                 e.slice,
-                if q.curr == Some(id) { format!(" curr vprot={}", e.vprot) } else { String::new() },
+                if q.curr == Some(id) { format!(" curr vprot={}", (e.vprot as i64)) } else { String::new() },
                 if e.sched_delayed { " delayed" } else { "" },
                 if q.next == Some(id) { " next-buddy" } else { "" },
             ));
             ents.push(json!({
-                "task": name(sim, task), "vruntime": e.vruntime, "deadline": e.deadline, "lag": lag,
+                "task": name(sim, task), "vruntime": (e.vruntime as i64), "deadline": (e.deadline as i64), "lag": lag,
                 "eligible": eligible, "weight": e.load.weight, "slice": e.slice, "curr": q.curr == Some(id),
-                "vprot": e.vprot, "delayed": e.sched_delayed, "buddy": q.next == Some(id),
+                "vprot": (e.vprot as i64), "delayed": e.sched_delayed, "buddy": q.next == Some(id),
             }));
         }
         let pick = last_pick(sim, rq.cpu).map(|i| {
@@ -91,22 +96,22 @@ pub fn explain(sim: &Simulation) -> (Value, String) {
                 p.t[i],
                 name(sim, p.task[i]),
                 reason_text(reason),
-                p.avg_vruntime[i],
+                (p.avg_vruntime[i] as i64),
                 eligible.join(", ")
             ));
             let cands: Vec<Value> = (s..s + n)
                 .map(|k| {
-                    json!({"task": name(sim, c.task[k]), "vruntime": c.vruntime[k], "deadline": c.deadline[k],
-                    "vprot": c.vprot[k], "eligible": c.flags[k] & flag::ELIGIBLE != 0, "curr": c.flags[k] & flag::CURR != 0,
+                    json!({"task": name(sim, c.task[k]), "vruntime": (c.vruntime[k] as i64), "deadline": (c.deadline[k] as i64),
+                    "vprot": (c.vprot[k] as i64), "eligible": c.flags[k] & flag::ELIGIBLE != 0, "curr": c.flags[k] & flag::CURR != 0,
                     "protected": c.flags[k] & flag::PROTECTED != 0, "buddy": c.flags[k] & flag::BUDDY != 0,
                     "delayed": c.flags[k] & flag::DELAYED != 0})
                 })
                 .collect();
             json!({"t": p.t[i], "task": name(sim, p.task[i]), "reason": reason.name(), "why": reason_text(reason),
-                   "avg_vruntime": p.avg_vruntime[i], "candidates": cands})
+                   "avg_vruntime": (p.avg_vruntime[i] as i64), "candidates": cands})
         });
         cpus.push(
-            json!({"cpu": rq.cpu, "running": name(sim, running), "avg_vruntime": v, "zero_vruntime": q.zero_vruntime,
+            json!({"cpu": rq.cpu, "running": name(sim, running), "avg_vruntime": v_signed, "zero_vruntime": (q.zero_vruntime as i64),
             "nr_queued": q.nr_queued, "load_weight": q.load_weight, "entities": ents, "last_pick": pick}),
         );
     }
