@@ -19,4 +19,11 @@ say "schedlab-engine builds for wasm32-unknown-unknown"
 cargo build --quiet -p schedlab-engine --target wasm32-unknown-unknown
 
 say "cargo test (engine unit + integration: goldens, fidelity, determinism, invariants; CLI)"
-cargo test --workspace
+log="$(mktemp)"
+trap 'rm -f "$log"' EXIT
+cargo test --workspace 2>&1 | tee "$log"
+status=${PIPESTATUS[0]}
+echo
+awk '/^test result:/ { for (i = 1; i <= NF; i++) { if ($(i+1) ~ /^passed/) p += $i; if ($(i+1) ~ /^failed/) f += $i } }
+     END { printf "%d passed, %d failed\n", p, f }' "$log"
+exit "$status"
