@@ -13,8 +13,10 @@ ensure_rust() {
     echo "cargo not found: install Rust with rustup (https://rustup.rs) and retry" >&2
     exit 1
   fi
-  if ! rustup target list --installed 2>/dev/null | grep -q wasm32-unknown-unknown; then
-    say "adding the wasm32-unknown-unknown target"
-    rustup target add wasm32-unknown-unknown
-  fi
+  for t in wasm32-unknown-unknown wasm32-wasip1; do
+    if ! rustup target list --installed 2>/dev/null | grep -q "^$t\$"; then
+      say "adding the $t target"
+      rustup target add "$t"
+    fi
+  done
 }

@@ -18,6 +18,9 @@ fi
 say "schedlab-engine builds for wasm32-unknown-unknown"
 cargo build --quiet -p schedlab-engine --target wasm32-unknown-unknown
 
+say "native vs wasm32-wasip1 (Node WASI): identical summaries and digests"
+bash scripts/wasm-determinism.sh
+
 say "cargo test (engine unit + integration: goldens, fidelity, determinism, invariants; CLI)"
 log="$(mktemp)"
 trap 'rm -f "$log"' EXIT

@@ -56,7 +56,8 @@ fn measure(label: &str, text: &str, detailed: bool) {
 pub fn run(seconds: u64) {
     let a = hogs(seconds * 50);
     let b = sleepers(seconds);
-    println!("schedlab bench (native, release={})", !cfg!(debug_assertions));
+    let target = if cfg!(target_arch = "wasm32") { "wasm32-wasip1" } else { "native" };
+    println!("schedlab bench ({target}, release={})", !cfg!(debug_assertions));
     for detailed in [true, false] {
         measure("(a) 1cpu x 8 hogs", &a, detailed);
         measure("(b) 64cpu x 512 sleepers", &b, detailed);

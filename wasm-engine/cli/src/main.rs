@@ -16,7 +16,7 @@ use schedlab_engine::scenario::units::parse_duration;
 use std::process::ExitCode;
 
 const USAGE: &str = "usage:
-  schedlab simulate <scenario> [--variant NAME=VALUE ...] [--json]
+  schedlab simulate <scenario> [--variant NAME=VALUE ...] [--json] [--log full|events]
   schedlab explain  <scenario> --at <time> [--variant NAME=VALUE ...] [--json]
   schedlab schema                      print the scenario JSON Schema
   schedlab bench [--seconds N]         engine throughput benchmark (events/s)
@@ -32,6 +32,7 @@ struct Args {
     json: bool,
     at: Option<String>,
     seconds: Option<String>,
+    events_only: bool,
 }
 
 fn parse_args(argv: &[String]) -> Result<Args, String> {
@@ -40,10 +41,17 @@ fn parse_args(argv: &[String]) -> Result<Args, String> {
     if cmd == "-h" || cmd == "--help" || cmd == "help" {
         return Err(String::new());
     }
-    let mut a = Args { cmd, file: None, variants: Vec::new(), json: false, at: None, seconds: None };
+    let mut a = Args { cmd, file: None, variants: Vec::new(), json: false, at: None, seconds: None, events_only: false };
     while let Some(arg) = it.next() {
         match arg.as_str() {
             "--json" => a.json = true,
+            "--log" => {
+                a.events_only = match it.next().map(String::as_str) {
+                    Some("full") => false,
+                    Some("events") => true,
+                    other => return Err(format!("--log {other:?}: expected full or events")),
+                }
+            }
             "--variant" => {
                 let kv = it.next().ok_or("--variant needs NAME=VALUE")?;
                 let (k, v) = kv.split_once('=').ok_or_else(|| format!("--variant {kv:?}: expected NAME=VALUE"))?;
@@ -92,6 +100,7 @@ fn run(argv: &[String]) -> Result<(), String> {
             let file = a.file.ok_or("simulate needs a scenario file")?;
             let text = read(&file)?;
             let (_, mut sim) = schedlab_engine::load(&file, &text, &a.variants)?;
+            sim.fair.log.detailed = !a.events_only;
             sim.run();
             let s = Summary::of(&sim);
             if a.json {
