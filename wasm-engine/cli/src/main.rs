@@ -41,7 +41,8 @@ fn parse_args(argv: &[String]) -> Result<Args, String> {
     if cmd == "-h" || cmd == "--help" || cmd == "help" {
         return Err(String::new());
     }
-    let mut a = Args { cmd, file: None, variants: Vec::new(), json: false, at: None, seconds: None, events_only: false };
+    let mut a =
+        Args { cmd, file: None, variants: Vec::new(), json: false, at: None, seconds: None, events_only: false };
     while let Some(arg) = it.next() {
         match arg.as_str() {
             "--json" => a.json = true,
