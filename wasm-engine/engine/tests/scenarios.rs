@@ -18,7 +18,22 @@ fn every_scenario_matches_its_golden_with_invariants_checked() {
         let mut sim = common::load(&path, &[]);
         sim.check_invariants = true;
         sim.run();
-        let got = Summary::of(&sim).golden_text();
+        let summary = Summary::of(&sim);
+        // The log-derived metrics agree with the simulation's own counters.
+        for (t, ts) in sim.tasks.iter().zip(&summary.tasks) {
+            let id = sim.tasks.iter().position(|x| x.cfg.name == t.cfg.name).expect("task") as u32;
+            assert_eq!(ts.cpu_time_ns, sim.cpu_time(id), "{}: {} cpu time", path.display(), t.cfg.name);
+            assert_eq!(ts.switches_out, t.stats.switches_out, "{}: {} switches", path.display(), t.cfg.name);
+            assert_eq!(ts.switches_out_runnable, t.stats.switches_out_runnable, "{}: {}", path.display(), t.cfg.name);
+            assert_eq!((ts.yields, ts.wakeups, ts.sleeps), (t.stats.yields, t.stats.wakeups, t.stats.sleeps));
+            let mut lat = t.stats.wakeup_latencies.clone();
+            lat.sort_unstable();
+            assert_eq!(ts.wakeup_latency_ns.max, lat.last().copied().unwrap_or(0));
+        }
+        for (c, idle) in summary.cpu_idle_ns.iter().enumerate() {
+            assert_eq!(*idle, sim.idle_time(c as u32), "{}: cpu {c} idle", path.display());
+        }
+        let got = summary.golden_text();
         let golden = path.with_extension("expected.txt");
         if update {
             std::fs::write(&golden, &got).expect("write golden");

@@ -1,5 +1,7 @@
-//! Per-task metrics of a run and the normalized golden summary text.
+//! Per-task metrics of a run, computed from the event log, and the normalized golden
+//! summary text.
 
+use super::log::{EventKind, EventLog, SwitchReason, NO_TASK};
 use crate::sim::Simulation;
 use serde_json::{json, Value};
 
@@ -68,44 +70,100 @@ pub fn percentile(sorted: &[u64], p: f64) -> u64 {
 }
 
 impl Summary {
-    /// Computes the summary of a simulation at its current time.
+    /// Computes the summary of a simulation at its current time from its event log alone
+    /// (switches, wakeups, yields, sleeps), so anything that holds the log can recompute it.
     pub fn of(sim: &Simulation) -> Summary {
-        let n = sim.tasks.len() as u32;
-        let times: Vec<u64> = (0..n).map(|i| sim.cpu_time(i)).collect();
-        let total: u64 = times.iter().sum();
-        let tasks = sim
-            .tasks
-            .iter()
-            .zip(&times)
-            .map(|(t, &cpu)| {
-                let mut lat = t.stats.wakeup_latencies.clone();
-                lat.sort_unstable();
+        let names: Vec<String> = sim.tasks.iter().map(|t| t.cfg.name.clone()).collect();
+        let mut s = Summary::from_log(&sim.fair.log, &names, sim.cpus.len() as u32, sim.now());
+        s.scenario = sim.cfg.name.clone();
+        s.queue_events = sim.queue.processed;
+        s
+    }
+
+    /// Computes the summary from a log of `ntasks` tasks on `ncpus` CPUs, closed at `now`.
+    pub fn from_log(log: &EventLog, names: &[String], ncpus: u32, now: u64) -> Summary {
+        let n = names.len();
+        let mut cpu_time = vec![0u64; n];
+        let mut sw_out = vec![0u64; n];
+        let mut sw_out_runnable = vec![0u64; n];
+        let mut yields = vec![0u64; n];
+        let mut wakeups = vec![0u64; n];
+        let mut sleeps = vec![0u64; n];
+        let mut woken_at: Vec<Option<u64>> = vec![None; n];
+        let mut lat: Vec<Vec<u64>> = vec![Vec::new(); n];
+        let mut running: Vec<(u32, u64)> = vec![(NO_TASK, 0); ncpus as usize];
+        let mut idle = vec![0u64; ncpus as usize];
+        let e = &log.events;
+        for i in 0..e.t.len() {
+            let (t, task) = (e.t[i], e.task[i] as usize);
+            match EventKind::from_u8(e.kind[i]) {
+                Some(EventKind::Switch) => {
+                    let c = e.cpu[i] as usize;
+                    let (prev, since) = running[c];
+                    if prev == NO_TASK {
+                        idle[c] += t - since;
+                    } else {
+                        let p = prev as usize;
+                        cpu_time[p] += t - since;
+                        sw_out[p] += 1;
+                        if SwitchReason::from_i64(e.val[i]).is_some_and(SwitchReason::prev_runnable) {
+                            sw_out_runnable[p] += 1;
+                        }
+                    }
+                    if task < n {
+                        if let Some(w) = woken_at[task].take() {
+                            lat[task].push(t - w);
+                        }
+                    }
+                    running[c] = (e.task[i], t);
+                }
+                Some(EventKind::Wakeup) => {
+                    wakeups[task] += 1;
+                    woken_at[task] = Some(t);
+                }
+                Some(EventKind::WakeupNew) => woken_at[task] = Some(t),
+                Some(EventKind::Yield) => yields[task] += 1,
+                Some(EventKind::Sleep) => sleeps[task] += 1,
+                _ => {}
+            }
+        }
+        for (c, &(task, since)) in running.iter().enumerate() {
+            if task == NO_TASK {
+                idle[c] += now - since;
+            } else {
+                cpu_time[task as usize] += now - since;
+            }
+        }
+        let total: u64 = cpu_time.iter().sum();
+        let tasks = (0..n)
+            .map(|k| {
+                lat[k].sort_unstable();
                 TaskSummary {
-                    name: t.cfg.name.clone(),
-                    cpu_time_ns: cpu,
-                    share_pct: if total == 0 { 0.0 } else { 100.0 * cpu as f64 / total as f64 },
-                    switches_out: t.stats.switches_out,
-                    switches_out_runnable: t.stats.switches_out_runnable,
-                    mean_run_ns: cpu / t.stats.switches_out.max(1),
-                    yields: t.stats.yields,
-                    wakeups: t.stats.wakeups,
-                    sleeps: t.stats.sleeps,
+                    name: names[k].clone(),
+                    cpu_time_ns: cpu_time[k],
+                    share_pct: if total == 0 { 0.0 } else { 100.0 * cpu_time[k] as f64 / total as f64 },
+                    switches_out: sw_out[k],
+                    switches_out_runnable: sw_out_runnable[k],
+                    mean_run_ns: cpu_time[k] / sw_out[k].max(1),
+                    yields: yields[k],
+                    wakeups: wakeups[k],
+                    sleeps: sleeps[k],
                     wakeup_latency_ns: Latency {
-                        p50: percentile(&lat, 50.0),
-                        p99: percentile(&lat, 99.0),
-                        max: lat.last().copied().unwrap_or(0),
+                        p50: percentile(&lat[k], 50.0),
+                        p99: percentile(&lat[k], 99.0),
+                        max: lat[k].last().copied().unwrap_or(0),
                     },
                 }
             })
             .collect();
         Summary {
-            scenario: sim.cfg.name.clone(),
-            duration_ns: sim.now(),
-            digest: format!("{:016x}", sim.fair.log.digest()),
-            queue_events: sim.queue.processed,
-            log_events: sim.fair.log.len() as u64,
+            scenario: String::new(),
+            duration_ns: now,
+            digest: format!("{:016x}", log.digest()),
+            queue_events: 0,
+            log_events: log.len() as u64,
             tasks,
-            cpu_idle_ns: (0..sim.cpus.len() as u32).map(|c| sim.idle_time(c)).collect(),
+            cpu_idle_ns: idle,
         }
     }
 
