@@ -320,28 +320,27 @@ impl Fair {
 
     /// Models `set_delayed()`: mark delayed and drop it from h_nr_runnable up the chain.
     fn set_delayed(&mut self, se: EntityId) {
-        self.ents[se as usize].sched_delayed = true;
-        if self.ents[se as usize].task.is_none() {
-            return;
-        }
-        let mut cur = Some(se);
-        while let Some(s) = cur {
-            let q = self.ents[s as usize].cfs_rq;
-            self.qs[q as usize].h_nr_runnable -= 1;
-            cur = self.ents[s as usize].parent;
-        }
+        self.mark_delayed(se, true);
     }
 
-    /// Models `clear_delayed()`.
+    /// Models `clear_delayed()`: the reverse of `set_delayed()`.
     fn clear_delayed(&mut self, se: EntityId) {
-        self.ents[se as usize].sched_delayed = false;
+        self.mark_delayed(se, false);
+    }
+
+    fn mark_delayed(&mut self, se: EntityId, delayed: bool) {
+        self.ents[se as usize].sched_delayed = delayed;
         if self.ents[se as usize].task.is_none() {
             return;
         }
         let mut cur = Some(se);
         while let Some(s) = cur {
-            let q = self.ents[s as usize].cfs_rq;
-            self.qs[q as usize].h_nr_runnable += 1;
+            let q = &mut self.qs[self.ents[s as usize].cfs_rq as usize];
+            if delayed {
+                q.h_nr_runnable -= 1;
+            } else {
+                q.h_nr_runnable += 1;
+            }
             cur = self.ents[s as usize].parent;
         }
     }
