@@ -96,6 +96,16 @@ fn out(s: &str) -> Result<(), String> {
 
 fn run(argv: &[String]) -> Result<(), String> {
     let a = parse_args(argv)?;
+    let takes_file = matches!(a.cmd.as_str(), "simulate" | "explain");
+    if !takes_file && a.file.is_some() {
+        return Err(format!("{} takes no scenario argument", a.cmd));
+    }
+    if a.at.is_some() && a.cmd != "explain" {
+        return Err("--at is only for explain".to_string());
+    }
+    if a.seconds.is_some() && a.cmd != "bench" {
+        return Err("--seconds is only for bench".to_string());
+    }
     match a.cmd.as_str() {
         "simulate" => {
             let file = a.file.ok_or("simulate needs a scenario file")?;

@@ -13,6 +13,7 @@ pub struct SchedFeatures {
     /// PLACE_DEADLINE_INITIAL (default: on): a new task starts with half a slice to its deadline.
     pub place_deadline_initial: bool,
     /// PLACE_REL_DEADLINE (default: on): migration keeps the deadline relative to vruntime.
+    /// Wired in dequeue/place, but without effect until queued tasks migrate (load balancing).
     pub place_rel_deadline: bool,
     /// RUN_TO_PARITY (default: on): a picked task is protected until vprot (≥6.17 semantics).
     pub run_to_parity: bool,
