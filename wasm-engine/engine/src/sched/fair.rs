@@ -437,7 +437,11 @@ impl Fair {
             cur = self.ents[s as usize].parent;
         }
         self.resched_ctx = saved;
-        self.sample(curr);
+        // A resched at this tick samples the entity when it is put back; sample only when the
+        // tick leaves it running.
+        if self.rqs[cpu as usize].need_resched.is_none() {
+            self.sample(curr);
+        }
     }
 
     /// Models `clear_buddies()`: drop `next` hints that point at `se`'s path.
