@@ -4,6 +4,8 @@
 //! PICK_BUDDY only matters once something sets a next buddy; until yield_to and cgroups
 //! exist that is NEXT_BUDDY, so it is flipped on top of NEXT_BUDDY=true.
 
+#![allow(clippy::disallowed_methods)] // tests read fixture files
+
 mod common;
 
 use schedlab_engine::sched::features::SchedFeatures;
