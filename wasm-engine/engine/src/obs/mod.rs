@@ -1,6 +1,7 @@
 //! Observation: the columnar log every run writes, and what is computed from it
 //! (per-task metrics and golden summaries, window queries, explanations).
 
+pub mod cursor;
 pub mod explain;
 pub mod log;
 pub mod query;

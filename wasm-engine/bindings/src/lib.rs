@@ -1,0 +1,469 @@
+//! schedlab-wasm: the wasm-bindgen face of `schedlab-engine`, and nothing else.
+//!
+//! One long-lived `SimHandle` per simulated variant. Calls are coarse: load a scenario, run
+//! (in steps, so the worker can report progress and accept a cancel), then query a time
+//! window at a resolution. Results cross as columns (`Vec<f64>`/`Vec<u32>` become typed
+//! arrays) plus JSON metadata carrying the string table (task names) once. Times are f64
+//! nanoseconds (exact below 2^53 ns ≈ 104 days); virtual times are sent as signed values
+//! (exact below 2^53), as /proc/sched_debug prints them.
+
+use schedlab_engine::obs::cursor::{latest_samples, pick_at, pick_json};
+use schedlab_engine::obs::log::{flag, EventKind};
+use schedlab_engine::obs::query::cpu_slices;
+use schedlab_engine::obs::summary::Summary;
+use schedlab_engine::scenario::{self, ScenarioError};
+use schedlab_engine::sim::config::SimConfig;
+use schedlab_engine::sim::Simulation;
+use serde_json::{json, Value};
+use wasm_bindgen::prelude::*;
+
+fn error_json(e: &ScenarioError) -> String {
+    json!({"ok": false, "error": {"file": e.file, "line": e.line, "column": e.column, "message": e.message}})
+        .to_string()
+}
+
+fn plain_error(file: &str, message: String) -> String {
+    json!({"ok": false, "error": {"file": file, "line": 0, "column": 0, "message": message}}).to_string()
+}
+
+fn ns(v: f64) -> u64 {
+    if v.is_finite() && v > 0.0 {
+        v.min(u64::MAX as f64) as u64
+    } else {
+        0
+    }
+}
+
+/// Columns of CPU run slices in a window.
+#[wasm_bindgen]
+pub struct Slices {
+    cpu: Vec<u32>,
+    task: Vec<u32>,
+    start: Vec<f64>,
+    end: Vec<f64>,
+    count: Vec<u32>,
+}
+
+#[wasm_bindgen]
+impl Slices {
+    /// CPU of each slice.
+    #[wasm_bindgen(getter)]
+    pub fn cpu(&self) -> Vec<u32> {
+        self.cpu.clone()
+    }
+    /// Task id of each slice.
+    #[wasm_bindgen(getter)]
+    pub fn task(&self) -> Vec<u32> {
+        self.task.clone()
+    }
+    /// Start (ns).
+    #[wasm_bindgen(getter)]
+    pub fn start(&self) -> Vec<f64> {
+        self.start.clone()
+    }
+    /// End (ns).
+    #[wasm_bindgen(getter)]
+    pub fn end(&self) -> Vec<f64> {
+        self.end.clone()
+    }
+    /// Runs merged into each slice.
+    #[wasm_bindgen(getter)]
+    pub fn count(&self) -> Vec<u32> {
+        self.count.clone()
+    }
+}
+
+/// Columns of entity samples in a window.
+#[wasm_bindgen]
+pub struct Samples {
+    t: Vec<f64>,
+    task: Vec<u32>,
+    cpu: Vec<u32>,
+    vruntime: Vec<f64>,
+    deadline: Vec<f64>,
+    vlag: Vec<f64>,
+    vprot: Vec<f64>,
+    avg: Vec<f64>,
+    flags: Vec<u32>,
+}
+
+#[wasm_bindgen]
+impl Samples {
+    /// Time (ns).
+    #[wasm_bindgen(getter)]
+    pub fn t(&self) -> Vec<f64> {
+        self.t.clone()
+    }
+    /// Task id.
+    #[wasm_bindgen(getter)]
+    pub fn task(&self) -> Vec<u32> {
+        self.task.clone()
+    }
+    /// CPU of the task's queue.
+    #[wasm_bindgen(getter)]
+    pub fn cpu(&self) -> Vec<u32> {
+        self.cpu.clone()
+    }
+    /// vruntime (signed).
+    #[wasm_bindgen(getter)]
+    pub fn vruntime(&self) -> Vec<f64> {
+        self.vruntime.clone()
+    }
+    /// deadline (signed).
+    #[wasm_bindgen(getter)]
+    pub fn deadline(&self) -> Vec<f64> {
+        self.deadline.clone()
+    }
+    /// Saved vlag.
+    #[wasm_bindgen(getter)]
+    pub fn vlag(&self) -> Vec<f64> {
+        self.vlag.clone()
+    }
+    /// vprot (signed).
+    #[wasm_bindgen(getter)]
+    pub fn vprot(&self) -> Vec<f64> {
+        self.vprot.clone()
+    }
+    /// V of the task's queue (signed).
+    #[wasm_bindgen(getter)]
+    pub fn avg(&self) -> Vec<f64> {
+        self.avg.clone()
+    }
+    /// Flag bits (1 eligible, 2 on_rq, 4 delayed, 8 curr, 16 protected, 32 buddy).
+    #[wasm_bindgen(getter)]
+    pub fn flags(&self) -> Vec<u32> {
+        self.flags.clone()
+    }
+}
+
+/// Columns of marker events (wakeups, yields, preemptions, sleeps, exits) in a window.
+#[wasm_bindgen]
+pub struct Markers {
+    t: Vec<f64>,
+    kind: Vec<u32>,
+    cpu: Vec<u32>,
+    task: Vec<u32>,
+    arg: Vec<u32>,
+    val: Vec<f64>,
+}
+
+#[wasm_bindgen]
+impl Markers {
+    /// Time (ns).
+    #[wasm_bindgen(getter)]
+    pub fn t(&self) -> Vec<f64> {
+        self.t.clone()
+    }
+    /// EventKind code.
+    #[wasm_bindgen(getter)]
+    pub fn kind(&self) -> Vec<u32> {
+        self.kind.clone()
+    }
+    /// CPU.
+    #[wasm_bindgen(getter)]
+    pub fn cpu(&self) -> Vec<u32> {
+        self.cpu.clone()
+    }
+    /// Task (next task for switches).
+    #[wasm_bindgen(getter)]
+    pub fn task(&self) -> Vec<u32> {
+        self.task.clone()
+    }
+    /// Second task (prev task for switches).
+    #[wasm_bindgen(getter)]
+    pub fn arg(&self) -> Vec<u32> {
+        self.arg.clone()
+    }
+    /// Kind-specific value (switch reason, sleep length, placement lag).
+    #[wasm_bindgen(getter)]
+    pub fn val(&self) -> Vec<f64> {
+        self.val.clone()
+    }
+}
+
+/// One simulation of one scenario under one set of variants.
+#[wasm_bindgen]
+pub struct SimHandle {
+    sim: Option<Simulation>,
+    names: Vec<String>,
+}
+
+impl Default for SimHandle {
+    fn default() -> Self {
+        SimHandle::new()
+    }
+}
+
+#[wasm_bindgen]
+impl SimHandle {
+    /// An empty handle.
+    #[wasm_bindgen(constructor)]
+    pub fn new() -> SimHandle {
+        SimHandle { sim: None, names: Vec::new() }
+    }
+
+    /// Loads scenario text with variants (a JSON array of `[name, value]` pairs). Returns
+    /// JSON: `{ok: true, meta}` or `{ok: false, error: {file, line, column, message}}`.
+    pub fn load(&mut self, file: &str, text: &str, variants_json: &str) -> String {
+        let variants: Vec<(String, String)> = match serde_json::from_str(variants_json) {
+            Ok(v) => v,
+            Err(e) => return plain_error(file, format!("variants: {e}")),
+        };
+        let mut sf = match scenario::parse_scenario(file, text) {
+            Ok(s) => s,
+            Err(e) => return error_json(&e),
+        };
+        for (k, v) in &variants {
+            if let Err(e) = scenario::apply_variant(&mut sf, k, v) {
+                return plain_error(file, format!("variant {e}"));
+            }
+        }
+        if let Err(e) = scenario::validate(file, Some(text), &sf) {
+            return error_json(&e);
+        }
+        let cfg = match SimConfig::from_scenario(&sf) {
+            Ok(c) => c,
+            Err(e) => return plain_error(file, e),
+        };
+        let features: Value = cfg.features.list().into_iter().map(|(n, on)| (n.to_string(), Value::Bool(on))).collect();
+        let meta = json!({
+            "name": cfg.name, "description": sf.description, "seed": cfg.seed, "duration_ns": cfg.duration_ns,
+            "cpus": cfg.host.ncpus, "hz": cfg.host.hz,
+            "base_slice_ns": cfg.params.base_slice, "tick_ns": cfg.params.tick_nsec,
+            "yield": format!("{:?}", cfg.params.yield_flavour), "lag_clamp": format!("{:?}", cfg.params.lag_clamp),
+            "features": features,
+            "tasks": cfg.tasks.iter().map(|t| json!({"name": t.name, "nice": t.nice, "policy": format!("{:?}", t.policy).to_lowercase(),
+                "affinity": t.affinity, "slice_ns": t.slice_ns})).collect::<Vec<_>>(),
+        });
+        self.names = cfg.tasks.iter().map(|t| t.name.clone()).collect();
+        self.sim = Some(Simulation::new(cfg));
+        json!({"ok": true, "meta": meta}).to_string()
+    }
+
+    /// Runs until `t_ns` (capped at the scenario's end); returns the new time.
+    pub fn run_until(&mut self, t_ns: f64) -> f64 {
+        match self.sim.as_mut() {
+            Some(s) => {
+                s.run_until(ns(t_ns));
+                s.now() as f64
+            }
+            None => 0.0,
+        }
+    }
+
+    /// Current simulated time (ns).
+    pub fn now(&self) -> f64 {
+        self.sim.as_ref().map(|s| s.now() as f64).unwrap_or(0.0)
+    }
+
+    /// Whether the run reached the scenario's end.
+    pub fn done(&self) -> bool {
+        self.sim.as_ref().is_some_and(|s| s.now() >= s.cfg.duration_ns)
+    }
+
+    /// Run slices of every CPU in `[t0, t1)`, runs shorter than `bucket` merged.
+    pub fn cpu_slices(&self, t0: f64, t1: f64, bucket: f64) -> Slices {
+        let Some(s) = self.sim.as_ref() else {
+            return Slices { cpu: vec![], task: vec![], start: vec![], end: vec![], count: vec![] };
+        };
+        let c = cpu_slices(&s.fair.log, s.cpus.len() as u32, ns(t0), ns(t1), ns(bucket).max(1), s.now());
+        Slices {
+            cpu: c.cpu.iter().map(|&x| x as u32).collect(),
+            task: c.task,
+            start: c.start.iter().map(|&x| x as f64).collect(),
+            end: c.end.iter().map(|&x| x as f64).collect(),
+            count: c.count,
+        }
+    }
+
+    /// Entity samples in `[t0, t1)` plus, for continuity, each task's last sample before t0.
+    pub fn samples(&self, t0: f64, t1: f64) -> Samples {
+        let mut out = Samples {
+            t: vec![],
+            task: vec![],
+            cpu: vec![],
+            vruntime: vec![],
+            deadline: vec![],
+            vlag: vec![],
+            vprot: vec![],
+            avg: vec![],
+            flags: vec![],
+        };
+        let Some(s) = self.sim.as_ref() else { return out };
+        let log = &s.fair.log;
+        let (t0, t1) = (ns(t0), ns(t1));
+        let before = latest_samples(log, self.names.len(), t0.saturating_sub(1));
+        let (lo, hi) = log.sample_window(t0, t1);
+        let mut rows: Vec<usize> = before.into_iter().flatten().collect();
+        rows.sort_unstable();
+        rows.extend(lo..hi);
+        let smp = &log.samples;
+        for i in rows {
+            out.t.push(smp.t[i] as f64);
+            out.task.push(smp.task[i]);
+            out.cpu.push(smp.cpu[i] as u32);
+            out.vruntime.push(smp.vruntime[i] as i64 as f64);
+            out.deadline.push(smp.deadline[i] as i64 as f64);
+            out.vlag.push(smp.vlag[i] as f64);
+            out.vprot.push(smp.vprot[i] as i64 as f64);
+            out.avg.push(smp.avg_vruntime[i] as i64 as f64);
+            out.flags.push(smp.flags[i] as u32);
+        }
+        out
+    }
+
+    /// Marker events in `[t0, t1)`: switches, wakeups, yields, sleeps, exits, placements.
+    pub fn markers(&self, t0: f64, t1: f64) -> Markers {
+        let mut m = Markers { t: vec![], kind: vec![], cpu: vec![], task: vec![], arg: vec![], val: vec![] };
+        let Some(s) = self.sim.as_ref() else { return m };
+        let log = &s.fair.log;
+        let (lo, hi) = log.event_window(ns(t0), ns(t1));
+        let e = &log.events;
+        for i in lo..hi {
+            let k = e.kind[i];
+            let keep = [
+                EventKind::Switch,
+                EventKind::Wakeup,
+                EventKind::WakeupNew,
+                EventKind::Yield,
+                EventKind::Sleep,
+                EventKind::Exit,
+                EventKind::Place,
+            ]
+            .iter()
+            .any(|x| *x as u8 == k);
+            if !keep {
+                continue;
+            }
+            m.t.push(e.t[i] as f64);
+            m.kind.push(k as u32);
+            m.cpu.push(e.cpu[i] as u32);
+            m.task.push(e.task[i]);
+            m.arg.push(e.arg[i]);
+            m.val.push(e.val[i] as f64);
+        }
+        m
+    }
+
+    /// The runqueue of every CPU at `t` and the latest pick on each, as JSON.
+    pub fn state_at(&self, t: f64) -> String {
+        let Some(s) = self.sim.as_ref() else { return "null".to_string() };
+        let log = &s.fair.log;
+        let t = ns(t);
+        let latest = latest_samples(log, self.names.len(), t);
+        let smp = &log.samples;
+        let mut cpus = Vec::new();
+        for cpu in 0..s.cpus.len() as u32 {
+            let ents: Vec<Value> = latest
+                .iter()
+                .enumerate()
+                .filter_map(|(task, row)| row.map(|i| (task, i)))
+                .filter(|&(_, i)| smp.cpu[i] as u32 == cpu && smp.flags[i] & flag::ON_RQ != 0)
+                .map(|(task, i)| {
+                    let f = smp.flags[i];
+                    json!({"task": task, "name": self.names[task], "t": smp.t[i],
+                        "vruntime": smp.vruntime[i] as i64, "deadline": smp.deadline[i] as i64,
+                        "vlag": smp.vlag[i], "vprot": smp.vprot[i] as i64, "avg_vruntime": smp.avg_vruntime[i] as i64,
+                        "lag": (smp.avg_vruntime[i] as i64).wrapping_sub(smp.vruntime[i] as i64),
+                        "eligible": f & flag::ELIGIBLE != 0, "curr": f & flag::CURR != 0, "delayed": f & flag::DELAYED != 0,
+                        "protected": f & flag::PROTECTED != 0, "buddy": f & flag::BUDDY != 0})
+                })
+                .collect();
+            let pick = pick_at(log, cpu, t).map(|i| pick_json(log, &self.names, i));
+            cpus.push(json!({"cpu": cpu, "entities": ents, "pick": pick}));
+        }
+        json!({"t": t, "cpus": cpus}).to_string()
+    }
+
+    /// Per-task metrics (`schedlab simulate --json` fields) and the log digest, as JSON.
+    pub fn summary(&self) -> String {
+        match self.sim.as_ref() {
+            Some(s) => Summary::of(s).to_json().to_string(),
+            None => "null".to_string(),
+        }
+    }
+
+    /// Wakeup latencies: pairs (task, ns) flattened, from the log.
+    pub fn wakeup_latencies(&self) -> Vec<f64> {
+        let Some(s) = self.sim.as_ref() else { return vec![] };
+        let e = &s.fair.log.events;
+        let mut woken: Vec<Option<u64>> = vec![None; self.names.len()];
+        let mut out = Vec::new();
+        for i in 0..e.t.len() {
+            let task = e.task[i] as usize;
+            match EventKind::from_u8(e.kind[i]) {
+                Some(EventKind::Wakeup) | Some(EventKind::WakeupNew) if task < woken.len() => {
+                    woken[task] = Some(e.t[i])
+                }
+                Some(EventKind::Switch) if task < woken.len() => {
+                    if let Some(w) = woken[task].take() {
+                        out.push(task as f64);
+                        out.push((e.t[i] - w) as f64);
+                    }
+                }
+                _ => {}
+            }
+        }
+        out
+    }
+
+    /// Hex digest of the event log (determinism checks: equals the native CLI's).
+    pub fn digest(&self) -> String {
+        self.sim.as_ref().map(|s| format!("{:016x}", s.fair.log.digest())).unwrap_or_default()
+    }
+
+    /// Rows in the events table.
+    pub fn event_count(&self) -> u32 {
+        self.sim.as_ref().map(|s| s.fair.log.len() as u32).unwrap_or(0)
+    }
+}
+
+/// The scenario JSON Schema (for the editor's hints).
+#[wasm_bindgen]
+pub fn scenario_schema() -> String {
+    scenario::json_schema_string()
+}
+
+/// The engine's crate version.
+#[wasm_bindgen]
+pub fn engine_version() -> String {
+    env!("CARGO_PKG_VERSION").to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const S: &str = "version = 1\nname = \"t\"\nduration = \"20ms\"\n[host]\ncpus = 1\n[[tasks]]\nname = \"a\"\nprogram = [{ run = \"forever\" }]\n[[tasks]]\nname = \"b\"\nprogram = [{ loop = { body = [{ run = \"1ms\" }, { sleep = \"2ms\" }] } }]\n";
+
+    #[test]
+    fn load_run_query() {
+        let mut h = SimHandle::new();
+        let r: Value = serde_json::from_str(&h.load("t.toml", S, "[]")).unwrap();
+        assert_eq!(r["ok"], true, "{r}");
+        assert_eq!(r["meta"]["tasks"].as_array().unwrap().len(), 2);
+        h.run_until(5e6);
+        assert_eq!(h.now(), 5e6);
+        h.run_until(1e12);
+        assert!(h.done());
+        let s = h.cpu_slices(0.0, 20e6, 1.0);
+        assert!(!s.start().is_empty());
+        assert!(s.end().iter().all(|&e| e <= 20e6));
+        let smp = h.samples(5e6, 10e6);
+        assert!(smp.t().len() > 2);
+        let st: Value = serde_json::from_str(&h.state_at(7e6)).unwrap();
+        assert!(st["cpus"][0]["pick"]["why"].as_str().unwrap().contains("picked because"));
+        assert_eq!(h.wakeup_latencies().len() % 2, 0);
+        assert_eq!(h.digest().len(), 16);
+    }
+
+    #[test]
+    fn load_errors_are_located() {
+        let mut h = SimHandle::new();
+        let r: Value = serde_json::from_str(&h.load("bad.toml", "version = 1\nname = 3\n", "[]")).unwrap();
+        assert_eq!(r["ok"], false);
+        assert_eq!(r["error"]["line"], 2);
+        let r: Value = serde_json::from_str(&h.load("t.toml", S, "[[\"NOPE\", \"1\"]]")).unwrap();
+        assert_eq!(r["ok"], false);
+    }
+}

@@ -1,0 +1,93 @@
+//! State at a cursor time, reconstructed from the log alone: each task's latest sample
+//! (vruntime, deadline, vlag, vprot, the queue's V, flags) and the latest pick on a CPU with
+//! its candidates. This is what the UI's runqueue and "why this pick" panels show.
+
+use super::explain::reason_text;
+use super::log::{flag, EventLog, PickReason, NO_TASK};
+use serde_json::{json, Value};
+
+/// Row index of each task's latest sample at or before `t` (None: no sample yet).
+pub fn latest_samples(log: &EventLog, ntasks: usize, t: u64) -> Vec<Option<usize>> {
+    let s = &log.samples;
+    let hi = s.t.partition_point(|&x| x <= t);
+    let mut out = vec![None; ntasks];
+    let mut missing = ntasks;
+    for i in (0..hi).rev() {
+        if missing == 0 {
+            break;
+        }
+        let k = s.task[i] as usize;
+        if k < ntasks && out[k].is_none() {
+            out[k] = Some(i);
+            missing -= 1;
+        }
+    }
+    out
+}
+
+/// Index of the latest completed pick on `cpu` at or before `t`.
+pub fn pick_at(log: &EventLog, cpu: u32, t: u64) -> Option<usize> {
+    let p = &log.picks;
+    let hi = p.t.partition_point(|&x| x <= t);
+    (0..hi).rev().find(|&i| p.cpu[i] as u32 == cpu && p.task[i] != NO_TASK)
+}
+
+/// The pick at `index` as JSON, with plain-words reasoning and every candidate. Virtual
+/// times are signed (exact in JSON).
+pub fn pick_json(log: &EventLog, names: &[String], index: usize) -> Value {
+    let name = |t: u32| names.get(t as usize).cloned().unwrap_or_else(|| "<idle>".to_string());
+    let p = &log.picks;
+    let c = &log.cands;
+    let reason = PickReason::from_u8(p.reason[index]).expect("valid pick reason");
+    let (s, n) = (p.cand_start[index] as usize, p.cand_len[index] as usize);
+    let v = p.avg_vruntime[index] as i64;
+    let cands: Vec<Value> = (s..s + n)
+        .map(|k| {
+            json!({
+                "task": c.task[k], "name": name(c.task[k]),
+                "vruntime": c.vruntime[k] as i64, "deadline": c.deadline[k] as i64, "vprot": c.vprot[k] as i64,
+                "lag": v.wrapping_sub(c.vruntime[k] as i64),
+                "eligible": c.flags[k] & flag::ELIGIBLE != 0, "curr": c.flags[k] & flag::CURR != 0,
+                "protected": c.flags[k] & flag::PROTECTED != 0, "buddy": c.flags[k] & flag::BUDDY != 0,
+                "delayed": c.flags[k] & flag::DELAYED != 0,
+            })
+        })
+        .collect();
+    let eligible: Vec<&Value> = cands.iter().filter(|c| c["eligible"] == true).collect();
+    let mut words = format!("{} was picked because {}.", name(p.task[index]), reason_text(reason));
+    if !eligible.is_empty() {
+        let list: Vec<String> = eligible
+            .iter()
+            .map(|c| format!("{} (deadline {}, lag {:+})", c["name"].as_str().unwrap_or("?"), c["deadline"], c["lag"]))
+            .collect();
+        words.push_str(&format!(" Eligible (lag ≥ 0, i.e. vruntime ≤ V = {v}): {}.", list.join(", ")));
+    }
+    json!({
+        "index": index, "t": p.t[index], "cpu": p.cpu[index], "task": p.task[index], "name": name(p.task[index]),
+        "reason": reason.name(), "why": words, "avg_vruntime": v, "candidates": cands,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn latest_sample_per_task() {
+        let mut log = EventLog::new();
+        for (t, task) in [(1u64, 0u32), (2, 1), (5, 0), (9, 1)] {
+            let s = &mut log.samples;
+            s.t.push(t);
+            s.task.push(task);
+            s.cpu.push(0);
+            s.vruntime.push(t * 10);
+            s.deadline.push(0);
+            s.vlag.push(0);
+            s.vprot.push(0);
+            s.avg_vruntime.push(0);
+            s.flags.push(0);
+        }
+        assert_eq!(latest_samples(&log, 3, 6), vec![Some(2), Some(1), None]);
+        assert_eq!(latest_samples(&log, 2, 0), vec![None, None]);
+    }
+}
