@@ -20,3 +20,34 @@ ensure_rust() {
     fi
   done
 }
+
+# wasm-bindgen-cli must match the wasm-bindgen crate exactly (Cargo.toml pins it).
+WASM_BINDGEN_VERSION="$(sed -n 's/^wasm-bindgen = "=\(.*\)"/\1/p' "$ROOT/Cargo.toml")"
+ensure_wasm_bindgen() {
+  if wasm-bindgen --version 2>/dev/null | grep -q " $WASM_BINDGEN_VERSION\$"; then
+    return
+  fi
+  say "installing wasm-bindgen-cli $WASM_BINDGEN_VERSION (about 2.5 minutes, once)"
+  cargo install wasm-bindgen-cli --version "$WASM_BINDGEN_VERSION"
+}
+
+# npm dependencies, installed when missing or older than the lockfile.
+ensure_npm_deps() {
+  if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+    say "npm install"
+    npm install --no-audit --no-fund
+  fi
+}
+
+# Debian's Chromium for the Playwright e2e suite (playwright cannot download browsers here).
+ensure_chromium() {
+  if [ -x /usr/bin/chromium ]; then
+    return
+  fi
+  say "installing Debian's chromium"
+  if [ "$(id -u)" = 0 ]; then
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
+  else
+    sudo apt-get update -qq && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
+  fi
+}

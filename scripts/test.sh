@@ -2,6 +2,8 @@
 # `npm test`: everything CI checks, from a fresh clone.
 source "$(dirname "$0")/lib.sh"
 ensure_rust
+ensure_npm_deps
+ensure_chromium
 
 say "cargo fmt --check"
 cargo fmt --all -- --check
@@ -21,12 +23,34 @@ cargo build --quiet -p schedlab-engine --target wasm32-unknown-unknown
 say "native vs wasm32-wasip1 (Node WASI): identical summaries and digests"
 bash scripts/wasm-determinism.sh
 
+say "web: build (wasm + site), typecheck, unit tests"
+bash scripts/build-web.sh
+node node_modules/typescript/bin/tsc -p web/tsconfig.json --noEmit
+web_log="$(mktemp)"
+node node_modules/vitest/vitest.mjs run --config web/vite.config.ts 2>&1 | tee "$web_log"
+web_status=${PIPESTATUS[0]}
+[ "$web_status" -eq 0 ] || exit "$web_status"
+
+say "e2e: Playwright in Debian's Chromium against the built site"
+e2e_log="$(mktemp)"
+(cd e2e && node ../node_modules/@playwright/test/cli.js test --config playwright.config.ts) 2>&1 | tee "$e2e_log"
+e2e_status=${PIPESTATUS[0]}
+[ "$e2e_status" -eq 0 ] || exit "$e2e_status"
+
 say "cargo test (engine unit + integration: goldens, fidelity, determinism, invariants; CLI)"
 log="$(mktemp)"
 trap 'rm -f "$log"' EXIT
 cargo test --workspace 2>&1 | tee "$log"
 status=${PIPESTATUS[0]}
 echo
-awk '/^test result:/ { for (i = 1; i <= NF; i++) { if ($(i+1) ~ /^passed/) p += $i; if ($(i+1) ~ /^failed/) f += $i } }
-     END { printf "%d passed, %d failed\n", p, f }' "$log"
+# One closing line over every runner: cargo ("test result: ok. N passed; M failed"),
+# vitest ("Tests  N passed"), Playwright ("N passed", "N failed").
+{
+  awk '/^test result:/ { for (i = 1; i <= NF; i++) { if ($(i+1) ~ /^passed/) p += $i; if ($(i+1) ~ /^failed/) f += $i } }
+       END { print p + 0, f + 0 }' "$log"
+  sed 's/\x1b\[[0-9;]*m//g' "$web_log" | awk '/^ *Tests +/ { for (i = 1; i <= NF; i++) { if ($(i+1) ~ /^passed/) p += $i; if ($(i+1) ~ /^failed/) f += $i } }
+       END { print p + 0, f + 0 }'
+  sed 's/\x1b\[[0-9;]*m//g' "$e2e_log" | awk '/^ *[0-9]+ passed/ { p += $1 } /^ *[0-9]+ failed/ { f += $1 } END { print p + 0, f + 0 }'
+} | awk '{ p += $1; f += $2 } END { printf "%d passed, %d failed\n", p, f }'
+rm -f "$web_log" "$e2e_log"
 exit "$status"

@@ -345,13 +345,24 @@ impl SimHandle {
         m
     }
 
-    /// The runqueue of every CPU at `t` and the latest pick on each, as JSON.
+    /// The runqueue of every CPU at `t`, the latest pick on each, and every task's latest
+    /// state (queued or not), as JSON.
     pub fn state_at(&self, t: f64) -> String {
         let Some(s) = self.sim.as_ref() else { return "null".to_string() };
         let log = &s.fair.log;
         let t = ns(t);
         let latest = latest_samples(log, self.names.len(), t);
         let smp = &log.samples;
+        let entity = |task: usize, i: usize| {
+            let f = smp.flags[i];
+            json!({"task": task, "name": self.names[task], "t": smp.t[i], "cpu": smp.cpu[i],
+                "vruntime": smp.vruntime[i] as i64, "deadline": smp.deadline[i] as i64,
+                "vlag": smp.vlag[i], "vprot": smp.vprot[i] as i64, "avg_vruntime": smp.avg_vruntime[i] as i64,
+                "lag": (smp.avg_vruntime[i] as i64).wrapping_sub(smp.vruntime[i] as i64),
+                "on_rq": f & flag::ON_RQ != 0,
+                "eligible": f & flag::ELIGIBLE != 0, "curr": f & flag::CURR != 0, "delayed": f & flag::DELAYED != 0,
+                "protected": f & flag::PROTECTED != 0, "buddy": f & flag::BUDDY != 0})
+        };
         let mut cpus = Vec::new();
         for cpu in 0..s.cpus.len() as u32 {
             let ents: Vec<Value> = latest
@@ -359,20 +370,14 @@ impl SimHandle {
                 .enumerate()
                 .filter_map(|(task, row)| row.map(|i| (task, i)))
                 .filter(|&(_, i)| smp.cpu[i] as u32 == cpu && smp.flags[i] & flag::ON_RQ != 0)
-                .map(|(task, i)| {
-                    let f = smp.flags[i];
-                    json!({"task": task, "name": self.names[task], "t": smp.t[i],
-                        "vruntime": smp.vruntime[i] as i64, "deadline": smp.deadline[i] as i64,
-                        "vlag": smp.vlag[i], "vprot": smp.vprot[i] as i64, "avg_vruntime": smp.avg_vruntime[i] as i64,
-                        "lag": (smp.avg_vruntime[i] as i64).wrapping_sub(smp.vruntime[i] as i64),
-                        "eligible": f & flag::ELIGIBLE != 0, "curr": f & flag::CURR != 0, "delayed": f & flag::DELAYED != 0,
-                        "protected": f & flag::PROTECTED != 0, "buddy": f & flag::BUDDY != 0})
-                })
+                .map(|(task, i)| entity(task, i))
                 .collect();
             let pick = pick_at(log, cpu, t).map(|i| pick_json(log, &self.names, i));
             cpus.push(json!({"cpu": cpu, "entities": ents, "pick": pick}));
         }
-        json!({"t": t, "cpus": cpus}).to_string()
+        let tasks: Vec<Value> =
+            latest.iter().enumerate().filter_map(|(task, row)| row.map(|i| entity(task, i))).collect();
+        json!({"t": t, "cpus": cpus, "tasks": tasks}).to_string()
     }
 
     /// Per-task metrics (`schedlab simulate --json` fields) and the log digest, as JSON.

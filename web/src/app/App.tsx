@@ -1,0 +1,269 @@
+// The app shell: scenario, variants, view window, cursor, selection and panels; it wires the
+// engine client to the timeline and the panels and keeps the URL-shareable state.
+
+import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import { EngineClient } from '../engine/client';
+import type { CursorState, VariantSpec, WindowData } from '../engine/protocol';
+import { decodeState, encodeState, shareUrl, type ScenarioRef, type ViewState } from '../base/share';
+import { Timeline } from '../timeline/Timeline';
+import { DEFAULT_SCENARIO, findScenario, GALLERY } from './gallery';
+import { PRESETS } from './variants';
+import { useSimulation } from './useSimulation';
+import { installTestHook } from './test_hook';
+import { Header } from '../panels/Header';
+import { EditorPane } from '../panels/EditorPane';
+import { Inspector } from '../panels/Inspector';
+import { MetricsPanel } from '../panels/MetricsPanel';
+import { HelpOverlay } from '../panels/HelpOverlay';
+import { PlaybackBar } from '../panels/PlaybackBar';
+import type { PanelId, ViewWindow } from '../state/types';
+
+const client = new EngineClient();
+const BASELINE: VariantSpec = { key: PRESETS[0].key, overrides: PRESETS[0].overrides };
+
+/** A first view of about ten ticks: enough to see several slices and switches. */
+function defaultWindow(duration: number, tick: number): ViewWindow {
+  return { t0: 0, t1: Math.min(duration, 10 * tick) };
+}
+
+export function App() {
+  const entry = findScenario(DEFAULT_SCENARIO) ?? GALLERY[0];
+  const { sim, load, cancel } = useSimulation(client, {
+    ref: { kind: 'bundled', name: entry.id, hash: entry.hash },
+    file: entry.file,
+    text: entry.text,
+    variants: [BASELINE],
+    meta: null,
+    loaded: [],
+    error: null,
+    progress: null,
+  });
+  const [view, setView] = useState<ViewWindow>({ t0: 0, t1: 1 });
+  const [cursor, setCursor] = useState(0);
+  const [selection, setSelection] = useState<number | null>(null);
+  const [panels, setPanels] = useState<Set<PanelId>>(new Set(['editor', 'inspector', 'metrics']));
+  const [mode, setMode] = useState<'relative' | 'absolute'>('relative');
+  const [notice, setNotice] = useState<string | null>(null);
+  const [windows, setWindows] = useState<Record<string, WindowData>>({});
+  const [cursorStates, setCursorStates] = useState<Record<string, CursorState>>({});
+  const [editorText, setEditorText] = useState(entry.text);
+  const timelineWidth = useRef(1200);
+  const pendingView = useRef<ViewState | null>(null);
+
+  const togglePanel = useCallback((p: PanelId) => {
+    setPanels((s) => {
+      const n = new Set(s);
+      if (n.has(p)) n.delete(p);
+      else n.add(p);
+      return n;
+    });
+  }, []);
+
+  // Loading: every change of scenario or variants reloads all variants.
+  const open = useCallback(
+    async (ref: ScenarioRef, file: string, text: string, variants: VariantSpec[], restore?: ViewState) => {
+      setEditorText(text);
+      pendingView.current = restore ?? null;
+      const ok = await load(ref, file, text, variants);
+      if (!ok) pendingView.current = null;
+    },
+    [load],
+  );
+
+  // After a successful load: apply a restored view or the default one.
+  useEffect(() => {
+    if (!sim.meta) return;
+    const r = pendingView.current;
+    pendingView.current = null;
+    if (r) {
+      setView({ t0: r.window[0], t1: Math.min(r.window[1], sim.meta.duration_ns) });
+      setCursor(r.cursor);
+      setSelection(r.selection);
+      setPanels(new Set(r.panels.filter((p): p is PanelId => ['editor', 'inspector', 'metrics', 'help'].includes(p))));
+      if (r.mode) setMode(r.mode);
+    } else {
+      const w = defaultWindow(sim.meta.duration_ns, sim.meta.tick_ns);
+      setView(w);
+      setCursor(w.t0 + (w.t1 - w.t0) / 4);
+      setSelection(null);
+    }
+  }, [sim.meta, sim.loaded]);
+
+  // Initial load: the URL fragment if any, else the default scenario.
+  useEffect(() => {
+    const frag = window.location.hash.replace(/^#/, '');
+    (async () => {
+      if (frag) {
+        const d = await decodeState(frag);
+        if (!d.ok) {
+          setNotice(`This link could not be opened: ${d.error}`);
+        } else {
+          const st = d.state;
+          if (st.scenario.kind === 'bundled') {
+            const g = findScenario(st.scenario.name);
+            if (g) {
+              if (g.hash !== st.scenario.hash) setNotice(`The bundled scenario ${g.id} changed since this link was made; showing the current version.`);
+              await open({ kind: 'bundled', name: g.id, hash: g.hash }, g.file, g.text, st.variants, st);
+              return;
+            }
+            setNotice(`This link names a bundled scenario that does not exist here: ${st.scenario.name}`);
+          } else {
+            await open(st.scenario, 'shared.toml', st.scenario.text, st.variants, st);
+            return;
+          }
+        }
+      }
+      await open({ kind: 'bundled', name: entry.id, hash: entry.hash }, entry.file, entry.text, [BASELINE]);
+    })();
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, []);
+
+  // Window data for every variant, over-fetched by half a window on each side.
+  useEffect(() => {
+    if (!sim.meta || sim.loaded.length === 0) return;
+    const w = view.t1 - view.t0;
+    const t0 = Math.max(0, view.t0 - w / 2);
+    const t1 = Math.min(sim.meta.duration_ns, view.t1 + w / 2);
+    const bucket = Math.max(1, w / Math.max(100, timelineWidth.current));
+    let stale = false;
+    Promise.all(sim.loaded.map((v) => client.window(v.key, t0, t1, bucket))).then((ds) => {
+      if (stale) return;
+      setWindows(Object.fromEntries(ds.map((d) => [d.variant, d])));
+    });
+    return () => {
+      stale = true;
+    };
+  }, [sim.meta, sim.loaded, view]);
+
+  // The runqueue and the last pick at the cursor, per variant.
+  useEffect(() => {
+    if (!sim.meta || sim.loaded.length === 0) return;
+    let stale = false;
+    Promise.all(sim.loaded.map((v) => client.cursor(v.key, cursor).then((s) => [v.key, s] as const))).then((rs) => {
+      if (!stale) setCursorStates(Object.fromEntries(rs));
+    });
+    return () => {
+      stale = true;
+    };
+  }, [sim.meta, sim.loaded, cursor]);
+
+  const viewState = useCallback(
+    (): ViewState => ({
+      scenario: sim.ref,
+      variants: sim.variants,
+      window: [view.t0, view.t1],
+      cursor,
+      selection,
+      panels: [...panels],
+      mode,
+    }),
+    [sim.ref, sim.variants, view, cursor, selection, panels, mode],
+  );
+
+  const makeShareUrl = useCallback(async () => {
+    const frag = await encodeState(viewState());
+    return shareUrl(window.location.href.split('#')[0], frag);
+  }, [viewState]);
+
+  useEffect(() => installTestHook({ client, getState: viewState, shareUrl: makeShareUrl }), [viewState, makeShareUrl]);
+
+  const onView = useCallback((t0: number, t1: number) => setView({ t0, t1 }), []);
+  const timelineVariants = useMemo(
+    () => sim.loaded.map((v) => ({ key: v.key, label: v.key, data: windows[v.key] ?? null })),
+    [sim.loaded, windows],
+  );
+
+  const openBundled = (id: string) => {
+    const g = findScenario(id);
+    if (g) open({ kind: 'bundled', name: g.id, hash: g.hash }, g.file, g.text, sim.variants);
+  };
+  const openText = (file: string, text: string) => open({ kind: 'inline', text }, file, text, sim.variants);
+  const setVariants = (variants: VariantSpec[]) => open(sim.ref, sim.file, sim.text, variants);
+  const runEditor = () => {
+    const bundled = sim.ref.kind === 'bundled' && editorText === sim.text;
+    open(bundled ? sim.ref : { kind: 'inline', text: editorText }, sim.file, editorText, sim.variants);
+  };
+
+  // Drag and drop a scenario file anywhere on the page.
+  useEffect(() => {
+    const over = (e: DragEvent) => e.preventDefault();
+    const drop = (e: DragEvent) => {
+      e.preventDefault();
+      const f = e.dataTransfer?.files?.[0];
+      if (f) f.text().then((t) => openText(f.name, t));
+    };
+    window.addEventListener('dragover', over);
+    window.addEventListener('drop', drop);
+    return () => {
+      window.removeEventListener('dragover', over);
+      window.removeEventListener('drop', drop);
+    };
+  });
+
+  // `?` toggles the keyboard help.
+  useEffect(() => {
+    const key = (e: KeyboardEvent) => {
+      const t = e.target as HTMLElement | null;
+      if (t && (t.tagName === 'INPUT' || t.tagName === 'TEXTAREA' || t.tagName === 'SELECT' || t.isContentEditable)) return;
+      if (e.key === '?') togglePanel('help');
+      if (e.key === 'Escape') setPanels((s) => (s.has('help') ? new Set([...s].filter((p) => p !== 'help')) : s));
+    };
+    window.addEventListener('keydown', key);
+    return () => window.removeEventListener('keydown', key);
+  }, [togglePanel]);
+
+  const focused = sim.loaded[0]?.key;
+  return (
+    <div className="app">
+      <Header
+        sim={sim}
+        panels={panels}
+        mode={mode}
+        onMode={setMode}
+        onTogglePanel={togglePanel}
+        onOpenBundled={openBundled}
+        onOpenText={openText}
+        onVariants={setVariants}
+        onShare={makeShareUrl}
+        onCancel={cancel}
+      />
+      {notice && (
+        <div className="notice" role="status">
+          {notice} <button onClick={() => setNotice(null)}>dismiss</button>
+        </div>
+      )}
+      <div className="main">
+        {panels.has('editor') && (
+          <EditorPane text={editorText} onText={setEditorText} onRun={runEditor} error={sim.error} file={sim.file} />
+        )}
+        <div className="center">
+          {sim.meta ? (
+            <>
+              <PlaybackBar meta={sim.meta} view={view} cursor={cursor} windows={windows} focused={focused} onCursor={setCursor} onView={onView} />
+              <div className="timeline-wrap" ref={(el) => { if (el) timelineWidth.current = el.clientWidth; }}>
+                <Timeline
+                  meta={sim.meta}
+                  variants={timelineVariants}
+                  view={view}
+                  cursor={cursor}
+                  selection={selection}
+                  mode={mode}
+                  onView={onView}
+                  onCursor={setCursor}
+                  onSelect={setSelection}
+                />
+              </div>
+              {panels.has('metrics') && <MetricsPanel client={client} meta={sim.meta} loaded={sim.loaded} />}
+            </>
+          ) : (
+            <div className="empty">{sim.error ? 'Fix the scenario to see its timeline.' : 'Loading the engine…'}</div>
+          )}
+        </div>
+        {panels.has('inspector') && sim.meta && (
+          <Inspector meta={sim.meta} cursor={cursor} selection={selection} states={cursorStates} order={sim.loaded.map((v) => v.key)} onSelect={setSelection} />
+        )}
+      </div>
+      {panels.has('help') && <HelpOverlay onClose={() => togglePanel('help')} />}
+    </div>
+  );
+}

@@ -1,0 +1,45 @@
+// `window.__schedlab`: the testing hook. waitForIdle() resolves when the worker has no
+// request in flight and no animation frame is pending; state() returns the shareable view.
+
+import type { EngineClient } from '../engine/client';
+import type { ViewState } from '../base/share';
+import { pendingFrames } from '../timeline/raf_scheduler';
+
+export interface SchedlabHook {
+  waitForIdle(): Promise<void>;
+  state(): { scenario: string; variants: ViewState['variants']; window_ns: [number, number]; cursor_ns: number; selection: number | null; panels: string[] };
+  shareUrl(): Promise<string>;
+}
+
+declare global {
+  interface Window {
+    __schedlab?: SchedlabHook;
+  }
+}
+
+const frame = () => new Promise<void>((r) => requestAnimationFrame(() => r()));
+
+export function installTestHook(opts: { client: EngineClient; getState: () => ViewState; shareUrl: () => Promise<string> }) {
+  window.__schedlab = {
+    async waitForIdle() {
+      for (let settled = 0; settled < 3; ) {
+        await opts.client.idle();
+        await frame();
+        await new Promise((r) => setTimeout(r, 0));
+        settled = opts.client.inFlight === 0 && pendingFrames() === 0 ? settled + 1 : 0;
+      }
+    },
+    state() {
+      const s = opts.getState();
+      return {
+        scenario: s.scenario.kind === 'bundled' ? s.scenario.name : 'inline',
+        variants: s.variants,
+        window_ns: s.window,
+        cursor_ns: s.cursor,
+        selection: s.selection,
+        panels: s.panels,
+      };
+    },
+    shareUrl: opts.shareUrl,
+  };
+}

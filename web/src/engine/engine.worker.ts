@@ -1,0 +1,107 @@
+// The engine worker: owns the wasm module and one long-lived SimHandle per variant. Loading
+// runs the simulation in steps so progress is reported and a cancel can arrive in between.
+
+import init, { SimHandle } from '../generated/wasm/schedlab_wasm';
+import type { Request, Response, SampleCols, SliceCols, MarkerCols, ScenarioMeta, Summary } from './protocol';
+
+const ctx = self as unknown as { postMessage(msg: Response, transfer?: Transferable[]): void; onmessage: ((e: MessageEvent<Request>) => void) | null };
+
+let ready: Promise<unknown> | null = null;
+const handles = new Map<string, SimHandle>();
+let cancelled = false;
+let busy = Promise.resolve();
+
+function post(msg: Response, transfer: Transferable[] = []) {
+  ctx.postMessage(msg, transfer);
+}
+
+const yieldToEvents = () => new Promise<void>((r) => setTimeout(r, 0));
+
+async function load(id: number, req: Extract<Request, { type: 'load' }>) {
+  ready ??= init();
+  await ready;
+  cancelled = false;
+  for (const h of handles.values()) h.free();
+  handles.clear();
+  let meta: ScenarioMeta | null = null;
+  const loaded: { key: string; digest: string; summary: Summary }[] = [];
+  const total = req.variants.length;
+  for (let vi = 0; vi < req.variants.length; vi++) {
+    const variant = req.variants[vi];
+    const h = new SimHandle();
+    const r = JSON.parse(h.load(req.file, req.text, JSON.stringify(variant.overrides)));
+    if (!r.ok) {
+      h.free();
+      post({ v: 1, id, type: 'error', error: r.error });
+      return;
+    }
+    meta ??= r.meta as ScenarioMeta;
+    const duration = (r.meta as ScenarioMeta).duration_ns;
+    const step = Math.max(duration / 50, 1_000_000);
+    while (!h.done()) {
+      h.run_until(h.now() + step);
+      post({ v: 1, id, type: 'progress', done: vi + h.now() / duration, total });
+      await yieldToEvents();
+      if (cancelled) {
+        h.free();
+        post({ v: 1, id, type: 'cancelled' });
+        return;
+      }
+    }
+    handles.set(variant.key, h);
+    loaded.push({ key: variant.key, digest: h.digest(), summary: JSON.parse(h.summary()) });
+  }
+  post({ v: 1, id, type: 'loaded', meta: meta!, variants: loaded });
+}
+
+function windowData(id: number, req: Extract<Request, { type: 'window' }>) {
+  const h = handles.get(req.variant);
+  if (!h) return post({ v: 1, id, type: 'error', error: { file: '', line: 0, column: 0, message: `no variant ${req.variant}` } });
+  const s = h.cpu_slices(req.t0, req.t1, req.bucket);
+  const slices: SliceCols = { cpu: s.cpu, task: s.task, start: s.start, end: s.end, count: s.count };
+  s.free();
+  const m = h.samples(req.t0, req.t1);
+  const samples: SampleCols = { t: m.t, task: m.task, cpu: m.cpu, vruntime: m.vruntime, deadline: m.deadline, vlag: m.vlag, vprot: m.vprot, avg: m.avg, flags: m.flags };
+  m.free();
+  const k = h.markers(req.t0, req.t1);
+  const markers: MarkerCols = { t: k.t, kind: k.kind, cpu: k.cpu, task: k.task, arg: k.arg, val: k.val };
+  k.free();
+  const transfer = [...Object.values(slices), ...Object.values(samples), ...Object.values(markers)].map((a) => (a as ArrayBufferView).buffer as ArrayBuffer);
+  post({ v: 1, id, type: 'window', data: { variant: req.variant, t0: req.t0, t1: req.t1, bucket: req.bucket, slices, samples, markers } }, transfer);
+}
+
+ctx.onmessage = (e: MessageEvent<Request>) => {
+  const req = e.data;
+  if (req.v !== 1) return;
+  if (req.type === 'cancel') {
+    cancelled = true;
+    return;
+  }
+  busy = busy.then(async () => {
+    try {
+      switch (req.type) {
+        case 'load':
+          await load(req.id, req);
+          break;
+        case 'window':
+          windowData(req.id, req);
+          break;
+        case 'cursor': {
+          const h = handles.get(req.variant);
+          if (h) post({ v: 1, id: req.id, type: 'cursor', state: JSON.parse(h.state_at(req.t)) });
+          break;
+        }
+        case 'metrics': {
+          const h = handles.get(req.variant);
+          if (h) {
+            const lat = new Float64Array(h.wakeup_latencies());
+            post({ v: 1, id: req.id, type: 'metrics', summary: JSON.parse(h.summary()), latencies: lat }, [lat.buffer]);
+          }
+          break;
+        }
+      }
+    } catch (err) {
+      post({ v: 1, id: req.id, type: 'error', error: { file: '', line: 0, column: 0, message: String(err) } });
+    }
+  });
+};

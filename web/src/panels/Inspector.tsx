@@ -1,0 +1,113 @@
+// The inspector: for each variant, the runqueue of every CPU at the cursor (ordered by
+// deadline, eligibility marked), every field of the selected entity, and "why this pick".
+
+import type { CursorState, EntityState, ScenarioMeta } from '../engine/protocol';
+import { formatNs } from '../timeline/time_scale';
+import { taskColor } from '../timeline/palette';
+
+interface Props {
+  meta: ScenarioMeta;
+  cursor: number;
+  selection: number | null;
+  states: Record<string, CursorState>;
+  order: string[];
+  onSelect: (t: number | null) => void;
+}
+
+const v = (x: number) => x.toLocaleString('en-US');
+
+function EntityFields({ e, meta }: { e: EntityState; meta: ScenarioMeta }) {
+  const t = meta.tasks[e.task];
+  const rows: [string, string][] = [
+    ['task', `${e.name} (nice ${t?.nice ?? '?'}, ${t?.policy ?? '?'})`],
+    ['vruntime', v(e.vruntime)],
+    ['deadline', v(e.deadline)],
+    ['V (avg_vruntime)', v(e.avg_vruntime)],
+    ['lag = V − vruntime', `${e.lag >= 0 ? '+' : ''}${v(e.lag)}`],
+    ['eligible', e.eligible ? 'yes (lag ≥ 0)' : 'no (lag < 0)'],
+    ['vlag (saved)', v(e.vlag)],
+    ['vprot', v(e.vprot)],
+    ['state', e.curr ? 'running (curr)' : e.delayed ? 'sleeping, still queued (delayed)' : e.on_rq ? 'queued' : 'sleeping (not queued)'],
+    ['cpu', String(e.cpu)],
+    ['protected (RUN_TO_PARITY)', e.curr ? (e.protected ? 'yes' : 'no') : '—'],
+    ['delayed (DELAY_DEQUEUE)', e.delayed ? 'yes' : 'no'],
+    ['next buddy', e.buddy ? 'yes' : 'no'],
+    ['slice', formatNs(t?.slice_ns ?? meta.base_slice_ns)],
+    ['as of', formatNs(e.t)],
+  ];
+  return (
+    <table className="fields" data-testid="entity-fields">
+      <tbody>
+        {rows.map(([k, val]) => (
+          <tr key={k}>
+            <th>{k}</th>
+            <td>{val}</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
+export function Inspector({ meta, cursor, selection, states, order, onSelect }: Props) {
+  return (
+    <aside className="inspector" aria-label="inspector" data-testid="inspector">
+      <h2>At {formatNs(cursor)}</h2>
+      {order.map((key) => {
+        const st = states[key];
+        if (!st) return null;
+        const selected = st.tasks.find((e) => e.task === selection);
+        return (
+          <section key={key} className="variant-state">
+            {order.length > 1 && <h3>{key}</h3>}
+            {st.cpus
+              .filter((c) => c.entities.length > 0 || c.pick)
+              .map((c) => {
+                const rq = [...c.entities].sort((a, b) => (a.curr ? -1 : b.curr ? 1 : a.deadline - b.deadline));
+                return (
+                  <div key={c.cpu} className="rq">
+                    <h4>cpu {c.cpu} runqueue</h4>
+                    <table className="rq-table">
+                      <thead>
+                        <tr>
+                          <th>task</th>
+                          <th>lag</th>
+                          <th>deadline − V</th>
+                          <th />
+                        </tr>
+                      </thead>
+                      <tbody>
+                        {rq.map((e) => (
+                          <tr key={e.task} className={`${e.eligible ? 'eligible' : 'ineligible'} ${e.task === selection ? 'sel' : ''}`} onClick={() => onSelect(e.task)}>
+                            <td>
+                              <span className="swatch" style={{ background: taskColor(e.task) }} /> {e.name}
+                            </td>
+                            <td>{(e.lag >= 0 ? '+' : '') + formatNs(e.lag)}</td>
+                            <td>{formatNs(e.deadline - e.avg_vruntime)}</td>
+                            <td>
+                              {e.curr ? 'running ' : ''}
+                              {e.eligible ? 'eligible' : 'ineligible'}
+                              {e.delayed ? ' delayed' : ''}
+                              {e.buddy ? ' buddy' : ''}
+                            </td>
+                          </tr>
+                        ))}
+                      </tbody>
+                    </table>
+                    {c.pick && (
+                      <div className="why" data-testid="why-pick">
+                        <strong>Why {c.pick.name}?</strong> <span className="muted">(pick at {formatNs(c.pick.t)})</span>
+                        <p>{c.pick.why}</p>
+                      </div>
+                    )}
+                  </div>
+                );
+              })}
+            {selected && <EntityFields e={selected} meta={meta} />}
+            {selection !== null && !selected && <p className="muted">{meta.tasks[selection]?.name} has not started at the cursor.</p>}
+          </section>
+        );
+      })}
+    </aside>
+  );
+}

@@ -1,0 +1,155 @@
+// Metrics with D3 scales: CPU share per task and wakeup-latency distribution for every
+// variant, switches, and a diff table against the first variant.
+
+import { useEffect, useState } from 'react';
+import { scaleBand, scaleLinear } from 'd3-scale';
+import type { EngineClient } from '../engine/client';
+import type { ScenarioMeta, Summary } from '../engine/protocol';
+import type { LoadedVariant } from '../state/types';
+import { formatNs } from '../timeline/time_scale';
+import { taskColor } from '../timeline/palette';
+
+interface Props {
+  client: EngineClient;
+  meta: ScenarioMeta;
+  loaded: LoadedVariant[];
+}
+
+const W = 420;
+const BAR_H = 14;
+
+function ShareChart({ meta, loaded }: { meta: ScenarioMeta; loaded: LoadedVariant[] }) {
+  const rows = meta.tasks.map((t) => t.name);
+  const y = scaleBand<string>().domain(rows).range([0, rows.length * (BAR_H * loaded.length + 6)]).paddingInner(0.1);
+  const max = Math.max(1, ...loaded.flatMap((v) => v.summary.tasks.map((t) => t.share_pct)));
+  const x = scaleLinear().domain([0, max]).range([0, W - 190]);
+  return (
+    <svg width={W} height={y.range()[1] + 4} role="img" aria-label="CPU share per task" data-testid="share-chart">
+      {rows.map((name, ti) => (
+        <g key={name} transform={`translate(0,${y(name)})`}>
+          <text x={0} y={BAR_H - 3} className="label">
+            {name}
+          </text>
+          {loaded.map((v, vi) => {
+            const share = v.summary.tasks[ti]?.share_pct ?? 0;
+            return (
+              <g key={v.key} transform={`translate(100,${vi * BAR_H})`}>
+                <rect width={x(share)} height={BAR_H - 2} fill={taskColor(ti)} opacity={vi === 0 ? 1 : 0.6} />
+                <text x={x(share) + 4} y={BAR_H - 4} className="value">
+                  {share.toFixed(2)} %{loaded.length > 1 ? ` ${v.key}` : ''}
+                </text>
+              </g>
+            );
+          })}
+        </g>
+      ))}
+    </svg>
+  );
+}
+
+function LatencyChart({ data }: { data: { key: string; lat: number[] }[] }) {
+  // Power-of-two buckets from 1 µs; bucket 0 holds latencies below 1 µs (immediate runs).
+  const bucketOf = (ns: number) => (ns < 1000 ? 0 : Math.min(24, 1 + Math.floor(Math.log2(ns / 1000))));
+  const nb = 1 + Math.max(1, ...data.flatMap((d) => d.lat.map(bucketOf)));
+  const counts = data.map((d) => {
+    const c = new Array(nb).fill(0);
+    d.lat.forEach((l) => c[bucketOf(l)]++);
+    return c;
+  });
+  const max = Math.max(1, ...counts.flat());
+  const x = scaleBand<number>().domain([...Array(nb).keys()]).range([30, W]).paddingInner(0.15);
+  const y = scaleLinear().domain([0, max]).range([90, 0]);
+  const bw = x.bandwidth() / Math.max(1, data.length);
+  const label = (b: number) => (b === 0 ? '<1µs' : formatNs(1000 * 2 ** (b - 1)));
+  return (
+    <svg width={W} height={120} role="img" aria-label="wakeup latency distribution" data-testid="latency-chart">
+      {counts.map((c, vi) =>
+        c.map((n, b) => <rect key={`${vi}-${b}`} x={(x(b) ?? 0) + vi * bw} y={y(n)} width={bw} height={90 - y(n)} className={`lat v${vi}`} />),
+      )}
+      {[...Array(nb).keys()]
+        .filter((b) => b % Math.ceil(nb / 6) === 0)
+        .map((b) => (
+          <text key={b} x={x(b)} y={105} className="tick">
+            {label(b)}
+          </text>
+        ))}
+      <text x={0} y={10} className="tick">
+        {max}
+      </text>
+    </svg>
+  );
+}
+
+function DiffTable({ meta, summaries }: { meta: ScenarioMeta; summaries: { key: string; s: Summary }[] }) {
+  const base = summaries[0];
+  const cols: [string, (t: Summary['tasks'][number]) => number, (n: number) => string][] = [
+    ['share %', (t) => t.share_pct, (n) => n.toFixed(2)],
+    ['switches', (t) => t.switches_out, (n) => String(n)],
+    ['mean run', (t) => t.mean_run_ns, formatNs],
+    ['wakeup p99', (t) => t.wakeup_latency_ns.p99, formatNs],
+    ['yields', (t) => t.yields, (n) => String(n)],
+  ];
+  return (
+    <table className="diff" data-testid="metrics-table">
+      <thead>
+        <tr>
+          <th>task</th>
+          <th>variant</th>
+          {cols.map(([c]) => (
+            <th key={c}>{c}</th>
+          ))}
+        </tr>
+      </thead>
+      <tbody>
+        {meta.tasks.map((task, ti) =>
+          summaries.map(({ key, s }, vi) => (
+            <tr key={`${ti}-${key}`}>
+              <td>{vi === 0 ? task.name : ''}</td>
+              <td>{key}</td>
+              {cols.map(([c, f, fmt]) => {
+                const val = f(s.tasks[ti]);
+                const d = vi === 0 ? null : val - f(base.s.tasks[ti]);
+                return (
+                  <td key={c}>
+                    {fmt(val)}
+                    {d !== null && d !== 0 && <span className={d > 0 ? 'up' : 'down'}> ({d > 0 ? '+' : '−'}{fmt(Math.abs(d))})</span>}
+                  </td>
+                );
+              })}
+            </tr>
+          )),
+        )}
+      </tbody>
+    </table>
+  );
+}
+
+export function MetricsPanel({ client, meta, loaded }: Props) {
+  const [lat, setLat] = useState<{ key: string; lat: number[] }[]>([]);
+  useEffect(() => {
+    let stale = false;
+    Promise.all(loaded.map((v) => client.metrics(v.key).then((m) => ({ key: v.key, lat: Array.from(m.latencies.filter((_, i) => i % 2 === 1)) })))).then(
+      (r) => !stale && setLat(r),
+    );
+    return () => {
+      stale = true;
+    };
+  }, [client, loaded]);
+  return (
+    <section className="metrics" aria-label="metrics" data-testid="metrics">
+      <div>
+        <h3>CPU share</h3>
+        <ShareChart meta={meta} loaded={loaded} />
+      </div>
+      <div>
+        <h3>Wakeup latency</h3>
+        <LatencyChart data={lat} />
+      </div>
+      <div className="diff-wrap">
+        <h3>{loaded.length > 1 ? `Metrics, Δ against ${loaded[0].key}` : 'Metrics'}</h3>
+        <DiffTable meta={meta} summaries={loaded.map((v) => ({ key: v.key, s: v.summary }))} />
+        <small className="muted">digests: {loaded.map((v) => `${v.key} ${v.digest}`).join(' · ')}</small>
+      </div>
+    </section>
+  );
+}

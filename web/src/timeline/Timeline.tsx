@@ -1,0 +1,103 @@
+// The timeline view: a shared SVG time axis over one canvas block per variant (CPU lanes, then
+// entity lanes), a cursor line across all blocks, and the zoom / pan / click / keyboard input.
+import { memo, useEffect, useMemo, useRef, useState, type RefObject } from 'react';
+import type { ScenarioMeta, WindowData } from '../engine/protocol';
+import { GUTTER_W } from './layout';
+import { TimeAxis } from './TimeAxis';
+import { TimelineBlock, type BlockHit } from './TimelineBlock';
+import { useTimelineInput } from './use_timeline_input';
+
+export interface TimelineVariant {
+  key: string;
+  label: string;
+  data: WindowData | null;
+}
+
+export interface TimelineProps {
+  meta: ScenarioMeta;
+  /** Stacked vertically, one block per variant, sharing the time axis. */
+  variants: TimelineVariant[];
+  /** The visible window, ns. */
+  view: { t0: number; t1: number };
+  /** The cursor, ns. */
+  cursor: number;
+  /** The selected task id. */
+  selection: number | null;
+  mode: 'relative' | 'absolute';
+  onView: (t0: number, t1: number) => void;
+  onCursor: (t: number) => void;
+  onSelect: (task: number | null) => void;
+}
+
+/** Tracks an element's content width with a ResizeObserver. */
+function useWidth(ref: RefObject<HTMLElement | null>): number {
+  const [width, setWidth] = useState(0);
+  useEffect(() => {
+    const el = ref.current;
+    if (!el) return;
+    setWidth(el.clientWidth);
+    if (typeof ResizeObserver === 'undefined') return;
+    const ro = new ResizeObserver((entries) => {
+      const w = entries[0]?.contentRect.width;
+      if (w !== undefined) setWidth(Math.floor(w));
+    });
+    ro.observe(el);
+    return () => ro.disconnect();
+  }, [ref]);
+  return width;
+}
+
+function TimelineImpl(props: TimelineProps) {
+  const { meta, variants, view, cursor, selection, mode } = props;
+  const root = useRef<HTMLDivElement>(null);
+  const blocks = useRef<HTMLDivElement>(null);
+  const width = useWidth(root);
+  const hits = useMemo(() => new Map<string, BlockHit>(), []);
+
+  useTimelineInput(blocks, {
+    meta,
+    view,
+    cursor,
+    width,
+    hits,
+    onView: props.onView,
+    onCursor: props.onCursor,
+    onSelect: props.onSelect,
+  });
+
+  const span = view.t1 - view.t0;
+  const cursorX = span > 0 ? GUTTER_W + ((cursor - view.t0) / span) * (width - GUTTER_W) : -1;
+  const cursorVisible = width > GUTTER_W && cursorX >= GUTTER_W && cursorX <= width;
+
+  return (
+    <div ref={root} data-testid="timeline" style={{ position: 'relative', width: '100%', userSelect: 'none' }}>
+      <TimeAxis t0={view.t0} t1={view.t1} width={width} />
+      <div ref={blocks} style={{ position: 'relative', touchAction: 'none', cursor: 'crosshair' }}>
+        {variants.map((v) => (
+          <TimelineBlock
+            key={v.key}
+            meta={meta}
+            variantKey={v.key}
+            label={v.label}
+            data={v.data}
+            t0={view.t0}
+            t1={view.t1}
+            width={width}
+            selection={selection}
+            mode={mode}
+            hits={hits}
+          />
+        ))}
+        {cursorVisible && (
+          <div
+            data-testid="timeline-cursor"
+            style={{ position: 'absolute', top: 0, bottom: 0, left: Math.round(cursorX), width: 1, background: '#d32f2f', pointerEvents: 'none' }}
+          />
+        )}
+      </div>
+    </div>
+  );
+}
+
+/** The timeline view (memoized: it re-renders only when its props change). */
+export const Timeline = memo(TimelineImpl);

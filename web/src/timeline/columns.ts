@@ -1,0 +1,44 @@
+// Small helpers over the protocol's typed-array columns: grouping row indices by a key column
+// (CPU or task) with each group ordered by time, without allocating per row.
+
+/** Row indices grouped by key: group g is `order[start[g] .. start[g + 1]]`, sorted by `time`. */
+export interface Groups {
+  order: Int32Array;
+  start: Int32Array;
+}
+
+/** Groups rows by `key` (rows with key ≥ groups are dropped), each group ordered by `time`. */
+export function groupBy(key: Uint32Array, time: Float64Array, groups: number): Groups {
+  const start = new Int32Array(groups + 1);
+  const n = key.length;
+  for (let i = 0; i < n; i++) if (key[i] < groups) start[key[i] + 1]++;
+  for (let g = 0; g < groups; g++) start[g + 1] += start[g];
+  const fill = start.slice(0, groups);
+  const order = new Int32Array(start[groups]);
+  for (let i = 0; i < n; i++) if (key[i] < groups) order[fill[key[i]]++] = i;
+  for (let g = 0; g < groups; g++) {
+    const rows = order.subarray(start[g], start[g + 1]);
+    let sorted = true;
+    for (let j = 1; j < rows.length && sorted; j++) sorted = time[rows[j - 1]] <= time[rows[j]];
+    if (!sorted) rows.sort((a, b) => time[a] - time[b]);
+  }
+  return { order, start };
+}
+
+/**
+ * Within group rows `order[lo .. hi)`, the position of the last row with time ≤ t, or lo − 1
+ * when every row is later than t.
+ */
+export function lastAtOrBefore(order: Int32Array, time: Float64Array, lo: number, hi: number, t: number): number {
+  let a = lo;
+  let b = hi - 1;
+  let found = lo - 1;
+  while (a <= b) {
+    const mid = (a + b) >> 1;
+    if (time[order[mid]] <= t) {
+      found = mid;
+      a = mid + 1;
+    } else b = mid - 1;
+  }
+  return found;
+}

@@ -1,0 +1,87 @@
+// Layout constants of the timeline and the narrow 2D-context type the pure renderers draw
+// through (a subset of CanvasRenderingContext2D, so unit tests can pass a recording fake).
+
+/** Height of one CPU lane, CSS px. */
+export const CPU_LANE_H = 22;
+/** Height of one entity (task) lane, CSS px. */
+export const ENTITY_LANE_H = 56;
+/** Width of the left gutter holding lane labels, CSS px. */
+export const GUTTER_W = 110;
+/** Gap between the CPU lanes and the entity lanes of one block, CSS px. */
+export const SECTION_GAP = 6;
+/** Height of the variant label row above each block, CSS px. */
+export const LABEL_ROW_H = 20;
+/** Height of the SVG time axis, CSS px. */
+export const AXIS_H = 26;
+/** Height of the running/queued/sleeping bar along the bottom of an entity lane, CSS px. */
+export const STATE_BAR_H = 4;
+/** The minimum half-range of an entity lane's y-scale: one base slice, virtual ns. */
+export const MIN_HALF_RANGE_NS = 1.4e6;
+
+/** The canvas calls the renderers use. */
+export type Ctx2D = Pick<
+  CanvasRenderingContext2D,
+  | 'fillStyle'
+  | 'strokeStyle'
+  | 'lineWidth'
+  | 'font'
+  | 'textAlign'
+  | 'textBaseline'
+  | 'globalAlpha'
+  | 'fillRect'
+  | 'strokeRect'
+  | 'clearRect'
+  | 'beginPath'
+  | 'closePath'
+  | 'moveTo'
+  | 'lineTo'
+  | 'rect'
+  | 'fill'
+  | 'stroke'
+  | 'fillText'
+  | 'measureText'
+  | 'save'
+  | 'restore'
+  | 'clip'
+  | 'setLineDash'
+>;
+
+/** Total height of one variant block's canvas for `cpus` CPU lanes and `tasks` entity lanes. */
+export function blockCanvasHeight(cpus: number, tasks: number): number {
+  return cpus * CPU_LANE_H + SECTION_GAP + tasks * ENTITY_LANE_H;
+}
+
+/** Marker kind codes (protocol MarkerCols.kind). */
+export const MarkerKind = {
+  switch: 0,
+  wakeup: 1,
+  wakeupNew: 2,
+  place: 5,
+  yield: 7,
+  sleep: 10,
+  exit: 11,
+} as const;
+
+/** Switch reason codes (MarkerCols.val of a switch marker). */
+export const SwitchReason = {
+  tick: 0,
+  wakeupPreempt: 1,
+  yield: 2,
+  sleep: 3,
+  exit: 4,
+  fromIdle: 5,
+  preempt: 6,
+} as const;
+
+/** Entity flag bits (SampleCols.flags). */
+export const Flag = {
+  eligible: 1,
+  onRq: 2,
+  delayed: 4,
+  curr: 8,
+  protected: 16,
+  nextBuddy: 32,
+} as const;
+
+/** The task id a switch marker uses for "idle". */
+export const IDLE_TASK = 0xffffffff;

@@ -1,0 +1,237 @@
+// Pure canvas renderer of the CPU lanes: one lane per CPU with a rect per run slice coloured
+// by task, task names where they fit, and markers (wakeups, yields, wakeup preemptions,
+// sleeps, exits). Returns how much it drew and a hit-test index for clicks.
+import type { WindowData } from '../engine/protocol';
+import { COLOURS, taskColour, taskColourMerged, taskTextColour } from './palette';
+import { affineOf, type TimeScale } from './time_scale';
+import { groupBy, lastAtOrBefore } from './columns';
+import { CPU_LANE_H, GUTTER_W, IDLE_TASK, MarkerKind, SwitchReason, type Ctx2D } from './layout';
+
+export interface CpuLanesOpts {
+  /** The window to draw; null draws empty lanes. */
+  data: WindowData | null;
+  /** ns → CSS px over the plot area (right of the gutter). */
+  scale: TimeScale;
+  /** Canvas width, CSS px. */
+  width: number;
+  /** y of the first lane, CSS px. */
+  top: number;
+  cpus: number;
+  taskNames: readonly string[];
+  selection: number | null;
+  gutter?: number;
+  laneHeight?: number;
+}
+
+/** Finds the task under a point of the CPU lanes. */
+export interface CpuHitIndex {
+  top: number;
+  bottom: number;
+  /** The CPU lane at y, or null outside the lanes. */
+  laneAt(y: number): number | null;
+  /** The task whose slice is under (x, y) (within 2 px), or null on idle time. */
+  taskAt(x: number, y: number): number | null;
+}
+
+export interface CpuLanesResult {
+  rects: number;
+  markers: number;
+  hit: CpuHitIndex;
+}
+
+function makeHitIndex(opts: CpuLanesOpts, laneH: number, gutter: number): CpuHitIndex {
+  const { data, scale, top, cpus } = opts;
+  const { order, start: laneStart } = data
+    ? groupBy(data.slices.cpu, data.slices.start, cpus)
+    : { order: new Int32Array(0), start: new Int32Array(cpus + 1) };
+  const bottom = top + cpus * laneH;
+  const laneAt = (y: number) => (y < top || y >= bottom ? null : Math.floor((y - top) / laneH));
+  return {
+    top,
+    bottom,
+    laneAt,
+    taskAt(x: number, y: number) {
+      const lane = laneAt(y);
+      if (lane === null || !data || x < gutter) return null;
+      const { start, end, task } = data.slices;
+      const t = scale.invert(x);
+      const tol = Math.abs(scale.invert(x + 2) - t);
+      const first = laneStart[lane];
+      const last = laneStart[lane + 1] - 1;
+      const found = lastAtOrBefore(order, start, first, last + 1, t);
+      let best: number | null = null;
+      let bestDist = Infinity;
+      for (let j = Math.max(first, found - 1); j <= Math.min(last, found + 1); j++) {
+        if (j < first) continue;
+        const s = order[j];
+        const d = t < start[s] ? start[s] - t : t > end[s] ? t - end[s] : 0;
+        if (d <= tol && d < bestDist) {
+          bestDist = d;
+          best = task[s];
+        }
+      }
+      return best;
+    },
+  };
+}
+
+/** Draws the CPU lanes; see the file comment. */
+export function renderCpuLanes(ctx: Ctx2D, opts: CpuLanesOpts): CpuLanesResult {
+  const laneH = opts.laneHeight ?? CPU_LANE_H;
+  const gutter = opts.gutter ?? GUTTER_W;
+  const { data, scale, width, top, cpus, taskNames, selection } = opts;
+  const hit = makeHitIndex(opts, laneH, gutter);
+  const plotX0 = gutter;
+  const plotX1 = width;
+
+  // Lane backgrounds (idle time is what stays visible) and labels in the gutter.
+  ctx.font = '11px system-ui, sans-serif';
+  ctx.textBaseline = 'middle';
+  ctx.textAlign = 'left';
+  for (let c = 0; c < cpus; c++) {
+    const y = top + c * laneH;
+    ctx.fillStyle = COLOURS.idle;
+    ctx.fillRect(plotX0, y + 1, plotX1 - plotX0, laneH - 2);
+    ctx.fillStyle = COLOURS.mutedText;
+    ctx.fillText(`CPU ${c}`, 6, y + laneH / 2);
+  }
+  if (!data) return { rects: 0, markers: 0, hit };
+
+  const { k, t0, x0 } = affineOf(scale);
+  const { cpu, task, start, end, count } = data.slices;
+  const n = cpu.length;
+  const nameWidth: number[] = [];
+  let rects = 0;
+
+  ctx.save();
+  ctx.beginPath();
+  ctx.rect(plotX0, top, plotX1 - plotX0, cpus * laneH);
+  ctx.clip();
+  for (let i = 0; i < n; i++) {
+    const c = cpu[i];
+    if (c >= cpus) continue;
+    let xa = x0 + (start[i] - t0) * k;
+    let xb = x0 + (end[i] - t0) * k;
+    if (xb < plotX0 || xa > plotX1) continue;
+    if (xa < plotX0 - 1) xa = plotX0 - 1;
+    if (xb > plotX1 + 1) xb = plotX1 + 1;
+    const w = Math.max(xb - xa, 1);
+    const y = top + c * laneH + 1;
+    const id = task[i];
+    ctx.fillStyle = count[i] > 1 ? taskColourMerged(id) : taskColour(id);
+    ctx.fillRect(xa, y, w, laneH - 2);
+    rects++;
+    if (w > 24) {
+      const name = taskNames[id] ?? `#${id}`;
+      let tw = nameWidth[id];
+      if (tw === undefined) tw = nameWidth[id] = ctx.measureText(name).width;
+      if (tw + 6 <= w) {
+        ctx.fillStyle = taskTextColour(id);
+        ctx.fillText(name, Math.max(xa, plotX0) + 3, y + (laneH - 2) / 2);
+      }
+    }
+  }
+
+  // The selected task's slices, outlined.
+  if (selection !== null) {
+    ctx.beginPath();
+    for (let i = 0; i < n; i++) {
+      if (task[i] !== selection || cpu[i] >= cpus) continue;
+      const xa = x0 + (start[i] - t0) * k;
+      const xb = x0 + (end[i] - t0) * k;
+      if (xb < plotX0 || xa > plotX1) continue;
+      ctx.rect(xa + 0.75, top + cpu[i] * laneH + 1.75, Math.max(xb - xa - 1.5, 0.5), laneH - 3.5);
+    }
+    ctx.strokeStyle = COLOURS.selection;
+    ctx.lineWidth = 1.5;
+    ctx.stroke();
+  }
+
+  const markers = drawMarkers(ctx, data, { k, t0, x0 }, plotX0, plotX1, top, laneH, cpus);
+  ctx.restore();
+  return { rects, markers, hit };
+}
+
+type MarkerShape = (x: number, laneTop: number, laneH: number) => void;
+
+/** Draws the markers, one batched path per kind; returns how many were drawn. */
+function drawMarkers(
+  ctx: Ctx2D,
+  data: WindowData,
+  a: { k: number; t0: number; x0: number },
+  plotX0: number,
+  plotX1: number,
+  top: number,
+  laneH: number,
+  cpus: number,
+): number {
+  const { t, kind, cpu, task, val } = data.markers;
+  const n = t.length;
+  let drawn = 0;
+  const pass = (accept: (i: number) => boolean, colour: string, filled: boolean, shape: MarkerShape) => {
+    ctx.beginPath();
+    let any = false;
+    for (let i = 0; i < n; i++) {
+      if (cpu[i] >= cpus || !accept(i)) continue;
+      const x = a.x0 + (t[i] - a.t0) * a.k;
+      if (x < plotX0 - 4 || x > plotX1 + 4) continue;
+      shape(x, top + cpu[i] * laneH, laneH);
+      drawn++;
+      any = true;
+    }
+    if (!any) return;
+    if (filled) {
+      ctx.fillStyle = colour;
+      ctx.fill();
+    } else {
+      ctx.strokeStyle = colour;
+      ctx.lineWidth = 1.25;
+      ctx.stroke();
+    }
+  };
+  const tick = (from: number, to: number): MarkerShape => (x, y) => {
+    ctx.moveTo(x, y + from);
+    ctx.lineTo(x, y + to);
+  };
+
+  // Sleeps: a short gray tick at the lane bottom.
+  pass((i) => kind[i] === MarkerKind.sleep, COLOURS.sleep, false, (x, y, h) => tick(h - 6, h - 1)(x, y, h));
+  // Exits: a black tick at the lane bottom.
+  pass((i) => kind[i] === MarkerKind.exit, COLOURS.exit, false, (x, y, h) => tick(h - 8, h - 1)(x, y, h));
+  // Wakeup preemptions: a red tick across the lane.
+  pass(
+    (i) => kind[i] === MarkerKind.switch && val[i] === SwitchReason.wakeupPreempt && task[i] !== IDLE_TASK,
+    COLOURS.preempt,
+    false,
+    (x, y, h) => tick(0, h)(x, y, h),
+  );
+  // Yields: a tick in the upper half, labelled "Y" below.
+  pass((i) => kind[i] === MarkerKind.yield, COLOURS.yield, false, (x, y) => tick(1, 8)(x, y, 0));
+  // Wakeups (and first wakeups): a small downward triangle at the lane top.
+  pass(
+    (i) => kind[i] === MarkerKind.wakeup || kind[i] === MarkerKind.wakeupNew,
+    COLOURS.wakeup,
+    true,
+    (x, y) => {
+      ctx.moveTo(x - 3.5, y + 1);
+      ctx.lineTo(x + 3.5, y + 1);
+      ctx.lineTo(x, y + 6);
+      ctx.closePath();
+    },
+  );
+  // The "Y" letters of the yields, only when they are not crammed together.
+  const lastX = new Float64Array(cpus).fill(-Infinity);
+  ctx.font = 'bold 8px system-ui, sans-serif';
+  ctx.fillStyle = COLOURS.yield;
+  ctx.textAlign = 'center';
+  ctx.textBaseline = 'top';
+  for (let i = 0; i < n; i++) {
+    if (kind[i] !== MarkerKind.yield || cpu[i] >= cpus) continue;
+    const x = a.x0 + (t[i] - a.t0) * a.k;
+    if (x < plotX0 || x > plotX1 || x - lastX[cpu[i]] < 8) continue;
+    ctx.fillText('Y', x, top + cpu[i] * laneH + 9);
+    lastX[cpu[i]] = x;
+  }
+  ctx.textAlign = 'left';
+  return drawn;
+}

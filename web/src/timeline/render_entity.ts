@@ -1,0 +1,285 @@
+// Pure canvas renderer of the entity lanes: one lane per task (meta order) showing its EEVDF
+// state over time. "relative" mode plots vruntime − V and deadline − V around V (the queue's
+// avg_vruntime, the zero line), with the lag band shaded green where the task is eligible
+// (vruntime ≤ V) and red where not; "absolute" mode plots vruntime, deadline and V. A bar
+// along each lane's bottom shows running, queued, delayed and sleeping time.
+import type { SampleCols, WindowData } from '../engine/protocol';
+import { groupBy, lastAtOrBefore } from './columns';
+import { COLOURS, taskColour } from './palette';
+import { affineOf, formatNs, type Affine, type TimeScale } from './time_scale';
+import { ENTITY_LANE_H, Flag, GUTTER_W, MIN_HALF_RANGE_NS, STATE_BAR_H, type Ctx2D } from './layout';
+
+export type EntityMode = 'relative' | 'absolute';
+
+export interface EntityLanesOpts {
+  data: WindowData | null;
+  /** ns → CSS px over the plot area (right of the gutter). */
+  scale: TimeScale;
+  /** Canvas width, CSS px. */
+  width: number;
+  /** y of the first lane, CSS px. */
+  top: number;
+  /** Task names in meta order; lane i shows task id i. */
+  taskNames: readonly string[];
+  selection: number | null;
+  mode: EntityMode;
+  gutter?: number;
+  laneHeight?: number;
+}
+
+/** Geometry and y-scale of one entity lane. */
+export interface EntityLane {
+  task: number;
+  top: number;
+  bottom: number;
+  /** The lane's midline: V in relative mode, the centre of the range in absolute mode. */
+  mid: number;
+  /** The virtual-time value at the midline (0 in relative mode). */
+  centre: number;
+  /** Virtual ns from the midline to the plot's top and bottom edge. */
+  halfRange: number;
+  /** CSS px from the midline to the plot's top and bottom edge. */
+  halfPx: number;
+}
+
+export interface EntityHitIndex {
+  top: number;
+  bottom: number;
+  lanes: EntityLane[];
+  laneAt(y: number): number | null;
+  /** The task whose lane contains y (the gutter included), or null. */
+  taskAt(x: number, y: number): number | null;
+}
+
+export interface EntityLanesResult {
+  samplesDrawn: number;
+  lanes: number;
+  hit: EntityHitIndex;
+}
+
+/** The y (CSS px) of a virtual-time value (an offset from V in relative mode) in a lane. */
+export function laneY(lane: EntityLane, value: number): number {
+  return lane.mid - ((value - lane.centre) / lane.halfRange) * lane.halfPx;
+}
+
+// Scratch for one segment: [xa, xb, vruntime a, vruntime b, deadline, deadline, V a, V b].
+const seg = new Float64Array(8);
+
+/**
+ * Fills `seg` with the visible part [lo, hi] (ns) of the segment from sample `i` to sample `j`
+ * (or to `tEnd` when j < 0): vruntime and V interpolated linearly, deadline held at sample i's.
+ * Returns false when nothing of it is visible.
+ */
+function segment(s: SampleCols, i: number, j: number, tEnd: number, lo: number, hi: number, a: Affine): boolean {
+  const ta = s.t[i];
+  const tb = j >= 0 ? s.t[j] : tEnd;
+  const ca = Math.max(ta, lo);
+  const cb = Math.min(tb, hi);
+  if (!(cb >= ca) || tb < ta) return false;
+  const span = tb - ta;
+  const vrB = j >= 0 ? s.vruntime[j] : s.vruntime[i];
+  const avB = j >= 0 ? s.avg[j] : s.avg[i];
+  const fa = span > 0 ? (ca - ta) / span : 0;
+  const fb = span > 0 ? (cb - ta) / span : 0;
+  seg[0] = a.x0 + (ca - a.t0) * a.k;
+  seg[1] = a.x0 + (cb - a.t0) * a.k;
+  seg[2] = s.vruntime[i] + (vrB - s.vruntime[i]) * fa;
+  seg[3] = s.vruntime[i] + (vrB - s.vruntime[i]) * fb;
+  seg[4] = seg[5] = s.deadline[i];
+  seg[6] = s.avg[i] + (avB - s.avg[i]) * fa;
+  seg[7] = s.avg[i] + (avB - s.avg[i]) * fb;
+  return true;
+}
+
+/** Draws the entity lanes; see the file comment. */
+export function renderEntityLanes(ctx: Ctx2D, opts: EntityLanesOpts): EntityLanesResult {
+  const laneH = opts.laneHeight ?? ENTITY_LANE_H;
+  const gutter = opts.gutter ?? GUTTER_W;
+  const { data, scale, width, top, taskNames, selection, mode } = opts;
+  const nTasks = taskNames.length;
+  const s = data?.samples;
+  const groups = s ? groupBy(s.task, s.t, nTasks) : null;
+  const a = affineOf(scale);
+  // The visible time range, a little wider than the plot so lines leave it cleanly.
+  const lo = scale.invert(gutter - 2);
+  const hi = scale.invert(width + 2);
+  const tEnd = data ? Math.min(data.t1, hi) : hi;
+  const halfPx = laneH / 2 - STATE_BAR_H - 2;
+  const lanes: EntityLane[] = [];
+  let samplesDrawn = 0;
+
+  for (let task = 0; task < nTasks; task++) {
+    const laneTop = top + task * laneH;
+    const lane: EntityLane = { task, top: laneTop, bottom: laneTop + laneH, mid: laneTop + laneH / 2, centre: 0, halfRange: MIN_HALF_RANGE_NS, halfPx };
+    lanes.push(lane);
+    ctx.fillStyle = task === selection ? COLOURS.selectionBg : task % 2 ? COLOURS.laneBgAlt : COLOURS.laneBg;
+    ctx.fillRect(0, laneTop, width, laneH);
+    ctx.fillStyle = COLOURS.laneSep;
+    ctx.fillRect(0, laneTop + laneH - 0.5, width, 0.5);
+
+    // The samples that matter: from the last one at or before the view start to the first after its end.
+    let first = 0;
+    let last = -1;
+    if (s && groups) {
+      const g0 = groups.start[task];
+      const g1 = groups.start[task + 1];
+      first = Math.max(g0, lastAtOrBefore(groups.order, s.t, g0, g1, lo));
+      last = Math.min(g1 - 1, lastAtOrBefore(groups.order, s.t, g0, g1, hi) + 1);
+      fitRange(lane, s, groups.order, first, last, mode);
+      samplesDrawn += Math.max(0, last - first + 1);
+    }
+    drawGutter(ctx, lane, taskNames[task], task === selection, mode);
+    if (!s || !groups || last < first) continue;
+    const next = (p: number) => (p + 1 < groups.start[task + 1] ? groups.order[p + 1] : -1);
+    const each = (fn: (flags: number) => void) => {
+      for (let p = first; p <= last; p++) {
+        const i = groups.order[p];
+        if (segment(s, i, next(p), tEnd, lo, hi, a)) fn(s.flags[i]);
+      }
+    };
+
+    ctx.save();
+    ctx.beginPath();
+    ctx.rect(gutter, laneTop, width - gutter, laneH);
+    ctx.clip();
+    if (mode === 'relative') {
+      // The lag band: green below V (eligible), red above (ineligible).
+      for (const eligible of [true, false]) {
+        ctx.beginPath();
+        each((f) => {
+          if (f & Flag.onRq) bandPart(ctx, lane, eligible);
+        });
+        ctx.fillStyle = eligible ? COLOURS.eligible : COLOURS.ineligible;
+        ctx.fill();
+      }
+      hLine(ctx, lane.mid, gutter, width, COLOURS.vLine);
+      ctx.fillStyle = COLOURS.vLine;
+      ctx.font = '9px system-ui, sans-serif';
+      ctx.textBaseline = 'bottom';
+      ctx.fillText('V', gutter + 2, lane.mid - 1);
+    }
+    const colour = taskColour(task);
+    const series = (ia: number, ib: number, rel: boolean, dash: number[], stroke: string, w: number) => {
+      ctx.beginPath();
+      let px = NaN;
+      let py = NaN;
+      each((f) => {
+        if (!(f & Flag.onRq)) return;
+        const ya = laneY(lane, seg[ia] - (rel ? seg[6] : 0));
+        const yb = laneY(lane, seg[ib] - (rel ? seg[7] : 0));
+        if (Math.abs(seg[0] - px) > 0.01 || Number.isNaN(py)) ctx.moveTo(seg[0], ya);
+        else ctx.lineTo(seg[0], ya);
+        ctx.lineTo(seg[1], yb);
+        px = seg[1];
+        py = yb;
+      });
+      ctx.setLineDash(dash);
+      ctx.strokeStyle = stroke;
+      ctx.lineWidth = w;
+      ctx.stroke();
+    };
+    const rel = mode === 'relative';
+    if (!rel) series(6, 7, false, [], COLOURS.vLine, 1);
+    series(4, 5, rel, [4, 3], colour, 1.25);
+    series(2, 3, rel, [], colour, 1.75);
+    ctx.setLineDash([]);
+
+    // The state bar: running, queued and delayed (sleeping is left blank).
+    const barY = lane.bottom - STATE_BAR_H - 1;
+    const states: [number, string][] = [[Flag.curr, colour], [Flag.onRq, COLOURS.queued], [Flag.delayed, COLOURS.delayed]];
+    for (const [bit, fill] of states) {
+      ctx.beginPath();
+      each((f) => {
+        const st = f & Flag.delayed ? Flag.delayed : f & Flag.curr ? Flag.curr : f & Flag.onRq ? Flag.onRq : 0;
+        if (st === bit) ctx.rect(seg[0], barY, Math.max(seg[1] - seg[0], 0.5), STATE_BAR_H);
+      });
+      ctx.fillStyle = fill;
+      ctx.fill();
+    }
+    ctx.restore();
+  }
+
+  const bottom = top + nTasks * laneH;
+  const laneAt = (y: number) => (y < top || y >= bottom ? null : Math.floor((y - top) / laneH));
+  return {
+    samplesDrawn,
+    lanes: nTasks,
+    hit: { top, bottom, lanes, laneAt, taskAt: (_x: number, y: number) => laneAt(y) },
+  };
+}
+
+/**
+ * Sets the lane's y-scale to fit the samples order[first..last] that begin or end a drawn
+ * (on_rq) segment.
+ */
+function fitRange(lane: EntityLane, s: SampleCols, order: Int32Array, first: number, last: number, mode: EntityMode) {
+  let m = 0;
+  let min = Infinity;
+  let max = -Infinity;
+  for (let p = first; p <= last; p++) {
+    const i = order[p];
+    const endsSegment = p > first && (s.flags[order[p - 1]] & Flag.onRq) !== 0;
+    if (!(s.flags[i] & Flag.onRq) && !endsSegment) continue;
+    const v = s.vruntime[i];
+    const d = s.deadline[i];
+    const av = s.avg[i];
+    m = Math.max(m, Math.abs(v - av), Math.abs(d - av));
+    min = Math.min(min, v, d, av);
+    max = Math.max(max, v, d, av);
+  }
+  if (mode === 'relative') {
+    lane.centre = 0;
+    lane.halfRange = Math.max(m * 1.08, MIN_HALF_RANGE_NS);
+  } else if (min <= max) {
+    lane.centre = (min + max) / 2;
+    lane.halfRange = Math.max(((max - min) / 2) * 1.08, MIN_HALF_RANGE_NS);
+  }
+}
+
+/** Adds to the path the part of the current segment's lag band on the eligible or ineligible side. */
+function bandPart(ctx: Ctx2D, lane: EntityLane, eligible: boolean) {
+  const [xa, xb] = [seg[0], seg[1]];
+  const oa = seg[2] - seg[6];
+  const ob = seg[3] - seg[7];
+  const inside = (o: number) => (eligible ? o <= 0 : o >= 0);
+  if (!inside(oa) && !inside(ob)) return;
+  const clampO = (o: number) => (inside(o) ? o : 0);
+  let xc = xb;
+  if (inside(oa) !== inside(ob) && oa !== ob) xc = xa + ((xb - xa) * oa) / (oa - ob);
+  ctx.moveTo(xa, lane.mid);
+  ctx.lineTo(xa, laneY(lane, clampO(oa)));
+  if (inside(oa) && !inside(ob)) {
+    ctx.lineTo(xc, lane.mid);
+  } else if (!inside(oa) && inside(ob)) {
+    ctx.lineTo(xc, lane.mid);
+    ctx.lineTo(xb, laneY(lane, ob));
+  } else {
+    ctx.lineTo(xb, laneY(lane, ob));
+  }
+  ctx.lineTo(xb, lane.mid);
+  ctx.closePath();
+}
+
+function hLine(ctx: Ctx2D, y: number, x0: number, x1: number, colour: string) {
+  ctx.beginPath();
+  ctx.moveTo(x0, Math.round(y) + 0.5);
+  ctx.lineTo(x1, Math.round(y) + 0.5);
+  ctx.strokeStyle = colour;
+  ctx.lineWidth = 1;
+  ctx.stroke();
+}
+
+/** The task name and the lane's y-scale in the gutter. */
+function drawGutter(ctx: Ctx2D, lane: EntityLane, name: string, selected: boolean, mode: EntityMode) {
+  ctx.textAlign = 'left';
+  ctx.textBaseline = 'middle';
+  ctx.fillStyle = taskColour(lane.task);
+  ctx.fillRect(2, lane.top + 6, 4, lane.bottom - lane.top - 12);
+  ctx.fillStyle = COLOURS.text;
+  ctx.font = `${selected ? 'bold ' : ''}11px system-ui, sans-serif`;
+  ctx.fillText(name, 10, lane.mid - 7);
+  ctx.fillStyle = COLOURS.mutedText;
+  ctx.font = '9px system-ui, sans-serif';
+  const label = mode === 'relative' ? `V ± ${formatNs(lane.halfRange)}` : `± ${formatNs(lane.halfRange)}`;
+  ctx.fillText(label, 10, lane.mid + 8);
+}
