@@ -276,8 +276,9 @@ impl SimHandle {
         }
     }
 
-    /// Entity samples in `[t0, t1)` plus, for continuity, each task's last sample before t0.
-    pub fn samples(&self, t0: f64, t1: f64) -> Samples {
+    /// Entity samples of `tasks` (all when empty) in `[t0, t1)` plus, for continuity, each
+    /// such task's last sample before t0.
+    pub fn samples(&self, t0: f64, t1: f64, tasks: &[u32]) -> Samples {
         let mut out = Samples {
             t: vec![],
             task: vec![],
@@ -292,11 +293,18 @@ impl SimHandle {
         let Some(s) = self.sim.as_ref() else { return out };
         let log = &s.fair.log;
         let (t0, t1) = (ns(t0), ns(t1));
+        let mut wanted = vec![tasks.is_empty(); self.names.len()];
+        for &t in tasks {
+            if let Some(w) = wanted.get_mut(t as usize) {
+                *w = true;
+            }
+        }
         let before = latest_samples(log, self.names.len(), t0.saturating_sub(1));
         let (lo, hi) = log.sample_window(t0, t1);
-        let mut rows: Vec<usize> = before.into_iter().flatten().collect();
+        let mut rows: Vec<usize> =
+            before.into_iter().enumerate().filter(|&(k, _)| wanted[k]).filter_map(|(_, r)| r).collect();
         rows.sort_unstable();
-        rows.extend(lo..hi);
+        rows.extend((lo..hi).filter(|&i| wanted[log.samples.task[i] as usize]));
         let smp = &log.samples;
         for i in rows {
             out.t.push(smp.t[i] as f64);
@@ -312,12 +320,17 @@ impl SimHandle {
         out
     }
 
-    /// Marker events in `[t0, t1)`: switches, wakeups, yields, sleeps, exits, placements.
-    pub fn markers(&self, t0: f64, t1: f64) -> Markers {
+    /// Marker events in `[t0, t1)`: switches, wakeups, yields, sleeps, exits, placements. At
+    /// most `limit` rows: a window holding more returns none (markers are for zoomed-in views;
+    /// the caller sees an empty set and the slices still show every run).
+    pub fn markers(&self, t0: f64, t1: f64, limit: u32) -> Markers {
         let mut m = Markers { t: vec![], kind: vec![], cpu: vec![], task: vec![], arg: vec![], val: vec![] };
         let Some(s) = self.sim.as_ref() else { return m };
         let log = &s.fair.log;
         let (lo, hi) = log.event_window(ns(t0), ns(t1));
+        if hi - lo > 4 * limit as usize {
+            return m;
+        }
         let e = &log.events;
         for i in lo..hi {
             let k = e.kind[i];
@@ -454,7 +467,8 @@ mod tests {
         let s = h.cpu_slices(0.0, 20e6, 1.0);
         assert!(!s.start().is_empty());
         assert!(s.end().iter().all(|&e| e <= 20e6));
-        let smp = h.samples(5e6, 10e6);
+        let smp = h.samples(5e6, 10e6, &[]);
+        assert!(h.samples(5e6, 10e6, &[1]).task().iter().all(|&t| t == 1));
         assert!(smp.t().len() > 2);
         let st: Value = serde_json::from_str(&h.state_at(7e6)).unwrap();
         assert!(st["cpus"][0]["pick"]["why"].as_str().unwrap().contains("picked because"));

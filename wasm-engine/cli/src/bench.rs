@@ -52,6 +52,21 @@ fn measure(label: &str, text: &str, detailed: bool) {
     );
 }
 
+/// Times one scenario file's run (full log) and prints one line, for wasm/native ratios.
+pub fn run_file(label: &str, text: &str) -> Result<(), String> {
+    let (_, mut sim) = schedlab_engine::load(label, text, &[])?;
+    let t0 = Instant::now();
+    sim.run();
+    let wall = t0.elapsed().as_secs_f64();
+    println!(
+        "{label} wall={wall:.4}s queue_events={} events/s={:.0} digest={:016x}",
+        sim.queue.processed,
+        sim.queue.processed as f64 / wall,
+        sim.fair.log.digest()
+    );
+    Ok(())
+}
+
 /// Runs both benchmarks for `seconds` of simulated time each.
 pub fn run(seconds: u64) {
     let a = hogs(seconds * 50);

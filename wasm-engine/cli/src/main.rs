@@ -20,6 +20,7 @@ const USAGE: &str = "usage:
   schedlab explain  <scenario> --at <time> [--variant NAME=VALUE ...] [--json]
   schedlab schema                      print the scenario JSON Schema
   schedlab bench [--seconds N]         engine throughput benchmark (events/s)
+  schedlab bench <scenario>            time one scenario's run (full log)
 
 <time> is nanoseconds or a number with a unit (1.5s, 4ms, 300us).
 Variants: any scheduler feature (RUN_TO_PARITY=false), yield=forfeit|deadline_bump,
@@ -96,7 +97,7 @@ fn out(s: &str) -> Result<(), String> {
 
 fn run(argv: &[String]) -> Result<(), String> {
     let a = parse_args(argv)?;
-    let takes_file = matches!(a.cmd.as_str(), "simulate" | "explain");
+    let takes_file = matches!(a.cmd.as_str(), "simulate" | "explain" | "bench");
     if !takes_file && a.file.is_some() {
         return Err(format!("{} takes no scenario argument", a.cmd));
     }
@@ -137,6 +138,11 @@ fn run(argv: &[String]) -> Result<(), String> {
             }
         }
         "schema" => out(&schedlab_engine::scenario::json_schema_string()),
+        "bench" if a.file.is_some() => {
+            let file = a.file.expect("checked");
+            let text = read(&file)?;
+            bench::run_file(&file, &text)
+        }
         "bench" => {
             let secs: u64 = match a.seconds {
                 Some(s) => s

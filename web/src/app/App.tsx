@@ -6,6 +6,7 @@ import { EngineClient } from '../engine/client';
 import type { CursorState, VariantSpec, WindowData } from '../engine/protocol';
 import { decodeState, encodeState, shareUrl, type ScenarioRef, type ViewState } from '../base/share';
 import { Timeline } from '../timeline/Timeline';
+import { entityLaneTasks } from '../timeline/TimelineBlock';
 import { DEFAULT_SCENARIO, findScenario, GALLERY } from './gallery';
 import { PRESETS } from './variants';
 import { useSimulation } from './useSimulation';
@@ -16,6 +17,7 @@ import { Inspector } from '../panels/Inspector';
 import { MetricsPanel } from '../panels/MetricsPanel';
 import { HelpOverlay } from '../panels/HelpOverlay';
 import { PlaybackBar } from '../panels/PlaybackBar';
+import { ErrorBoundary } from './ErrorBoundary';
 import type { PanelId, ViewWindow } from '../state/types';
 
 const client = new EngineClient();
@@ -126,14 +128,15 @@ export function App() {
     const t1 = Math.min(sim.meta.duration_ns, view.t1 + w / 2);
     const bucket = Math.max(1, w / Math.max(100, timelineWidth.current));
     let stale = false;
-    Promise.all(sim.loaded.map((v) => client.window(v.key, t0, t1, bucket))).then((ds) => {
+    const tasks = entityLaneTasks(sim.meta.tasks.length, selection);
+    Promise.all(sim.loaded.map((v) => client.window(v.key, t0, t1, bucket, tasks))).then((ds) => {
       if (stale) return;
       setWindows(Object.fromEntries(ds.map((d) => [d.variant, d])));
     });
     return () => {
       stale = true;
     };
-  }, [sim.meta, sim.loaded, view]);
+  }, [sim.meta, sim.loaded, view, selection]);
 
   // The runqueue and the last pick at the cursor, per variant.
   useEffect(() => {
@@ -173,16 +176,23 @@ export function App() {
     [sim.loaded, windows],
   );
 
-  const openBundled = (id: string) => {
-    const g = findScenario(id);
-    if (g) open({ kind: 'bundled', name: g.id, hash: g.hash }, g.file, g.text, sim.variants);
-  };
-  const openText = (file: string, text: string) => open({ kind: 'inline', text }, file, text, sim.variants);
-  const setVariants = (variants: VariantSpec[]) => open(sim.ref, sim.file, sim.text, variants);
-  const runEditor = () => {
-    const bundled = sim.ref.kind === 'bundled' && editorText === sim.text;
-    open(bundled ? sim.ref : { kind: 'inline', text: editorText }, sim.file, editorText, sim.variants);
-  };
+  const openBundled = useCallback(
+    (id: string) => {
+      const g = findScenario(id);
+      if (g) open({ kind: 'bundled', name: g.id, hash: g.hash }, g.file, g.text, sim.variants);
+    },
+    [open, sim.variants],
+  );
+  const openText = useCallback((file: string, text: string) => open({ kind: 'inline', text }, file, text, sim.variants), [open, sim.variants]);
+  const setVariants = useCallback((variants: VariantSpec[]) => open(sim.ref, sim.file, sim.text, variants), [open, sim.ref, sim.file, sim.text]);
+  const editorRef = useRef(editorText);
+  editorRef.current = editorText;
+  const runEditor = useCallback(() => {
+    const text = editorRef.current;
+    const bundled = sim.ref.kind === 'bundled' && text === sim.text;
+    open(bundled ? sim.ref : { kind: 'inline', text }, sim.file, text, sim.variants);
+  }, [open, sim.ref, sim.text, sim.file, sim.variants]);
+  const closeHelp = useCallback(() => togglePanel('help'), [togglePanel]);
 
   // Drag and drop a scenario file anywhere on the page.
   useEffect(() => {
@@ -253,17 +263,23 @@ export function App() {
                   onSelect={setSelection}
                 />
               </div>
-              {panels.has('metrics') && <MetricsPanel client={client} meta={sim.meta} loaded={sim.loaded} />}
+              {panels.has('metrics') && (
+                <ErrorBoundary name="metrics panel">
+                  <MetricsPanel client={client} meta={sim.meta} loaded={sim.loaded} />
+                </ErrorBoundary>
+              )}
             </>
           ) : (
             <div className="empty">{sim.error ? 'Fix the scenario to see its timeline.' : 'Loading the engine…'}</div>
           )}
         </div>
         {panels.has('inspector') && sim.meta && (
-          <Inspector meta={sim.meta} cursor={cursor} selection={selection} states={cursorStates} order={sim.loaded.map((v) => v.key)} onSelect={setSelection} />
+          <ErrorBoundary name="inspector">
+            <Inspector meta={sim.meta} cursor={cursor} selection={selection} states={cursorStates} order={sim.loaded.map((v) => v.key)} onSelect={setSelection} />
+          </ErrorBoundary>
         )}
       </div>
-      {panels.has('help') && <HelpOverlay onClose={() => togglePanel('help')} />}
+      {panels.has('help') && <HelpOverlay onClose={closeHelp} />}
     </div>
   );
 }

@@ -73,8 +73,9 @@ export class EngineClient {
     this.worker.postMessage({ v: 1, id: 0, type: 'cancel' } satisfies Request);
   }
 
-  async window(variant: string, t0: number, t1: number, bucket: number): Promise<WindowData> {
-    const r = await this.send({ type: 'window', variant, t0, t1, bucket });
+  /** Slices, markers and the samples of `tasks` (all when empty) in [t0, t1). */
+  async window(variant: string, t0: number, t1: number, bucket: number, tasks: number[] = []): Promise<WindowData> {
+    const r = await this.send({ type: 'window', variant, t0, t1, bucket, tasks });
     if (r.type !== 'window') throw new Error(r.type === 'error' ? r.error.message : `unexpected ${r.type}`);
     return r.data;
   }

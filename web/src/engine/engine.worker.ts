@@ -6,6 +6,9 @@ import type { Request, Response, SampleCols, SliceCols, MarkerCols, ScenarioMeta
 
 const ctx = self as unknown as { postMessage(msg: Response, transfer?: Transferable[]): void; onmessage: ((e: MessageEvent<Request>) => void) | null };
 
+/** Markers are sent for windows with at most this many of them (zoomed-in views). */
+const MARKER_LIMIT = 20_000;
+
 let ready: Promise<unknown> | null = null;
 const handles = new Map<string, SimHandle>();
 let cancelled = false;
@@ -60,14 +63,14 @@ function windowData(id: number, req: Extract<Request, { type: 'window' }>) {
   const s = h.cpu_slices(req.t0, req.t1, req.bucket);
   const slices: SliceCols = { cpu: s.cpu, task: s.task, start: s.start, end: s.end, count: s.count };
   s.free();
-  const m = h.samples(req.t0, req.t1);
+  const m = h.samples(req.t0, req.t1, new Uint32Array(req.tasks));
   const samples: SampleCols = { t: m.t, task: m.task, cpu: m.cpu, vruntime: m.vruntime, deadline: m.deadline, vlag: m.vlag, vprot: m.vprot, avg: m.avg, flags: m.flags };
   m.free();
-  const k = h.markers(req.t0, req.t1);
+  const k = h.markers(req.t0, req.t1, MARKER_LIMIT);
   const markers: MarkerCols = { t: k.t, kind: k.kind, cpu: k.cpu, task: k.task, arg: k.arg, val: k.val };
   k.free();
   const transfer = [...Object.values(slices), ...Object.values(samples), ...Object.values(markers)].map((a) => (a as ArrayBufferView).buffer as ArrayBuffer);
-  post({ v: 1, id, type: 'window', data: { variant: req.variant, t0: req.t0, t1: req.t1, bucket: req.bucket, slices, samples, markers } }, transfer);
+  post({ v: 1, id, type: 'window', data: { variant: req.variant, t0: req.t0, t1: req.t1, bucket: req.bucket, slices, samples, markers, tasks: req.tasks } }, transfer);
 }
 
 ctx.onmessage = (e: MessageEvent<Request>) => {

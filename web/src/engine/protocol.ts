@@ -73,6 +73,8 @@ export interface WindowData {
   slices: SliceCols;
   samples: SampleCols;
   markers: MarkerCols;
+  /** Task ids whose samples were requested (empty: all). */
+  tasks: number[];
 }
 
 export interface TaskMetrics {
@@ -159,7 +161,7 @@ export interface VariantSpec {
 export type Request =
   | { v: 1; id: number; type: 'load'; file: string; text: string; variants: VariantSpec[] }
   | { v: 1; id: number; type: 'cancel' }
-  | { v: 1; id: number; type: 'window'; variant: string; t0: number; t1: number; bucket: number }
+  | { v: 1; id: number; type: 'window'; variant: string; t0: number; t1: number; bucket: number; tasks: number[] }
   | { v: 1; id: number; type: 'cursor'; variant: string; t: number }
   | { v: 1; id: number; type: 'metrics'; variant: string };
 

@@ -1,7 +1,7 @@
 // The scenario editor: the text with line numbers; errors appear inline at their line and
 // column while the rest of the app keeps showing the last good simulation.
 
-import { useMemo, useRef } from 'react';
+import { useMemo, useRef, memo } from 'react';
 import type { LocatedError } from '../engine/protocol';
 
 interface Props {
@@ -12,7 +12,7 @@ interface Props {
   onRun: () => void;
 }
 
-export function EditorPane({ text, file, error, onText, onRun }: Props) {
+export const EditorPane = memo(function EditorPane({ text, file, error, onText, onRun }: Props) {
   const area = useRef<HTMLTextAreaElement>(null);
   const gutter = useRef<HTMLDivElement>(null);
   const lines = useMemo(() => text.split('\n').length, [text]);
@@ -64,4 +64,4 @@ export function EditorPane({ text, file, error, onText, onRun }: Props) {
       )}
     </section>
   );
-}
+});

@@ -1,7 +1,7 @@
 // The header: scenario picker, open file, variants, view mode, share, panel toggles, and the
 // progress of a running load (with cancel).
 
-import { useRef, useState } from 'react';
+import { useRef, useState, memo } from 'react';
 import type { VariantSpec } from '../engine/protocol';
 import type { PanelId, SimState } from '../state/types';
 import { GALLERY } from '../app/gallery';
@@ -20,7 +20,7 @@ interface Props {
   onCancel: () => void;
 }
 
-export function Header(p: Props) {
+export const Header = memo(function Header(p: Props) {
   const fileInput = useRef<HTMLInputElement>(null);
   const [custom, setCustom] = useState('');
   const [customError, setCustomError] = useState<string | null>(null);
@@ -129,4 +129,4 @@ export function Header(p: Props) {
       )}
     </header>
   );
-}
+});

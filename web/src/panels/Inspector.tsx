@@ -1,6 +1,7 @@
 // The inspector: for each variant, the runqueue of every CPU at the cursor (ordered by
 // deadline, eligibility marked), every field of the selected entity, and "why this pick".
 
+import { memo } from 'react';
 import type { CursorState, EntityState, ScenarioMeta } from '../engine/protocol';
 import { formatNs } from '../timeline/time_scale';
 import { taskColor } from '../timeline/palette';
@@ -49,7 +50,7 @@ function EntityFields({ e, meta }: { e: EntityState; meta: ScenarioMeta }) {
   );
 }
 
-export function Inspector({ meta, cursor, selection, states, order, onSelect }: Props) {
+export const Inspector = memo(function Inspector({ meta, cursor, selection, states, order, onSelect }: Props) {
   return (
     <aside className="inspector" aria-label="inspector" data-testid="inspector">
       <h2>At {formatNs(cursor)}</h2>
@@ -110,4 +111,4 @@ export function Inspector({ meta, cursor, selection, states, order, onSelect }: 
       })}
     </aside>
   );
-}
+});

@@ -1,7 +1,7 @@
 // Metrics with D3 scales: CPU share per task and wakeup-latency distribution for every
 // variant, switches, and a diff table against the first variant.
 
-import { useEffect, useState } from 'react';
+import { useEffect, useState, memo } from 'react';
 import { scaleBand, scaleLinear } from 'd3-scale';
 import type { EngineClient } from '../engine/client';
 import type { ScenarioMeta, Summary } from '../engine/protocol';
@@ -47,16 +47,19 @@ function ShareChart({ meta, loaded }: { meta: ScenarioMeta; loaded: LoadedVarian
   );
 }
 
-function LatencyChart({ data }: { data: { key: string; lat: number[] }[] }) {
+const LatencyChart = memo(function LatencyChart({ data }: { data: { key: string; lat: number[] }[] }) {
   // Power-of-two buckets from 1 µs; bucket 0 holds latencies below 1 µs (immediate runs).
   const bucketOf = (ns: number) => (ns < 1000 ? 0 : Math.min(24, 1 + Math.floor(Math.log2(ns / 1000))));
-  const nb = 1 + Math.max(1, ...data.flatMap((d) => d.lat.map(bucketOf)));
+  // Loops, not spreads: a run can have hundreds of thousands of wakeups.
+  let top = 1;
+  for (const d of data) for (const l of d.lat) top = Math.max(top, bucketOf(l));
+  const nb = 1 + top;
   const counts = data.map((d) => {
     const c = new Array(nb).fill(0);
     d.lat.forEach((l) => c[bucketOf(l)]++);
     return c;
   });
-  const max = Math.max(1, ...counts.flat());
+  const max = counts.reduce((m, c) => c.reduce((a, n) => Math.max(a, n), m), 1);
   const x = scaleBand<number>().domain([...Array(nb).keys()]).range([30, W]).paddingInner(0.15);
   const y = scaleLinear().domain([0, max]).range([90, 0]);
   const bw = x.bandwidth() / Math.max(1, data.length);
@@ -78,7 +81,7 @@ function LatencyChart({ data }: { data: { key: string; lat: number[] }[] }) {
       </text>
     </svg>
   );
-}
+});
 
 function DiffTable({ meta, summaries }: { meta: ScenarioMeta; summaries: { key: string; s: Summary }[] }) {
   const base = summaries[0];
@@ -124,11 +127,18 @@ function DiffTable({ meta, summaries }: { meta: ScenarioMeta; summaries: { key: 
   );
 }
 
-export function MetricsPanel({ client, meta, loaded }: Props) {
+/** The latency half of the (task, latency) pairs. */
+function latencyValues(pairs: Float64Array): number[] {
+  const out = new Array<number>(pairs.length >> 1);
+  for (let i = 1, k = 0; i < pairs.length; i += 2, k++) out[k] = pairs[i];
+  return out;
+}
+
+export const MetricsPanel = memo(function MetricsPanel({ client, meta, loaded }: Props) {
   const [lat, setLat] = useState<{ key: string; lat: number[] }[]>([]);
   useEffect(() => {
     let stale = false;
-    Promise.all(loaded.map((v) => client.metrics(v.key).then((m) => ({ key: v.key, lat: Array.from(m.latencies.filter((_, i) => i % 2 === 1)) })))).then(
+    Promise.all(loaded.map((v) => client.metrics(v.key).then((m) => ({ key: v.key, lat: latencyValues(m.latencies) })))).then(
       (r) => !stale && setLat(r),
     );
     return () => {
@@ -152,4 +162,4 @@ export function MetricsPanel({ client, meta, loaded }: Props) {
       </div>
     </section>
   );
-}
+});

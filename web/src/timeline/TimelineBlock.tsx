@@ -1,7 +1,7 @@
 // One variant's block of the timeline: a label row and one <canvas> holding its CPU lanes and
 // entity lanes. Painting goes through the raf scheduler; the canvas reports what it drew in
 // data attributes (data-slices-drawn, data-samples-drawn) and its hit-test index to the parent.
-import { memo, useEffect, useLayoutEffect, useRef } from 'react';
+import { memo, useEffect, useLayoutEffect, useMemo, useRef } from 'react';
 import type { ScenarioMeta, WindowData } from '../engine/protocol';
 import { CPU_LANE_H, GUTTER_W, LABEL_ROW_H, SECTION_GAP, blockCanvasHeight } from './layout';
 import { cancelRedraw, scheduleRedraw } from './raf_scheduler';
@@ -30,10 +30,23 @@ export interface TimelineBlockProps {
   hits: Map<string, BlockHit>;
 }
 
+/** At most this many entity lanes are drawn; beyond it, the first ones plus the selection. */
+export const MAX_ENTITY_LANES = 16;
+
+/** Task ids that get an entity lane: all of them for small scenarios, else the first
+ * MAX_ENTITY_LANES − 1 and the selected task (click a CPU slice to bring a task's lane in). */
+export function entityLaneTasks(ntasks: number, selection: number | null): number[] {
+  if (ntasks <= MAX_ENTITY_LANES) return Array.from({ length: ntasks }, (_, i) => i);
+  const out = Array.from({ length: MAX_ENTITY_LANES - 1 }, (_, i) => i);
+  if (selection !== null && selection >= out.length && selection < ntasks) out.push(selection);
+  return out;
+}
+
 export const TimelineBlock = memo(function TimelineBlock(props: TimelineBlockProps) {
   const { meta, variantKey, label, data, t0, t1, width, selection, mode, hits } = props;
   const canvasRef = useRef<HTMLCanvasElement>(null);
-  const height = blockCanvasHeight(meta.cpus, meta.tasks.length);
+  const shown = useMemo(() => entityLaneTasks(meta.tasks.length, selection), [meta.tasks.length, selection]);
+  const height = blockCanvasHeight(meta.cpus, shown.length);
 
   useLayoutEffect(() => {
     const canvas = canvasRef.current;
@@ -52,13 +65,13 @@ export const TimelineBlock = memo(function TimelineBlock(props: TimelineBlockPro
       const taskNames = meta.tasks.map((t) => t.name);
       const cpu = renderCpuLanes(ctx, { data, scale, width, top: 0, cpus: meta.cpus, taskNames, selection });
       const top = meta.cpus * CPU_LANE_H + SECTION_GAP;
-      const entity = renderEntityLanes(ctx, { data, scale, width, top, taskNames, selection, mode });
+      const entity = renderEntityLanes(ctx, { data, scale, width, top, taskNames, tasks: shown, selection, mode });
       canvas.dataset.slicesDrawn = String(cpu.rects);
       canvas.dataset.samplesDrawn = String(entity.samplesDrawn);
       canvas.dataset.markersDrawn = String(cpu.markers);
       hits.set(variantKey, { canvas, cpu: cpu.hit, entity: entity.hit });
     }, canvas);
-  }, [meta, variantKey, data, t0, t1, width, height, selection, mode, hits]);
+  }, [meta, variantKey, data, t0, t1, width, height, selection, mode, hits, shown]);
 
   useEffect(() => {
     const canvas = canvasRef.current;
@@ -79,7 +92,7 @@ export const TimelineBlock = memo(function TimelineBlock(props: TimelineBlockPro
       <canvas
         ref={canvasRef}
         data-variant={variantKey}
-        data-lanes={meta.cpus + meta.tasks.length}
+        data-lanes={meta.cpus + shown.length}
         style={{ display: 'block', width: Math.max(width, 0), height }}
       />
     </div>

@@ -35,6 +35,7 @@ export function windowData(t0: number, t1: number, slices: SliceRow[], samples: 
     t0,
     t1,
     bucket: 1,
+    tasks: [],
     slices: {
       cpu: Uint32Array.from(slices, (s) => s.cpu),
       task: Uint32Array.from(slices, (s) => s.task),

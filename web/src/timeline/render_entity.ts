@@ -19,8 +19,10 @@ export interface EntityLanesOpts {
   width: number;
   /** y of the first lane, CSS px. */
   top: number;
-  /** Task names in meta order; lane i shows task id i. */
+  /** Task names in meta order (indexed by task id). */
   taskNames: readonly string[];
+  /** Task ids to draw, one lane each, in order (default: every task). */
+  tasks?: readonly number[];
   selection: number | null;
   mode: EntityMode;
   gutter?: number;
@@ -97,6 +99,7 @@ export function renderEntityLanes(ctx: Ctx2D, opts: EntityLanesOpts): EntityLane
   const gutter = opts.gutter ?? GUTTER_W;
   const { data, scale, width, top, taskNames, selection, mode } = opts;
   const nTasks = taskNames.length;
+  const shown = opts.tasks ?? taskNames.map((_, i) => i);
   const s = data?.samples;
   const groups = s ? groupBy(s.task, s.t, nTasks) : null;
   const a = affineOf(scale);
@@ -108,11 +111,12 @@ export function renderEntityLanes(ctx: Ctx2D, opts: EntityLanesOpts): EntityLane
   const lanes: EntityLane[] = [];
   let samplesDrawn = 0;
 
-  for (let task = 0; task < nTasks; task++) {
-    const laneTop = top + task * laneH;
+  for (let li = 0; li < shown.length; li++) {
+    const task = shown[li];
+    const laneTop = top + li * laneH;
     const lane: EntityLane = { task, top: laneTop, bottom: laneTop + laneH, mid: laneTop + laneH / 2, centre: 0, halfRange: MIN_HALF_RANGE_NS, halfPx };
     lanes.push(lane);
-    ctx.fillStyle = task === selection ? COLOURS.selectionBg : task % 2 ? COLOURS.laneBgAlt : COLOURS.laneBg;
+    ctx.fillStyle = task === selection ? COLOURS.selectionBg : li % 2 ? COLOURS.laneBgAlt : COLOURS.laneBg;
     ctx.fillRect(0, laneTop, width, laneH);
     ctx.fillStyle = COLOURS.laneSep;
     ctx.fillRect(0, laneTop + laneH - 0.5, width, 0.5);
@@ -131,10 +135,17 @@ export function renderEntityLanes(ctx: Ctx2D, opts: EntityLanesOpts): EntityLane
     drawGutter(ctx, lane, taskNames[task], task === selection, mode);
     if (!s || !groups || last < first) continue;
     const next = (p: number) => (p + 1 < groups.start[task + 1] ? groups.order[p + 1] : -1);
+    // One segment per pixel column at most: zoomed out, a lane can hold thousands of samples
+    // per pixel, and drawing each would cost time without adding anything visible.
     const each = (fn: (flags: number) => void) => {
+      let lastPx = -Infinity;
       for (let p = first; p <= last; p++) {
         const i = groups.order[p];
-        if (segment(s, i, next(p), tEnd, lo, hi, a)) fn(s.flags[i]);
+        if (!segment(s, i, next(p), tEnd, lo, hi, a)) continue;
+        const px = Math.floor(seg[1]);
+        if (px === lastPx && p !== last) continue;
+        lastPx = px;
+        fn(s.flags[i]);
       }
     };
 
@@ -199,12 +210,21 @@ export function renderEntityLanes(ctx: Ctx2D, opts: EntityLanesOpts): EntityLane
     ctx.restore();
   }
 
-  const bottom = top + nTasks * laneH;
+  const bottom = top + shown.length * laneH;
   const laneAt = (y: number) => (y < top || y >= bottom ? null : Math.floor((y - top) / laneH));
   return {
     samplesDrawn,
-    lanes: nTasks,
-    hit: { top, bottom, lanes, laneAt, taskAt: (_x: number, y: number) => laneAt(y) },
+    lanes: shown.length,
+    hit: {
+      top,
+      bottom,
+      lanes,
+      laneAt,
+      taskAt: (_x: number, y: number) => {
+        const li = laneAt(y);
+        return li === null ? null : (shown[li] ?? null);
+      },
+    },
   };
 }
 
