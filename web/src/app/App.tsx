@@ -7,8 +7,8 @@ import type { CursorState, VariantSpec, WindowData } from '../engine/protocol';
 import { decodeState, encodeState, shareUrl, type ScenarioRef, type ViewState } from '../base/share';
 import { Timeline } from '../timeline/Timeline';
 import { entityLaneTasks } from '../timeline/TimelineBlock';
-import { DEFAULT_SCENARIO, findScenario, GALLERY } from './gallery';
-import { PRESETS } from './variants';
+import { DEFAULT_SCENARIO, findScenario, GALLERY } from '../state/gallery';
+import { PRESETS } from '../state/variants';
 import { useSimulation } from './useSimulation';
 import { installTestHook } from './test_hook';
 import { Header } from '../panels/Header';
@@ -120,17 +120,23 @@ export function App() {
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, []);
 
-  // Window data for every variant, over-fetched by half a window on each side.
+  // Window data for every variant, over-fetched by half a window on each side. A pan or a
+  // small zoom that stays inside what was fetched, at about the same resolution, reuses it.
+  const fetched = useRef<{ t0: number; t1: number; bucket: number; key: string } | null>(null);
   useEffect(() => {
     if (!sim.meta || sim.loaded.length === 0) return;
     const w = view.t1 - view.t0;
+    const bucketWanted = Math.max(1, w / Math.max(100, timelineWidth.current));
+    const tasks = entityLaneTasks(sim.meta.tasks.length, selection);
+    const key = `${sim.loaded.map((v) => v.key + v.digest).join('|')}#${tasks.join(',')}`;
+    const f = fetched.current;
+    if (f && f.key === key && view.t0 >= f.t0 && view.t1 <= f.t1 && bucketWanted >= f.bucket / 1.5 && bucketWanted <= f.bucket * 1.5) return;
     const t0 = Math.max(0, view.t0 - w / 2);
     const t1 = Math.min(sim.meta.duration_ns, view.t1 + w / 2);
-    const bucket = Math.max(1, w / Math.max(100, timelineWidth.current));
     let stale = false;
-    const tasks = entityLaneTasks(sim.meta.tasks.length, selection);
-    Promise.all(sim.loaded.map((v) => client.window(v.key, t0, t1, bucket, tasks))).then((ds) => {
+    Promise.all(sim.loaded.map((v) => client.window(v.key, t0, t1, bucketWanted, tasks))).then((ds) => {
       if (stale) return;
+      fetched.current = { t0, t1, bucket: bucketWanted, key };
       setWindows(Object.fromEntries(ds.map((d) => [d.variant, d])));
     });
     return () => {

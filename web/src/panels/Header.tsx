@@ -4,8 +4,8 @@
 import { useRef, useState, memo } from 'react';
 import type { VariantSpec } from '../engine/protocol';
 import type { PanelId, SimState } from '../state/types';
-import { GALLERY } from '../app/gallery';
-import { PRESETS, parseOverrides } from '../app/variants';
+import { GALLERY } from '../state/gallery';
+import { PRESETS, parseOverrides } from '../state/variants';
 
 interface Props {
   sim: SimState;

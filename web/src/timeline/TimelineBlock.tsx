@@ -52,6 +52,7 @@ export const TimelineBlock = memo(function TimelineBlock(props: TimelineBlockPro
     const canvas = canvasRef.current;
     if (!canvas) return;
     scheduleRedraw(() => {
+      const started = performance.now();
       const dpr = window.devicePixelRatio || 1;
       const w = Math.max(0, Math.round(width * dpr));
       const h = Math.max(0, Math.round(height * dpr));
@@ -64,11 +65,14 @@ export const TimelineBlock = memo(function TimelineBlock(props: TimelineBlockPro
       const scale = makeTimeScale(t0, t1, GUTTER_W, width);
       const taskNames = meta.tasks.map((t) => t.name);
       const cpu = renderCpuLanes(ctx, { data, scale, width, top: 0, cpus: meta.cpus, taskNames, selection });
+      const cpuDone = performance.now();
       const top = meta.cpus * CPU_LANE_H + SECTION_GAP;
       const entity = renderEntityLanes(ctx, { data, scale, width, top, taskNames, tasks: shown, selection, mode });
       canvas.dataset.slicesDrawn = String(cpu.rects);
       canvas.dataset.samplesDrawn = String(entity.samplesDrawn);
       canvas.dataset.markersDrawn = String(cpu.markers);
+      canvas.dataset.cpuPaintMs = (cpuDone - started).toFixed(2);
+      canvas.dataset.paintMs = (performance.now() - started).toFixed(2);
       hits.set(variantKey, { canvas, cpu: cpu.hit, entity: entity.hit });
     }, canvas);
   }, [meta, variantKey, data, t0, t1, width, height, selection, mode, hits, shown]);

@@ -107,28 +107,45 @@ export function renderCpuLanes(ctx: Ctx2D, opts: CpuLanesOpts): CpuLanesResult {
   ctx.beginPath();
   ctx.rect(plotX0, top, plotX1 - plotX0, cpus * laneH);
   ctx.clip();
+  // Visible slices, then painted grouped by colour: setting fillStyle costs more than a
+  // fillRect, so each colour is set once per paint.
+  const visible: number[] = [];
   for (let i = 0; i < n; i++) {
-    const c = cpu[i];
-    if (c >= cpus) continue;
+    if (cpu[i] >= cpus) continue;
+    const xa = x0 + (start[i] - t0) * k;
+    const xb = x0 + (end[i] - t0) * k;
+    if (xb < plotX0 || xa > plotX1) continue;
+    visible.push(i);
+  }
+  const colourKey = (i: number) => task[i] * 2 + (count[i] > 1 ? 1 : 0);
+  visible.sort((p, q) => colourKey(p) - colourKey(q));
+  let lastKey = -1;
+  const named: number[] = [];
+  for (const i of visible) {
     let xa = x0 + (start[i] - t0) * k;
     let xb = x0 + (end[i] - t0) * k;
-    if (xb < plotX0 || xa > plotX1) continue;
     if (xa < plotX0 - 1) xa = plotX0 - 1;
     if (xb > plotX1 + 1) xb = plotX1 + 1;
     const w = Math.max(xb - xa, 1);
-    const y = top + c * laneH + 1;
-    const id = task[i];
-    ctx.fillStyle = count[i] > 1 ? taskColourMerged(id) : taskColour(id);
-    ctx.fillRect(xa, y, w, laneH - 2);
+    const key = colourKey(i);
+    if (key !== lastKey) {
+      ctx.fillStyle = count[i] > 1 ? taskColourMerged(task[i]) : taskColour(task[i]);
+      lastKey = key;
+    }
+    ctx.fillRect(xa, top + cpu[i] * laneH + 1, w, laneH - 2);
     rects++;
-    if (w > 24) {
-      const name = taskNames[id] ?? `#${id}`;
-      let tw = nameWidth[id];
-      if (tw === undefined) tw = nameWidth[id] = ctx.measureText(name).width;
-      if (tw + 6 <= w) {
-        ctx.fillStyle = taskTextColour(id);
-        ctx.fillText(name, Math.max(xa, plotX0) + 3, y + (laneH - 2) / 2);
-      }
+    if (w > 24) named.push(i);
+  }
+  for (const i of named) {
+    const id = task[i];
+    const xa = Math.max(x0 + (start[i] - t0) * k, plotX0 - 1);
+    const xb = Math.min(x0 + (end[i] - t0) * k, plotX1 + 1);
+    const name = taskNames[id] ?? `#${id}`;
+    let tw = nameWidth[id];
+    if (tw === undefined) tw = nameWidth[id] = ctx.measureText(name).width;
+    if (tw + 6 <= xb - xa) {
+      ctx.fillStyle = taskTextColour(id);
+      ctx.fillText(name, Math.max(xa, plotX0) + 3, top + cpu[i] * laneH + 1 + (laneH - 2) / 2);
     }
   }
 
