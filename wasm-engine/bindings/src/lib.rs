@@ -8,6 +8,7 @@
 //! (exact below 2^53), as /proc/sched_debug prints them.
 
 use schedlab_engine::obs::cursor::{latest_samples, pick_at, pick_json};
+use schedlab_engine::obs::explain::{decision_levels, level_name};
 use schedlab_engine::obs::log::{flag, EventKind};
 use schedlab_engine::obs::query::cpu_slices;
 use schedlab_engine::obs::summary::Summary;
@@ -232,8 +233,10 @@ impl SimHandle {
             "base_slice_ns": cfg.params.base_slice, "tick_ns": cfg.params.tick_nsec,
             "yield": format!("{:?}", cfg.params.yield_flavour), "lag_clamp": format!("{:?}", cfg.params.lag_clamp),
             "features": features,
+            "cgroups": cfg.cgroups.iter().map(|g| json!({"path": g.path, "parent": g.parent, "shares": g.shares >> 10,
+                "quota_ns": g.quota_ns, "period_ns": g.period_ns})).collect::<Vec<_>>(),
             "tasks": cfg.tasks.iter().map(|t| json!({"name": t.name, "nice": t.nice, "policy": format!("{:?}", t.policy).to_lowercase(),
-                "affinity": t.affinity, "slice_ns": t.slice_ns})).collect::<Vec<_>>(),
+                "affinity": t.affinity, "slice_ns": t.slice_ns, "tg": t.tg})).collect::<Vec<_>>(),
         });
         self.names = cfg.tasks.iter().map(|t| t.name.clone()).collect();
         self.sim = Some(Simulation::new(cfg));
@@ -304,7 +307,7 @@ impl SimHandle {
         let mut rows: Vec<usize> =
             before.into_iter().enumerate().filter(|&(k, _)| wanted[k]).filter_map(|(_, r)| r).collect();
         rows.sort_unstable();
-        rows.extend((lo..hi).filter(|&i| wanted[log.samples.task[i] as usize]));
+        rows.extend((lo..hi).filter(|&i| wanted.get(log.samples.task[i] as usize).copied().unwrap_or(false)));
         let smp = &log.samples;
         for i in rows {
             out.t.push(smp.t[i] as f64);
@@ -376,6 +379,7 @@ impl SimHandle {
                 "eligible": f & flag::ELIGIBLE != 0, "curr": f & flag::CURR != 0, "delayed": f & flag::DELAYED != 0,
                 "protected": f & flag::PROTECTED != 0, "buddy": f & flag::BUDDY != 0})
         };
+        let groups: Vec<String> = s.fair.tgs.iter().map(|g| g.path.clone()).collect();
         let mut cpus = Vec::new();
         for cpu in 0..s.cpus.len() as u32 {
             let ents: Vec<Value> = latest
@@ -385,7 +389,21 @@ impl SimHandle {
                 .filter(|&(_, i)| smp.cpu[i] as u32 == cpu && smp.flags[i] & flag::ON_RQ != 0)
                 .map(|(task, i)| entity(task, i))
                 .collect();
-            let pick = pick_at(log, cpu, t).map(|i| pick_json(log, &self.names, i));
+            let pick = pick_at(log, cpu, t).map(|i| {
+                // The task-level pick, with the picks of the same decision at every level.
+                let levels: Vec<Value> = decision_levels(s, i)
+                    .into_iter()
+                    .map(|j| {
+                        let mut v = pick_json(log, &self.names, &groups, j);
+                        v["level"] = Value::String(level_name(s, log.picks.task[j]));
+                        v
+                    })
+                    .collect();
+                let mut top = pick_json(log, &self.names, &groups, i);
+                top["level"] = Value::String(level_name(s, log.picks.task[i]));
+                top["levels"] = Value::Array(levels);
+                top
+            });
             cpus.push(json!({"cpu": cpu, "entities": ents, "pick": pick}));
         }
         let tasks: Vec<Value> =

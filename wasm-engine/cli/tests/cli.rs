@@ -79,7 +79,7 @@ fn task<'a>(summary: &'a Value, name: &str) -> &'a Value {
 fn simulate_json_shape_and_shares() {
     let s = ok_json(&["simulate", NICE, "--json"]);
     assert_eq!(s["scenario"], "linux-6.18/nice-0-vs-2");
-    assert_eq!(s["duration_ns"], 1_500_000_000u64);
+    assert_eq!(s["duration_ns"], 1_503_938_000u64);
     let digest = s["digest"].as_str().expect("digest is a string");
     assert!(digest.len() == 16 && digest.chars().all(|c| c.is_ascii_hexdigit()), "digest {digest:?}");
     let tasks = s["tasks"].as_array().expect("tasks array");
@@ -137,7 +137,7 @@ fn digest_is_deterministic_and_variants_matter() {
 fn explain_text() {
     let o = schedlab(&["explain", NICE, "--at", "10ms"]);
     assert_eq!(o.code, 0, "{}", o.stderr);
-    for needle in ["cpu 1", "V(avg_vruntime)", "last pick", "because"] {
+    for needle in ["cpu 1", "V(avg_vruntime)", "pick at", "on the root cfs_rq", "because"] {
         assert!(o.stdout.contains(needle), "explain lacks {needle:?}:\n{}", o.stdout);
     }
 }
@@ -154,7 +154,11 @@ fn explain_json() {
     // CPU 1 runs both hogs, so by 10 ms a pick has been made there.
     let busy = &cpus[1];
     assert_eq!(busy["entities"].as_array().unwrap().len(), 2);
-    let cands = busy["last_pick"]["candidates"].as_array().expect("last_pick.candidates");
+    // One pick per level of the last decision; these tasks sit on the root cfs_rq.
+    let levels = busy["last_pick"].as_array().expect("last_pick levels");
+    assert_eq!(levels.len(), 1);
+    assert_eq!(levels[0]["level"], "the root cfs_rq");
+    let cands = levels[0]["candidates"].as_array().expect("last_pick.candidates");
     assert!(!cands.is_empty());
 }
 

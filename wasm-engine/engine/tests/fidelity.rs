@@ -96,6 +96,12 @@ fn yield_vs_hog_matches_the_real_kernel() {
 }
 
 #[test]
+fn cgroup_shares_matches_the_real_kernel() {
+    let e = check("cgroup-shares");
+    assert!(e.is_empty(), "{e:#?}");
+}
+
+#[test]
 fn sleeper_vs_hog_matches_the_real_kernel() {
     let e = check("sleeper-vs-hog");
     assert!(e.is_empty(), "{e:#?}");

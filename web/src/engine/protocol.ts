@@ -9,6 +9,8 @@ export interface ScenarioTaskMeta {
   policy: string;
   affinity: number[];
   slice_ns: number | null;
+  /** Task group id: 0 = root, cgroup i = i + 1. */
+  tg: number;
 }
 
 export interface ScenarioMeta {
@@ -23,6 +25,7 @@ export interface ScenarioMeta {
   yield: string;
   lag_clamp: string;
   features: Record<string, boolean>;
+  cgroups: { path: string; parent: number; shares: number; quota_ns: number | null; period_ns: number }[];
   tasks: ScenarioTaskMeta[];
 }
 
@@ -124,6 +127,10 @@ export interface Pick {
   why: string;
   avg_vruntime: number;
   candidates: Candidate[];
+  /** The queue this choice was made on: "the root cfs_rq" or "the cfs_rq of /path". */
+  level: string;
+  /** Every level's pick of the same decision, root first (task-level picks only). */
+  levels?: Pick[];
 }
 
 export interface EntityState {

@@ -98,7 +98,12 @@ export const Inspector = memo(function Inspector({ meta, cursor, selection, stat
                     {c.pick && (
                       <div className="why" data-testid="why-pick">
                         <strong>Why {c.pick.name}?</strong> <span className="muted">(pick at {formatNs(c.pick.t)})</span>
-                        <p>{c.pick.why}</p>
+                        {(c.pick.levels ?? [c.pick]).map((l) => (
+                          <p key={l.index}>
+                            <span className="muted">On {l.level}: </span>
+                            {l.why}
+                          </p>
+                        ))}
                       </div>
                     )}
                   </div>

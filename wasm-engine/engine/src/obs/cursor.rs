@@ -4,6 +4,7 @@
 
 use super::explain::reason_text;
 use super::log::{flag, EventLog, PickReason, NO_TASK};
+use crate::sched::group::GROUP_NODE;
 use serde_json::{json, Value};
 
 /// Row index of each task's latest sample at or before `t` (None: no sample yet).
@@ -29,13 +30,15 @@ pub fn latest_samples(log: &EventLog, ntasks: usize, t: u64) -> Vec<Option<usize
 pub fn pick_at(log: &EventLog, cpu: u32, t: u64) -> Option<usize> {
     let p = &log.picks;
     let hi = p.t.partition_point(|&x| x <= t);
-    (0..hi).rev().find(|&i| p.cpu[i] as u32 == cpu && p.task[i] != NO_TASK)
+    (0..hi).rev().find(|&i| p.cpu[i] as u32 == cpu && p.task[i] != NO_TASK && p.task[i] & GROUP_NODE == 0)
 }
 
 /// The pick at `index` as JSON, with plain-words reasoning and every candidate. Virtual
 /// times are signed (exact in JSON).
-pub fn pick_json(log: &EventLog, names: &[String], index: usize) -> Value {
-    let name = |t: u32| names.get(t as usize).cloned().unwrap_or_else(|| "<idle>".to_string());
+pub fn pick_json(log: &EventLog, names: &[String], groups: &[String], index: usize) -> Value {
+    let name = |t: u32| {
+        super::explain::node_name(t, &|k| names.get(k as usize).cloned(), &|g| groups.get(g as usize).cloned())
+    };
     let p = &log.picks;
     let c = &log.cands;
     let reason = PickReason::from_u8(p.reason[index]).expect("valid pick reason");

@@ -7,7 +7,8 @@
 
 use super::locate::{self, KeyPath};
 use super::schema::{
-    LagClampMode, LoopSpec, OpSpec, PeriodicSpec, ScenarioFile, TaskSpec, TunableScaling, YieldMode, SCENARIO_VERSION,
+    CgroupSpec, LagClampMode, LoopSpec, OpSpec, PeriodicSpec, ScenarioFile, TaskSpec, TunableScaling, YieldMode,
+    SCENARIO_VERSION,
 };
 use super::units::{format_duration, parse_duration, DurationSpec};
 use crate::sched::features::SchedFeatures;
@@ -203,6 +204,9 @@ fn check(s: &ScenarioFile) -> Vec<Issue> {
         }
     }
 
+    // cgroups.
+    check_cgroups(&mut c, &root.key("cgroups"), &s.cgroups);
+
     // Tasks.
     let tasks = root.key("tasks");
     if s.tasks.is_empty() {
@@ -218,8 +222,83 @@ fn check(s: &ScenarioFile) -> Vec<Issue> {
             c.push(tp.key("name"), format!("duplicate task name {:?} (already used by tasks[{j}])", t.name));
         }
         check_task(&mut c, &tp, t, h.cpus);
+        if let Some(g) = &t.cgroup {
+            if g != "/" && !s.cgroups.iter().any(|cg| &cg.path == g) {
+                c.push(tp.key("cgroup"), format!("cgroup {g:?} is not declared in [[cgroups]]"));
+            }
+        }
     }
     c.issues
+}
+
+/// Parent path of a cgroup path ("/" for a top-level group).
+pub fn cgroup_parent(path: &str) -> &str {
+    match path.rfind('/') {
+        Some(0) | None => "/",
+        Some(i) => &path[..i],
+    }
+}
+
+fn check_cgroups(c: &mut Checker, cp: &KeyPath, groups: &[CgroupSpec]) {
+    for (i, g) in groups.iter().enumerate() {
+        let gp = cp.index(i);
+        let segs: Vec<&str> = g.path.split('/').skip(1).collect();
+        let valid = g.path.starts_with('/')
+            && !segs.is_empty()
+            && segs
+                .iter()
+                .all(|s| !s.is_empty() && s.chars().all(|ch| ch.is_ascii_alphanumeric() || "_-.".contains(ch)));
+        if !valid {
+            c.push(
+                gp.key("path"),
+                format!("expected a cgroup path like \"/name\" or \"/a/b\" (letters, digits, _ - .), got {:?}", g.path),
+            );
+            continue;
+        }
+        if let Some(j) = groups[..i].iter().position(|o| o.path == g.path) {
+            c.push(gp.key("path"), format!("duplicate cgroup {:?} (already declared at cgroups[{j}])", g.path));
+        }
+        let parent = cgroup_parent(&g.path);
+        if parent != "/" && !groups[..i].iter().any(|o| o.path == parent) {
+            c.push(gp.key("path"), format!("the parent {parent:?} of {:?} must be declared before it", g.path));
+        }
+        if g.shares.is_some() && g.weight.is_some() {
+            c.push(gp.key("weight"), "give either shares (cgroup v1) or weight (cgroup v2), not both");
+        }
+        if let Some(v) = g.shares {
+            if !(2..=262_144).contains(&v) {
+                c.push(gp.key("shares"), format!("expected cpu.shares in 2..=262144, got {v}"));
+            }
+        }
+        if let Some(v) = g.weight {
+            if !(1..=10_000).contains(&v) {
+                c.push(gp.key("weight"), format!("expected cpu.weight in 1..=10000, got {v}"));
+            }
+        }
+        if let Some(q) = g.quota {
+            if q.is_forever() || q.ns() < 1_000_000 {
+                c.push(gp.key("quota"), format!("expected a quota of at least 1ms, got {}", format_duration(q.ns())));
+            }
+        }
+        if let Some(p) = g.period {
+            if p.is_forever() || !(1_000_000..=1_000_000_000).contains(&p.ns()) {
+                c.push(gp.key("period"), format!("expected a period in 1ms..=1s, got {}", format_duration(p.ns())));
+            }
+            if g.quota.is_none() {
+                c.push(gp.key("period"), "a period without a quota has no effect: add quota");
+            }
+        }
+        if let Some(b) = g.burst {
+            match g.quota {
+                Some(q) if b.ns() <= q.ns() => {}
+                Some(q) => c.push(
+                    gp.key("burst"),
+                    format!("burst {} exceeds the quota {}", format_duration(b.ns()), format_duration(q.ns())),
+                ),
+                None => c.push(gp.key("burst"), "a burst without a quota has no effect: add quota"),
+            }
+        }
+    }
 }
 
 fn check_task(c: &mut Checker, tp: &KeyPath, t: &TaskSpec, cpus: u32) {

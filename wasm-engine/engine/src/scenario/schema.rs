@@ -38,8 +38,35 @@ pub struct ScenarioFile {
     /// Kernel configuration: scheduler features and behaviour variants.
     #[serde(default)]
     pub kernel: KernelSpec,
+    /// cgroups of the cpu controller, parents before children (the root "/" is implicit).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub cgroups: Vec<CgroupSpec>,
     /// The tasks (threads) of the workload.
     pub tasks: Vec<TaskSpec>,
+}
+
+/// One cgroup of the cpu controller: a task group with one group entity and one cfs_rq per CPU.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CgroupSpec {
+    /// Path from the root, e.g. "/sl_A" or "/vms/vm1". Its parent must be declared before it.
+    pub path: String,
+    /// cgroup v1 `cpu.shares` (2..=262144; default 1024). Exclusive with `weight`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shares: Option<u64>,
+    /// cgroup v2 `cpu.weight` (1..=10000; default 100, equal to shares 1024). Exclusive with `shares`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub weight: Option<u64>,
+    /// CFS bandwidth quota per period (v1 `cpu.cfs_quota_us`, v2 first field of `cpu.max`);
+    /// absent = unlimited. At least 1 ms.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub quota: Option<DurationSpec>,
+    /// Bandwidth period (v1 `cpu.cfs_period_us`, v2 second field of `cpu.max`; 1ms..=1s, default 100ms).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub period: Option<DurationSpec>,
+    /// Burst (v1 `cpu.cfs_burst_us`, v2 `cpu.max.burst`; at most the quota; default 0).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub burst: Option<DurationSpec>,
 }
 
 pub use crate::scenario::units::DurationSpec;
@@ -164,6 +191,9 @@ pub struct TaskSpec {
     /// CPUs the task may run on (default: all). A single CPU pins it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub affinity: Option<Vec<u32>>,
+    /// cgroup path the task runs in (default: "/", the root group).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cgroup: Option<String>,
     /// When the task is created (woken as a new task; default: 0).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub start: Option<DurationSpec>,

@@ -42,6 +42,10 @@ pub struct CfsRq {
     pub next: Option<EntityId>,
     /// The group entity owning this queue (None for a root cfs_rq).
     pub tg_se: Option<EntityId>,
+    /// The task group this queue belongs to (0 = root).
+    pub tg: u32,
+    /// `throttle_count`: throttled ancestors, this queue included (CFS bandwidth).
+    pub throttle_count: u32,
 }
 
 impl CfsRq {
@@ -61,6 +65,8 @@ impl CfsRq {
             curr: None,
             next: None,
             tg_se,
+            tg: 0,
+            throttle_count: 0,
         }
     }
 

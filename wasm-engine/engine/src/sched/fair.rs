@@ -94,6 +94,8 @@ pub struct Fair {
     pub resched_ctx: SwitchReason,
     /// CPUs whose need_resched was raised since the simulation last looked (unordered).
     pub resched_pending: Vec<u32>,
+    /// Task groups; 0 is the root group.
+    pub tgs: Vec<super::group::TaskGroup>,
 }
 
 impl Fair {
@@ -111,6 +113,7 @@ impl Fair {
             now: 0,
             resched_ctx: SwitchReason::Preempt,
             resched_pending: Vec::new(),
+            tgs: vec![super::group::TaskGroup::root(ncpus)],
         }
     }
 
@@ -263,6 +266,8 @@ impl Fair {
             self.place_entity(q, se, flags);
         }
         self.update_curr(q);
+        // A group entity is re-weighed before it is placed (update_cfs_group).
+        self.update_cfs_group(se);
         if !is_curr {
             self.place_entity(q, se, flags);
         }
@@ -270,6 +275,7 @@ impl Fair {
         let cq = &mut self.qs[q as usize];
         cq.load_weight += w;
         cq.nr_queued += 1;
+        self.update_tg_load(q);
         if flags & ENQUEUE_MIGRATED != 0 {
             self.ents[se as usize].exec_start = 0;
         }
@@ -309,6 +315,7 @@ impl Fair {
         let cq = &mut self.qs[q as usize];
         cq.load_weight -= w;
         cq.nr_queued -= 1;
+        self.update_tg_load(q);
         if flags & DEQUEUE_DELAYED != 0 {
             self.clear_delayed(se);
             if self.feat.delay_zero && self.ents[se as usize].vlag > 0 {
@@ -369,62 +376,6 @@ impl Fair {
         self.clear_delayed(se);
     }
 
-    /// Models `enqueue_task_fair()` for a task entity: enqueue every level that is not queued
-    /// yet and count the task in `h_nr_*` on the way up. Returns true when it requeued a
-    /// delayed entity (ENQUEUE_DELAYED path).
-    pub fn enqueue_task(&mut self, se: EntityId, mut flags: u32) -> bool {
-        let cpu = self.qs[self.ents[se as usize].cfs_rq as usize].cpu;
-        let task = self.task_of(se);
-        if self.ents[se as usize].sched_delayed {
-            self.requeue_delayed_entity(se);
-            self.log.event(self.now, EventKind::Enqueue, cpu, task, NO_TASK, 1);
-            self.sample(se);
-            return true;
-        }
-        let mut cur = Some(se);
-        while let Some(s) = cur {
-            let q = self.ents[s as usize].cfs_rq;
-            if !self.ents[s as usize].on_rq {
-                self.enqueue_entity(q, s, flags);
-                flags = ENQUEUE_WAKEUP;
-            }
-            let cq = &mut self.qs[q as usize];
-            cq.h_nr_queued += 1;
-            cq.h_nr_runnable += 1;
-            cur = self.ents[s as usize].parent;
-        }
-        self.rqs[cpu as usize].nr_running += 1;
-        self.log.event(self.now, EventKind::Enqueue, cpu, task, NO_TASK, 0);
-        true
-    }
-
-    /// Models `dequeue_task_fair()`/`dequeue_entities()` for a task entity. Returns false
-    /// when DELAY_DEQUEUE kept it queued.
-    pub fn dequeue_task(&mut self, se: EntityId, flags: u32) -> bool {
-        let q = self.ents[se as usize].cfs_rq;
-        let cpu = self.qs[q as usize].cpu;
-        let task = self.task_of(se);
-        if !self.dequeue_entity(q, se, flags) {
-            self.log.event(self.now, EventKind::Dequeue, cpu, task, NO_TASK, 1);
-            self.sample(se);
-            return false;
-        }
-        let mut cur = Some(se);
-        while let Some(s) = cur {
-            let q = self.ents[s as usize].cfs_rq;
-            let cq = &mut self.qs[q as usize];
-            cq.h_nr_queued -= 1;
-            // A finished delayed dequeue restored h_nr_runnable in clear_delayed().
-            cq.h_nr_runnable -= 1;
-            cur = self.ents[s as usize].parent;
-        }
-        self.rqs[cpu as usize].nr_running -= 1;
-        let kind = if flags & DEQUEUE_DELAYED != 0 { EventKind::DelayedDequeue } else { EventKind::Dequeue };
-        self.log.event(self.now, kind, cpu, task, NO_TASK, 0);
-        self.sample(se);
-        true
-    }
-
     /// Models `task_tick_fair()` → `entity_tick()` at every level of the running task.
     pub fn task_tick(&mut self, cpu: u32) {
         let Some(curr) = self.rqs[cpu as usize].curr else { return };
@@ -434,6 +385,7 @@ impl Fair {
         while let Some(s) = cur {
             let q = self.ents[s as usize].cfs_rq;
             self.update_curr(q);
+            self.update_cfs_group(s);
             cur = self.ents[s as usize].parent;
         }
         self.resched_ctx = saved;

@@ -5,6 +5,8 @@ pub mod cfs_rq;
 pub mod entity;
 pub mod fair;
 pub mod features;
+pub mod group;
+pub mod hier;
 pub mod pick;
 pub mod wakeup;
 pub mod weight;

@@ -1,9 +1,21 @@
 //! Picking the next entity: `pick_eevdf`, `pick_next_entity`, `pick_task_fair`, and the
 //! put_prev/set_next pair of `pick_next_task_fair` (kernel/sched/fair.c, Linux 6.18.44).
 
+use super::cfs_rq::CfsRq;
+use super::entity::SchedEntity;
 use super::entity::{vbefore, CfsRqId, EntityId};
 use super::fair::{protect_slice, Fair, DEQUEUE_DELAYED, DEQUEUE_SLEEP};
+use super::group::GROUP_NODE;
 use crate::obs::log::{flag, EventKind, PickReason, NO_TASK};
+
+/// Log id of an entity without borrowing the whole `Fair` (see `Fair::node_of`).
+fn node_of_entity(qs: &[CfsRq], e: &SchedEntity) -> u32 {
+    match (e.task, e.my_q) {
+        (Some(t), _) => t,
+        (None, Some(q)) => GROUP_NODE | qs[q as usize].tg,
+        (None, None) => NO_TASK,
+    }
+}
 
 impl Fair {
     /// Models `__pick_eevdf(cfs_rq, protect)` (6.18): the eligible entity with the earliest
@@ -50,7 +62,7 @@ impl Fair {
         let se = se?;
         if self.ents[se as usize].sched_delayed {
             self.record_pick(q, se, PickReason::DelayedDequeued);
-            self.dequeue_task(se, DEQUEUE_SLEEP | DEQUEUE_DELAYED);
+            self.dequeue_entities(se, DEQUEUE_SLEEP | DEQUEUE_DELAYED);
             return None;
         }
         self.record_pick(q, se, reason);
@@ -211,11 +223,7 @@ impl Fair {
     fn record_pick(&mut self, q: CfsRqId, se: EntityId, reason: PickReason) {
         let cq = &self.qs[q as usize];
         let idx = self.log.picks.t.len() as u32;
-        let winner = if reason == PickReason::DelayedDequeued {
-            NO_TASK
-        } else {
-            self.ents[se as usize].task.unwrap_or(NO_TASK)
-        };
+        let winner = if reason == PickReason::DelayedDequeued { NO_TASK } else { self.node_of(se) };
         self.log.event(self.now, EventKind::Pick, cq.cpu, winner, idx, reason as i64);
         if !self.log.detailed {
             return;
@@ -243,7 +251,7 @@ impl Fair {
                 f |= flag::BUDDY;
             }
             let c = &mut self.log.cands;
-            c.task.push(e.task.unwrap_or(NO_TASK));
+            c.task.push(node_of_entity(&self.qs, e));
             c.vruntime.push(e.vruntime);
             c.deadline.push(e.deadline);
             c.vprot.push(e.vprot);

@@ -1,8 +1,10 @@
 //! From a validated scenario file to the engine's internal configuration.
 
+use crate::scenario::load::cgroup_parent;
 use crate::scenario::schema::{LagClampMode, PolicySpec, ScenarioFile, TunableScaling, YieldMode};
 use crate::sched::fair::{LagClamp, SchedParams, YieldFlavour};
 use crate::sched::features::SchedFeatures;
+use crate::sched::group::{shares_from_v1, shares_from_v2_weight};
 use crate::sim::program::Program;
 
 /// `normalized_sysctl_sched_base_slice` default: 0.7 ms.
@@ -21,6 +23,23 @@ pub struct HostConfig {
     pub timer_slack_ns: u64,
 }
 
+/// One cgroup (task group) of the cpu controller.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CgroupConfig {
+    /// Path.
+    pub path: String,
+    /// Task group id of the parent (0 = root); this group's id is its index + 1.
+    pub parent: u32,
+    /// `tg->shares`, scaled.
+    pub shares: u64,
+    /// Bandwidth quota per period (ns), None = unlimited.
+    pub quota_ns: Option<u64>,
+    /// Bandwidth period (ns).
+    pub period_ns: u64,
+    /// Burst (ns).
+    pub burst_ns: u64,
+}
+
 /// One task's configuration.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TaskConfig {
@@ -34,6 +53,8 @@ pub struct TaskConfig {
     pub slice_ns: Option<u64>,
     /// Allowed CPUs, ascending.
     pub affinity: Vec<u32>,
+    /// Task group id (0 = root; cgroup i of the scenario = i + 1).
+    pub tg: u32,
     /// Creation time.
     pub start_ns: u64,
     /// Kill time.
@@ -57,6 +78,8 @@ pub struct SimConfig {
     pub params: SchedParams,
     /// Scheduler features.
     pub features: SchedFeatures,
+    /// cgroups, parents first (task group id = index + 1).
+    pub cgroups: Vec<CgroupConfig>,
     /// Tasks, in file order (task id = index).
     pub tasks: Vec<TaskConfig>,
 }
@@ -91,6 +114,29 @@ impl SimConfig {
             },
         };
         let features = SchedFeatures::from_overrides(&s.kernel.features)?;
+        let tg_of = |path: &str| -> u32 {
+            if path == "/" {
+                0
+            } else {
+                s.cgroups.iter().position(|g| g.path == path).map(|i| i as u32 + 1).unwrap_or(0)
+            }
+        };
+        let cgroups = s
+            .cgroups
+            .iter()
+            .map(|g| CgroupConfig {
+                path: g.path.clone(),
+                parent: tg_of(cgroup_parent(&g.path)),
+                shares: match (g.shares, g.weight) {
+                    (_, Some(w)) => shares_from_v2_weight(w),
+                    (Some(v), None) => shares_from_v1(v),
+                    (None, None) => shares_from_v1(1024),
+                },
+                quota_ns: g.quota.map(|d| d.ns()),
+                period_ns: g.period.map(|d| d.ns()).unwrap_or(100_000_000),
+                burst_ns: g.burst.map(|d| d.ns()).unwrap_or(0),
+            })
+            .collect();
         let tasks = s
             .tasks
             .iter()
@@ -104,6 +150,7 @@ impl SimConfig {
                     policy: t.policy,
                     slice_ns: t.slice.map(|d| d.ns()),
                     affinity,
+                    tg: t.cgroup.as_deref().map(tg_of).unwrap_or(0),
                     start_ns: t.start.map(|d| d.ns()).unwrap_or(0),
                     stop_ns: t.stop.map(|d| d.ns()),
                     program: Program::compile(&t.program),
@@ -121,6 +168,7 @@ impl SimConfig {
             },
             params,
             features,
+            cgroups,
             tasks,
         })
     }

@@ -146,8 +146,16 @@ impl Simulation {
                 queue.push(stop, Ev::Stop { task: id });
             }
         }
+        for g in &cfg.cgroups {
+            fair.add_task_group(&g.path, g.parent, g.shares);
+        }
         let cpus = (0..ncpus).map(|_| Cpu { idle_since: Some(0), ..Default::default() }).collect();
-        Simulation { cfg, fair, tasks, cpus, queue, check_invariants: false }
+        let mut sim = Simulation { cfg, fair, tasks, cpus, queue, check_invariants: false };
+        for id in 0..sim.tasks.len() as u32 {
+            let cpu = sim.tasks[id as usize].cpu;
+            sim.move_to_cpu(id, cpu);
+        }
+        sim
     }
 
     /// Current simulated time.
@@ -286,8 +294,12 @@ impl Simulation {
     fn move_to_cpu(&mut self, task: u32, cpu: u32) {
         let t = &mut self.tasks[task as usize];
         t.cpu = cpu;
-        let root = self.fair.rqs[cpu as usize].cfs;
-        self.fair.ents[t.se as usize].cfs_rq = root;
+        let tg = &self.fair.tgs[t.cfg.tg as usize];
+        let (q, parent, depth) = (tg.cfs_rq[cpu as usize], tg.se[cpu as usize], tg.depth);
+        let e = &mut self.fair.ents[t.se as usize];
+        e.cfs_rq = q;
+        e.parent = parent;
+        e.depth = parent.map(|_| depth + 1).unwrap_or(0);
     }
 
     /// `wake_up_new_task()`: place with ENQUEUE_INITIAL, then check wakeup preemption.

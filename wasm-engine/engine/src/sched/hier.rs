@@ -1,0 +1,139 @@
+//! Enqueue and dequeue across the group hierarchy: `enqueue_task_fair()` and
+//! `dequeue_entities()` (kernel/sched/fair.c, Linux 6.18.44).
+//!
+//! A task's chain is its own entity, then the group entities of its cgroup and the cgroup's
+//! ancestors on the same CPU. Enqueue queues every level that is not queued yet; dequeue
+//! stops at the first level whose queue keeps other entities. Group entities get the smallest
+//! slice queued below them; `h_nr_queued`/`h_nr_runnable` count tasks at every level.
+
+use super::entity::EntityId;
+use super::fair::{Fair, DEQUEUE_DELAYED, DEQUEUE_SLEEP, DEQUEUE_SPECIAL, ENQUEUE_WAKEUP};
+use crate::obs::log::{EventKind, NO_TASK};
+
+impl Fair {
+    /// Models `enqueue_task_fair()` for a task entity. A delayed task (woken before it was
+    /// picked) is requeued in place (ENQUEUE_DELAYED).
+    pub fn enqueue_task(&mut self, se: EntityId, mut flags: u32) -> bool {
+        let cpu = self.qs[self.ents[se as usize].cfs_rq as usize].cpu;
+        let task = self.task_of(se);
+        if self.ents[se as usize].sched_delayed {
+            self.requeue_delayed_entity(se);
+            self.log.event(self.now, EventKind::Enqueue, cpu, task, NO_TASK, 1);
+            self.sample(se);
+            return true;
+        }
+        let mut slice: Option<u64> = None;
+        let mut cur = Some(se);
+        // Levels that were not queued yet.
+        while let Some(s) = cur {
+            if self.ents[s as usize].on_rq {
+                if self.ents[s as usize].sched_delayed {
+                    self.requeue_delayed_entity(s);
+                }
+                break;
+            }
+            let q = self.ents[s as usize].cfs_rq;
+            if let Some(sl) = slice {
+                let e = &mut self.ents[s as usize];
+                e.slice = sl;
+                e.custom_slice = true;
+            }
+            self.enqueue_entity(q, s, flags);
+            slice = Some(self.qs[q as usize].min_slice(&self.ents));
+            let cq = &mut self.qs[q as usize];
+            cq.h_nr_queued += 1;
+            cq.h_nr_runnable += 1;
+            flags = ENQUEUE_WAKEUP;
+            cur = self.ents[s as usize].parent;
+        }
+        // Levels already queued: refresh the group weight, the slice and the counters.
+        while let Some(s) = cur {
+            let q = self.ents[s as usize].cfs_rq;
+            self.update_cfs_group(s);
+            if let Some(sl) = slice {
+                let e = &mut self.ents[s as usize];
+                e.slice = sl;
+                e.custom_slice = true;
+            }
+            slice = Some(self.qs[q as usize].min_slice(&self.ents));
+            let cq = &mut self.qs[q as usize];
+            cq.h_nr_queued += 1;
+            cq.h_nr_runnable += 1;
+            cur = self.ents[s as usize].parent;
+        }
+        self.rqs[cpu as usize].nr_running += 1;
+        self.log.event(self.now, EventKind::Enqueue, cpu, task, NO_TASK, 0);
+        true
+    }
+
+    /// Dequeues a task entity; false when DELAY_DEQUEUE kept it queued.
+    pub fn dequeue_task(&mut self, se: EntityId, flags: u32) -> bool {
+        self.dequeue_entities(se, flags) >= 0
+    }
+
+    /// Models `dequeue_entities()` (6.18) for a task or a (delayed) group entity: returns −1
+    /// when the task itself was delayed, 1 otherwise. A sleeping task that leaves a group
+    /// queue with other entities sets the group entity above as next buddy.
+    pub fn dequeue_entities(&mut self, se: EntityId, mut flags: u32) -> i32 {
+        let is_task = self.ents[se as usize].task.is_some();
+        let task_sleep = flags & DEQUEUE_SLEEP != 0;
+        let finishing_delay = flags & DEQUEUE_DELAYED != 0;
+        let q0 = self.ents[se as usize].cfs_rq;
+        let cpu = self.qs[q0 as usize].cpu;
+        let node = self.node_of(se);
+        let h_nr: u32 = u32::from(is_task);
+        let mut slice: Option<u64> = None;
+        let mut cur = Some(se);
+        while let Some(s) = cur {
+            let q = self.ents[s as usize].cfs_rq;
+            if !self.dequeue_entity(q, s, flags) {
+                if s == se && is_task {
+                    self.log.event(self.now, EventKind::Dequeue, cpu, node, NO_TASK, 1);
+                    self.sample(se);
+                    return -1;
+                }
+                slice = Some(self.qs[q as usize].min_slice(&self.ents));
+                break;
+            }
+            let cq = &mut self.qs[q as usize];
+            cq.h_nr_queued -= h_nr;
+            // A finished delayed dequeue restored h_nr_runnable in clear_delayed().
+            cq.h_nr_runnable -= h_nr;
+            if self.qs[q as usize].load_weight != 0 {
+                slice = Some(self.qs[q as usize].min_slice(&self.ents));
+                cur = self.ents[s as usize].parent;
+                // Bias the next pick towards this group: p was its last runnable task here.
+                if let Some(parent) = cur {
+                    if task_sleep && self.qs[q as usize].throttle_count == 0 {
+                        self.set_next_buddy(parent);
+                    }
+                }
+                break;
+            }
+            flags |= DEQUEUE_SLEEP;
+            flags &= !(DEQUEUE_DELAYED | DEQUEUE_SPECIAL);
+            cur = self.ents[s as usize].parent;
+        }
+        while let Some(s) = cur {
+            let q = self.ents[s as usize].cfs_rq;
+            self.update_cfs_group(s);
+            if let Some(sl) = slice {
+                self.ents[s as usize].slice = sl;
+            }
+            slice = Some(self.qs[q as usize].min_slice(&self.ents));
+            let cq = &mut self.qs[q as usize];
+            cq.h_nr_queued -= h_nr;
+            cq.h_nr_runnable -= h_nr;
+            cur = self.ents[s as usize].parent;
+        }
+        self.rqs[cpu as usize].nr_running -= h_nr;
+        if is_task {
+            let kind = if finishing_delay { EventKind::DelayedDequeue } else { EventKind::Dequeue };
+            self.log.event(self.now, kind, cpu, node, NO_TASK, 0);
+            self.sample(se);
+        } else {
+            self.log.event(self.now, EventKind::DelayedDequeue, cpu, node, NO_TASK, 0);
+        }
+        1
+    }
+}
