@@ -90,11 +90,16 @@ pub fn check(sim: &Simulation) -> Result<(), String> {
             return Err(format!("entity {id}: on_rq={} but found on {} queues", e.on_rq, seen[id]));
         }
     }
+    let legacy = f.throttle_mode == crate::sched::bandwidth::ThrottleMode::CfsRq;
     for rq in &f.rqs {
+        // Under the cfs_rq-based throttle, tasks below a throttled queue are not counted.
         let queued = sim
             .tasks
             .iter()
-            .filter(|t| ents[t.se as usize].on_rq && f.qs[ents[t.se as usize].cfs_rq as usize].cpu == rq.cpu)
+            .filter(|t| {
+                let q = &f.qs[ents[t.se as usize].cfs_rq as usize];
+                ents[t.se as usize].on_rq && q.cpu == rq.cpu && !(legacy && q.throttle_count > 0)
+            })
             .count() as u32;
         if queued != rq.nr_running {
             return Err(format!("cpu {}: nr_running {} != queued tasks {}", rq.cpu, rq.nr_running, queued));
@@ -104,6 +109,20 @@ pub fn check(sim: &Simulation) -> Result<(), String> {
             if t.state != TaskState::Running || t.cpu != rq.cpu {
                 return Err(format!("cpu {}: curr task {} is {:?} on cpu {}", rq.cpu, t.cfg.name, t.state, t.cpu));
             }
+        }
+    }
+    for q in &f.qs {
+        for &se in &q.limbo {
+            let t = &sim.tasks[f.task_of(se) as usize];
+            if ents[se as usize].on_rq || t.state != TaskState::Throttled {
+                return Err(format!(
+                    "limbo of cfs_rq {} holds {} which is {:?} (on_rq={})",
+                    q.id, t.cfg.name, t.state, ents[se as usize].on_rq
+                ));
+            }
+        }
+        if q.throttled && q.throttle_count == 0 {
+            return Err(format!("cfs_rq {} is throttled with throttle_count 0", q.id));
         }
     }
     for t in &sim.tasks {

@@ -102,6 +102,12 @@ fn cgroup_shares_matches_the_real_kernel() {
 }
 
 #[test]
+fn bandwidth_30_of_100_matches_the_real_kernel() {
+    let e = check("bandwidth-30-of-100");
+    assert!(e.is_empty(), "{e:#?}");
+}
+
+#[test]
 fn sleeper_vs_hog_matches_the_real_kernel() {
     let e = check("sleeper-vs-hog");
     assert!(e.is_empty(), "{e:#?}");

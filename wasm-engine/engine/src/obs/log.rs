@@ -44,11 +44,17 @@ pub enum EventKind {
     Exit = 11,
     /// A delayed entity was finally dequeued (picked while delayed, DEQUEUE_DELAYED).
     DelayedDequeue = 12,
+    /// A cfs_rq was throttled (CFS bandwidth); `task` = GROUP_NODE | task group.
+    Throttle = 13,
+    /// A cfs_rq was unthrottled; `task` = GROUP_NODE | task group.
+    Unthrottle = 14,
+    /// Task-based throttle: `task` moved to its cfs_rq's limbo list.
+    TaskThrottled = 15,
 }
 
 impl EventKind {
     /// All kinds, in code order.
-    pub const ALL: [EventKind; 13] = [
+    pub const ALL: [EventKind; 16] = [
         EventKind::Switch,
         EventKind::Wakeup,
         EventKind::WakeupNew,
@@ -62,6 +68,9 @@ impl EventKind {
         EventKind::Sleep,
         EventKind::Exit,
         EventKind::DelayedDequeue,
+        EventKind::Throttle,
+        EventKind::Unthrottle,
+        EventKind::TaskThrottled,
     ];
 
     /// Stable lower-case name.
@@ -80,6 +89,9 @@ impl EventKind {
             EventKind::Sleep => "sleep",
             EventKind::Exit => "exit",
             EventKind::DelayedDequeue => "delayed_dequeue",
+            EventKind::Throttle => "throttle",
+            EventKind::Unthrottle => "unthrottle",
+            EventKind::TaskThrottled => "task_throttled",
         }
     }
 
@@ -107,6 +119,8 @@ pub enum SwitchReason {
     FromIdle = 5,
     /// A resched raised by another accounting point (enqueue/dequeue update_curr).
     Preempt = 6,
+    /// Its hierarchy was throttled by CFS bandwidth control.
+    Throttle = 7,
 }
 
 impl SwitchReason {
@@ -120,18 +134,26 @@ impl SwitchReason {
             SwitchReason::Exit => "exit",
             SwitchReason::FromIdle => "from_idle",
             SwitchReason::Preempt => "preempt",
+            SwitchReason::Throttle => "throttle",
         }
     }
 
     /// From the stored value.
     pub fn from_i64(v: i64) -> Option<SwitchReason> {
         use SwitchReason::*;
-        [Tick, WakeupPreempt, Yield, Sleep, Exit, FromIdle, Preempt].get(v as usize).copied()
+        [Tick, WakeupPreempt, Yield, Sleep, Exit, FromIdle, Preempt, Throttle].get(v as usize).copied()
     }
 
     /// Whether the previous task was still runnable after this switch.
     pub fn prev_runnable(self) -> bool {
-        matches!(self, SwitchReason::Tick | SwitchReason::WakeupPreempt | SwitchReason::Yield | SwitchReason::Preempt)
+        matches!(
+            self,
+            SwitchReason::Tick
+                | SwitchReason::WakeupPreempt
+                | SwitchReason::Yield
+                | SwitchReason::Preempt
+                | SwitchReason::Throttle
+        )
     }
 }
 

@@ -7,8 +7,8 @@
 
 use super::locate::{self, KeyPath};
 use super::schema::{
-    CgroupSpec, LagClampMode, LoopSpec, OpSpec, PeriodicSpec, ScenarioFile, TaskSpec, TunableScaling, YieldMode,
-    SCENARIO_VERSION,
+    CgroupSpec, LagClampMode, LoopSpec, OpSpec, PeriodicSpec, ScenarioFile, TaskSpec, ThrottleSpec, TunableScaling,
+    YieldMode, SCENARIO_VERSION,
 };
 use super::units::{format_duration, parse_duration, DurationSpec};
 use crate::sched::features::SchedFeatures;
@@ -479,6 +479,13 @@ pub fn apply_variant(s: &mut ScenarioFile, name: &str, value: &str) -> Result<()
                 "forfeit" => YieldMode::Forfeit,
                 "deadline_bump" | "deadline-bump" => YieldMode::DeadlineBump,
                 _ => return Err(format!("yield={value}: expected forfeit or deadline_bump")),
+            })
+        }
+        "throttle" => {
+            s.kernel.throttle = Some(match value.trim() {
+                "task_based" => ThrottleSpec::TaskBased,
+                "cfs_rq" => ThrottleSpec::CfsRq,
+                _ => return Err(format!("throttle={value}: expected task_based or cfs_rq")),
             })
         }
         "lag_clamp" => {

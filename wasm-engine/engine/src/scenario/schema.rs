@@ -135,6 +135,19 @@ pub struct KernelSpec {
     /// 6.18.44).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub lag_clamp: Option<LagClampMode>,
+    /// CFS bandwidth throttle implementation (default: task_based, as in 6.18).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub throttle: Option<ThrottleSpec>,
+}
+
+/// CFS bandwidth throttle implementations.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ThrottleSpec {
+    /// 6.18: throttle at return to user, limbo lists, per-task re-enqueue on unthrottle.
+    TaskBased,
+    /// Up to 6.17: dequeue the throttled cfs_rq's group entity at once.
+    CfsRq,
 }
 
 /// Flavours of the lag clamp in `update_entity_lag()`.

@@ -46,6 +46,16 @@ pub struct CfsRq {
     pub tg: u32,
     /// `throttle_count`: throttled ancestors, this queue included (CFS bandwidth).
     pub throttle_count: u32,
+    /// `runtime_enabled`: this queue's group has a quota.
+    pub runtime_enabled: bool,
+    /// `runtime_remaining`: local runtime (ns, may go negative).
+    pub runtime_remaining: i64,
+    /// `throttled`: this queue itself is throttled.
+    pub throttled: bool,
+    /// When it was last throttled.
+    pub throttled_clock: u64,
+    /// `throttled_limbo_list` (task-based throttle): tasks waiting for the unthrottle.
+    pub limbo: Vec<EntityId>,
 }
 
 impl CfsRq {
@@ -67,6 +77,11 @@ impl CfsRq {
             tg_se,
             tg: 0,
             throttle_count: 0,
+            runtime_enabled: false,
+            runtime_remaining: 0,
+            throttled: false,
+            throttled_clock: 0,
+            limbo: Vec::new(),
         }
     }
 

@@ -96,6 +96,19 @@ pub struct Fair {
     pub resched_pending: Vec<u32>,
     /// Task groups; 0 is the root group.
     pub tgs: Vec<super::group::TaskGroup>,
+    /// CFS bandwidth implementation.
+    pub throttle_mode: super::bandwidth::ThrottleMode,
+    /// Bandwidth timers to arm (drained by the simulation).
+    pub bw_timers: Vec<super::bandwidth::BwTimer>,
+    /// Tasks re-enqueued by an unthrottle (drained by the simulation).
+    pub unthrottled_tasks: Vec<EntityId>,
+    /// Tasks picked through a throttled hierarchy, owed the throttle task_work at their return
+    /// to user space (drained by the simulation, which arms it).
+    pub throttle_work: Vec<EntityId>,
+    /// Bandwidth counters.
+    pub bw_stats: super::bandwidth::BandwidthStats,
+    /// Cost model of distribute_cfs_runtime().
+    pub distribute_cost: super::bandwidth::DistributeCost,
 }
 
 impl Fair {
@@ -114,6 +127,12 @@ impl Fair {
             resched_ctx: SwitchReason::Preempt,
             resched_pending: Vec::new(),
             tgs: vec![super::group::TaskGroup::root(ncpus)],
+            throttle_mode: super::bandwidth::ThrottleMode::TaskBased,
+            bw_timers: Vec::new(),
+            unthrottled_tasks: Vec::new(),
+            throttle_work: Vec::new(),
+            bw_stats: Default::default(),
+            distribute_cost: Default::default(),
         }
     }
 
@@ -176,6 +195,7 @@ impl Fair {
         let dv = calc_delta_fair(delta, &mut se.load);
         se.vruntime = se.vruntime.wrapping_add(dv);
         let resched = self.update_deadline(q, c);
+        self.account_cfs_rq_runtime(q, delta);
         if self.qs[q as usize].nr_queued == 1 {
             return;
         }
@@ -283,6 +303,9 @@ impl Fair {
             self.qs[q as usize].enqueue_timeline(&self.ents, se);
         }
         self.ents[se as usize].on_rq = true;
+        if self.qs[q as usize].nr_queued == 1 {
+            self.check_enqueue_throttle(q);
+        }
     }
 
     /// Models `dequeue_entity()` with DELAY_DEQUEUE (6.12+). Returns false when the entity
@@ -316,6 +339,7 @@ impl Fair {
         cq.load_weight -= w;
         cq.nr_queued -= 1;
         self.update_tg_load(q);
+        self.return_cfs_rq_runtime(q);
         if flags & DEQUEUE_DELAYED != 0 {
             self.clear_delayed(se);
             if self.feat.delay_zero && self.ents[se as usize].vlag > 0 {

@@ -39,6 +39,8 @@ pub struct TaskGroup {
     pub load_sum: u64,
     /// `cfs_rq->tg_load_avg_contrib` per CPU.
     pub contrib: Vec<u64>,
+    /// CFS bandwidth (None: no quota).
+    pub bw: Option<super::bandwidth::CfsBandwidth>,
 }
 
 /// cgroup v1 `cpu.shares` → `tg->shares` (scale_load, clamped to 2 … 262144).
@@ -90,6 +92,7 @@ impl Fair {
             cfs_rq: qs,
             load_sum: 0,
             contrib: vec![0; ncpus],
+            bw: None,
         });
         id
     }
@@ -108,11 +111,23 @@ impl TaskGroup {
             cfs_rq: (0..ncpus).collect(),
             load_sum: 0,
             contrib: vec![0; ncpus as usize],
+            bw: None,
         }
     }
 }
 
 impl Fair {
+    /// Sets a quota on a task group (`tg_set_cfs_bandwidth`): every cfs_rq of the group gets
+    /// runtime accounting, starting with no local runtime.
+    pub fn set_bandwidth(&mut self, tg: u32, quota: u64, period: u64, burst: u64) {
+        self.tgs[tg as usize].bw = Some(super::bandwidth::CfsBandwidth::new(quota, period, burst));
+        for q in self.tgs[tg as usize].cfs_rq.clone() {
+            let cq = &mut self.qs[q as usize];
+            cq.runtime_enabled = true;
+            cq.runtime_remaining = 0;
+        }
+    }
+
     /// Log id of an entity: the task id, or `GROUP_NODE | tg` for a group entity.
     pub fn node_of(&self, se: EntityId) -> u32 {
         match self.ents[se as usize].task {

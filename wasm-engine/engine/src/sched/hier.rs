@@ -43,6 +43,10 @@ impl Fair {
             let cq = &mut self.qs[q as usize];
             cq.h_nr_queued += 1;
             cq.h_nr_runnable += 1;
+            if self.legacy_throttled(q) {
+                self.log.event(self.now, EventKind::Enqueue, cpu, task, NO_TASK, 0);
+                return true;
+            }
             flags = ENQUEUE_WAKEUP;
             cur = self.ents[s as usize].parent;
         }
@@ -59,6 +63,10 @@ impl Fair {
             let cq = &mut self.qs[q as usize];
             cq.h_nr_queued += 1;
             cq.h_nr_runnable += 1;
+            if self.legacy_throttled(q) {
+                self.log.event(self.now, EventKind::Enqueue, cpu, task, NO_TASK, 0);
+                return true;
+            }
             cur = self.ents[s as usize].parent;
         }
         self.rqs[cpu as usize].nr_running += 1;
@@ -99,6 +107,9 @@ impl Fair {
             cq.h_nr_queued -= h_nr;
             // A finished delayed dequeue restored h_nr_runnable in clear_delayed().
             cq.h_nr_runnable -= h_nr;
+            if self.legacy_throttled(q) {
+                return self.finish_dequeue_log(se, cpu, node, finishing_delay, is_task);
+            }
             if self.qs[q as usize].load_weight != 0 {
                 slice = Some(self.qs[q as usize].min_slice(&self.ents));
                 cur = self.ents[s as usize].parent;
@@ -124,9 +135,21 @@ impl Fair {
             let cq = &mut self.qs[q as usize];
             cq.h_nr_queued -= h_nr;
             cq.h_nr_runnable -= h_nr;
+            if self.legacy_throttled(q) {
+                return self.finish_dequeue_log(se, cpu, node, finishing_delay, is_task);
+            }
             cur = self.ents[s as usize].parent;
         }
         self.rqs[cpu as usize].nr_running -= h_nr;
+        self.finish_dequeue_log(se, cpu, node, finishing_delay, is_task)
+    }
+
+    /// Whether `q` is throttled under the cfs_rq-based throttle, where counts stop there.
+    fn legacy_throttled(&self, q: super::entity::CfsRqId) -> bool {
+        self.throttle_mode == super::bandwidth::ThrottleMode::CfsRq && self.qs[q as usize].throttled
+    }
+
+    fn finish_dequeue_log(&mut self, se: EntityId, cpu: u32, node: u32, finishing_delay: bool, is_task: bool) -> i32 {
         if is_task {
             let kind = if finishing_delay { EventKind::DelayedDequeue } else { EventKind::Dequeue };
             self.log.event(self.now, kind, cpu, node, NO_TASK, 0);

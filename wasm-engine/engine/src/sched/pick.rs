@@ -69,21 +69,30 @@ impl Fair {
         Some(se)
     }
 
-    /// Models `pick_task_fair()`: walk down from the root cfs_rq, one pick per level.
-    pub fn pick_task_fair(&mut self, cpu: u32) -> Option<EntityId> {
+    /// Models `pick_task_fair()`: walk down from the root cfs_rq, one pick per level, checking
+    /// each level's bandwidth. Returns the task and whether its path crossed a throttled queue
+    /// (the task-based throttle then sends it to limbo; the cfs_rq-based one restarts).
+    pub fn pick_task_fair(&mut self, cpu: u32) -> Option<(EntityId, bool)> {
         'again: loop {
             let mut q = self.rqs[cpu as usize].cfs;
             if self.qs[q as usize].nr_queued == 0 {
                 return None;
             }
+            let mut throttled = false;
             loop {
                 if self.qs[q as usize].curr_on_rq(&self.ents).is_some() {
                     self.update_curr(q);
                 }
+                if self.check_cfs_rq_runtime(q) {
+                    if self.throttle_mode == super::bandwidth::ThrottleMode::CfsRq {
+                        continue 'again;
+                    }
+                    throttled = true;
+                }
                 let Some(se) = self.pick_next_entity(q) else { continue 'again };
                 match self.ents[se as usize].my_q {
                     Some(my_q) => q = my_q,
-                    None => return Some(se),
+                    None => return Some((se, throttled)),
                 }
             }
         }
@@ -95,7 +104,17 @@ impl Fair {
     /// Returns the task entity that runs next (None: idle).
     pub fn pick_next_task(&mut self, cpu: u32) -> Option<EntityId> {
         let prev = self.rqs[cpu as usize].curr;
-        let next = self.pick_task_fair(cpu);
+        // Task-based throttle: a task picked through a throttled queue gets the throttle
+        // task_work; it runs when the task returns to user space (the simulation arms it).
+        let next = match self.pick_task_fair(cpu) {
+            Some((se, throttled)) => {
+                if throttled && self.throttle_mode == super::bandwidth::ThrottleMode::TaskBased {
+                    self.throttle_work.push(se);
+                }
+                Some(se)
+            }
+            None => None,
+        };
         match (prev, next) {
             (Some(p), Some(n)) if p == n => {}
             (Some(p), Some(n)) => self.put_prev_set_next(p, n),
@@ -174,6 +193,8 @@ impl Fair {
         if on_rq {
             self.update_curr(q);
         }
+        self.check_cfs_rq_runtime(q);
+        let on_rq = self.ents[se as usize].on_rq;
         // The kernel re-inserts prev while it is still cfs_rq->curr and clears curr after;
         // the insertion does not read curr, so clearing first is equivalent.
         self.qs[q as usize].curr = None;

@@ -1,7 +1,8 @@
 //! From a validated scenario file to the engine's internal configuration.
 
 use crate::scenario::load::cgroup_parent;
-use crate::scenario::schema::{LagClampMode, PolicySpec, ScenarioFile, TunableScaling, YieldMode};
+use crate::scenario::schema::{LagClampMode, PolicySpec, ScenarioFile, ThrottleSpec, TunableScaling, YieldMode};
+use crate::sched::bandwidth::ThrottleMode;
 use crate::sched::fair::{LagClamp, SchedParams, YieldFlavour};
 use crate::sched::features::SchedFeatures;
 use crate::sched::group::{shares_from_v1, shares_from_v2_weight};
@@ -78,6 +79,8 @@ pub struct SimConfig {
     pub params: SchedParams,
     /// Scheduler features.
     pub features: SchedFeatures,
+    /// CFS bandwidth throttle implementation.
+    pub throttle: ThrottleMode,
     /// cgroups, parents first (task group id = index + 1).
     pub cgroups: Vec<CgroupConfig>,
     /// Tasks, in file order (task id = index).
@@ -168,6 +171,10 @@ impl SimConfig {
             },
             params,
             features,
+            throttle: match s.kernel.throttle {
+                Some(ThrottleSpec::CfsRq) => ThrottleMode::CfsRq,
+                _ => ThrottleMode::TaskBased,
+            },
             cgroups,
             tasks,
         })

@@ -19,6 +19,13 @@ pub enum Ev {
     Start { task: u32 },
     /// A task is killed.
     Stop { task: u32 },
+    /// A task picked through a throttled hierarchy returns to user space: the throttle
+    /// task_work runs.
+    ThrottleWork { cpu: u32, gen: u64 },
+    /// The CFS bandwidth period timer of a task group.
+    BwPeriod { tg: u32 },
+    /// The CFS bandwidth slack timer of a task group.
+    BwSlack { tg: u32 },
 }
 
 /// A min-heap of `(time_ns, seq, Ev)`.

@@ -11,6 +11,7 @@ pub mod program;
 use crate::obs::log::{EventKind, SwitchReason, NO_TASK};
 use crate::rng::SeedTree;
 use crate::scenario::schema::PolicySpec;
+use crate::sched::bandwidth::{BwTimer, RETURN_TO_USER_NS};
 use crate::sched::entity::{EntityId, SchedEntity};
 use crate::sched::fair::{Fair, DEQUEUE_DELAYED, DEQUEUE_SLEEP, DEQUEUE_SPECIAL, ENQUEUE_INITIAL, ENQUEUE_WAKEUP};
 use crate::sched::weight::LoadWeight;
@@ -29,6 +30,8 @@ pub enum TaskState {
     Running,
     /// Blocked (its entity may still be queued as delayed).
     Sleeping,
+    /// Task-based CFS throttle: off the queue, on its cfs_rq's limbo list.
+    Throttled,
     /// Gone.
     Exited,
 }
@@ -146,8 +149,12 @@ impl Simulation {
                 queue.push(stop, Ev::Stop { task: id });
             }
         }
+        fair.throttle_mode = cfg.throttle;
         for g in &cfg.cgroups {
-            fair.add_task_group(&g.path, g.parent, g.shares);
+            let tg = fair.add_task_group(&g.path, g.parent, g.shares);
+            if let Some(q) = g.quota_ns {
+                fair.set_bandwidth(tg, q, g.period_ns, g.burst_ns);
+            }
         }
         let cpus = (0..ncpus).map(|_| Cpu { idle_since: Some(0), ..Default::default() }).collect();
         let mut sim = Simulation { cfg, fair, tasks, cpus, queue, check_invariants: false };
@@ -176,6 +183,7 @@ impl Simulation {
             self.fair.now = et;
             self.handle(ev);
             self.process_resched();
+            self.drain_bandwidth();
             if self.check_invariants {
                 if let Err(e) = crate::check::check(self) {
                     panic!("invariant violated at t={} after {:?}: {e}", et, ev);
@@ -216,7 +224,37 @@ impl Simulation {
                 }
             }
             Ev::Stop { task } => self.kill(task),
+            Ev::BwPeriod { tg } => {
+                if let Some(next) = self.fair.bw_period_timer(tg) {
+                    self.queue.push(next, Ev::BwPeriod { tg });
+                }
+            }
+            Ev::BwSlack { tg } => self.fair.bw_slack_timer(tg),
+            Ev::ThrottleWork { cpu, gen } => {
+                if gen == self.cpus[cpu as usize].work_gen {
+                    self.on_throttle_work(cpu);
+                }
+            }
         }
+    }
+
+    /// Arms the bandwidth timers the scheduler asked for and brings the task states of
+    /// throttled and unthrottled tasks up to date.
+    fn drain_bandwidth(&mut self) {
+        for t in std::mem::take(&mut self.fair.bw_timers) {
+            match t {
+                BwTimer::Period { tg, at } => self.queue.push(at, Ev::BwPeriod { tg }),
+                BwTimer::Slack { tg, at } => self.queue.push(at, Ev::BwSlack { tg }),
+            }
+        }
+        for se in std::mem::take(&mut self.fair.unthrottled_tasks) {
+            let task = self.fair.task_of(se) as usize;
+            if self.tasks[task].state == TaskState::Throttled {
+                self.tasks[task].state = TaskState::Runnable;
+            }
+        }
+        // Unthrottles can raise resched on idle CPUs.
+        self.process_resched();
     }
 
     /// Reschedules every CPU whose TIF_NEED_RESCHED is set, in CPU order (the return to user
@@ -353,6 +391,11 @@ impl Simulation {
                 self.fair.dequeue_task(se, DEQUEUE_SPECIAL);
                 self.finish_exit(task);
             }
+            TaskState::Throttled => {
+                let q = self.fair.ents[se as usize].cfs_rq;
+                self.fair.qs[q as usize].limbo.retain(|&x| x != se);
+                self.finish_exit(task);
+            }
             TaskState::Sleeping => {
                 if self.fair.ents[se as usize].on_rq {
                     self.fair.dequeue_task(se, DEQUEUE_SLEEP | DEQUEUE_DELAYED);
@@ -397,6 +440,7 @@ impl Simulation {
         let next_se = self.fair.pick_next_task(cpu);
         let next = next_se.map(|se| self.fair.task_of(se));
         if next == prev {
+            self.arm_throttle_work(cpu);
             return;
         }
         let now = self.fair.now;
@@ -415,6 +459,9 @@ impl Simulation {
             if t.state == TaskState::Running {
                 t.state = TaskState::Runnable;
                 t.stats.switches_out_runnable += 1;
+            } else if t.state == TaskState::Throttled {
+                // Still TASK_RUNNING, as the trace's `R+` shows; only off the queue.
+                t.stats.switches_out_runnable += 1;
             }
         }
         match next {
@@ -431,6 +478,7 @@ impl Simulation {
                 }
                 self.arm_tick(cpu);
                 self.arm_hrtick(cpu);
+                self.arm_throttle_work(cpu);
                 self.dispatch(cpu);
             }
             None => {
@@ -438,6 +486,28 @@ impl Simulation {
                     self.cpus[cpu as usize].idle_since = Some(now);
                 }
             }
+        }
+    }
+
+    /// Arms the throttle task_work of the task just picked on `cpu`, if it was picked through
+    /// a throttled hierarchy (task-based throttle): it runs at the return to user space.
+    fn arm_throttle_work(&mut self, cpu: u32) {
+        let pending = std::mem::take(&mut self.fair.throttle_work);
+        let Some(curr) = self.fair.rqs[cpu as usize].curr else { return };
+        if pending.contains(&curr) {
+            let gen = self.cpus[cpu as usize].work_gen;
+            self.queue.push(self.fair.now + RETURN_TO_USER_NS, Ev::ThrottleWork { cpu, gen });
+        }
+    }
+
+    /// The throttle task_work: the running task leaves for its cfs_rq's limbo list.
+    fn on_throttle_work(&mut self, cpu: u32) {
+        let Some(se) = self.fair.rqs[cpu as usize].curr else { return };
+        let task = self.fair.task_of(se);
+        self.charge_segment(task);
+        if self.fair.throttle_task(se) {
+            self.tasks[task as usize].state = TaskState::Throttled;
+            self.schedule(cpu, SwitchReason::Throttle);
         }
     }
 
