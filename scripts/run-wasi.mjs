@@ -20,4 +20,8 @@ const wasi = new WASI({
 const module = await WebAssembly.compile(await readFile(wasmPath));
 const instance = await WebAssembly.instantiate(module, wasi.getImportObject());
 const code = wasi.start(instance);
+if (process.env.SCHEDLAB_WASI_STATS) {
+  const mib = (n) => (n / 1048576).toFixed(0);
+  console.error(`wasi: wasm linear memory ${mib(instance.exports.memory.buffer.byteLength)} MiB, process peak rss ${mib(process.resourceUsage().maxRSS * 1024)} MiB`);
+}
 process.exitCode = code;

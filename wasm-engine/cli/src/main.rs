@@ -8,6 +8,7 @@
 //! ```
 //! Bad input prints `schedlab: <file>:<line>:<col>: <what was expected>` and exits 2.
 
+mod aaron;
 mod bench;
 
 use schedlab_engine::obs::explain::explain;
@@ -21,6 +22,8 @@ const USAGE: &str = "usage:
   schedlab schema                      print the scenario JSON Schema
   schedlab bench [--seconds N]         engine throughput benchmark (events/s)
   schedlab bench <scenario>            time one scenario's run (full log)
+  schedlab gen aaron                   print the 384-CPU / 1,101-group / 10,000-task bandwidth scenario
+  schedlab bench-distribute [--seconds N]  run it under both throttle variants: histogram, wall, memory
 
 <time> is nanoseconds or a number with a unit (1.5s, 4ms, 300us).
 Variants: any scheduler feature (RUN_TO_PARITY=false), yield=forfeit|deadline_bump,
@@ -97,14 +100,14 @@ fn out(s: &str) -> Result<(), String> {
 
 fn run(argv: &[String]) -> Result<(), String> {
     let a = parse_args(argv)?;
-    let takes_file = matches!(a.cmd.as_str(), "simulate" | "explain" | "bench");
+    let takes_file = matches!(a.cmd.as_str(), "simulate" | "explain" | "bench" | "gen");
     if !takes_file && a.file.is_some() {
         return Err(format!("{} takes no scenario argument", a.cmd));
     }
     if a.at.is_some() && a.cmd != "explain" {
         return Err("--at is only for explain".to_string());
     }
-    if a.seconds.is_some() && a.cmd != "bench" {
+    if a.seconds.is_some() && a.cmd != "bench" && a.cmd != "bench-distribute" {
         return Err("--seconds is only for bench".to_string());
     }
     match a.cmd.as_str() {
@@ -138,6 +141,19 @@ fn run(argv: &[String]) -> Result<(), String> {
             }
         }
         "schema" => out(&schedlab_engine::scenario::json_schema_string()),
+        "gen" => match a.file.as_deref() {
+            Some("aaron") => out(&aaron::scenario(384, 1100, 10_000, "1s")),
+            other => Err(format!("gen {other:?}: expected gen aaron")),
+        },
+        "bench-distribute" => {
+            let secs = a.seconds.as_deref().unwrap_or("1");
+            let s: u64 = secs
+                .parse()
+                .ok()
+                .filter(|n| (1..=60).contains(n))
+                .ok_or_else(|| format!("--seconds {secs:?}: expected 1..=60"))?;
+            aaron::bench(384, 1100, 10_000, &format!("{s}s"))
+        }
         "bench" if a.file.is_some() => {
             let file = a.file.expect("checked");
             let text = read(&file)?;
