@@ -132,6 +132,8 @@ const kb = (n) => `${(n / 1024).toFixed(1)} KB`;
 console.log('schedlab web benchmark');
 console.log(`first lanes drawn (default scenario, navigation start → first paint of lanes): median ${q(b.firstLanes, 50).toFixed(0)} ms, max ${Math.max(...b.firstLanes).toFixed(0)} ms (goal < 1500 ms)`);
 console.log(`pan, dense scenario zoomed out (${(b.window[1] - b.window[0]) / 1e6} ms in view, ${b.drawn} slices drawn after pixel merging): frame time p50 ${q(b.frames, 50).toFixed(1)} ms, p95 ${q(b.frames, 95).toFixed(1)} ms over ${b.frames.length} frames (goal p95 < 16 ms)`);
+const long = b.frames.filter((f) => f > 20).length;
+console.log(`  frames longer than 20 ms (a missed vsync): ${long} of ${b.frames.length}, longest ${Math.max(...b.frames).toFixed(1)} ms (at 60 Hz a frame time cannot drop below ~16.7 ms)`);
 console.log(`  canvas paint (script side, one variant block): p50 ${q(b.paints, 50).toFixed(1)} ms, p95 ${q(b.paints, 95).toFixed(1)} ms over ${b.paints.length} paints (CPU lanes p50 ${q(b.cpuPaints, 50).toFixed(1)} ms)`);
 console.log(`bundle: wasm ${kb(sizes.wasm)} (${kb(sizes.wasmGz)} gz, goal < 500 KB gz), JS ${kb(sizes.js)} (${kb(sizes.jsGz)} gz, goal < 300 KB gz)`);
 console.log(`engine on the dense scenario: native ${native.wall.toFixed(3)} s, wasm ${wasm.wall.toFixed(3)} s → wasm/native throughput ${(native.wall / wasm.wall).toFixed(2)} (goal ≥ 0.7); digests ${native.digest === wasm.digest ? 'identical' : `DIFFER ${native.digest} vs ${wasm.digest}`}`);

@@ -12,6 +12,7 @@ test('share link round-trips the view with two variants', async ({ browser }) =>
   await page.waitForFunction(() => window.__schedlab!.state().variants.length === 2);
   await waitForIdle(page);
   await expect(page.locator('[data-testid="timeline-block"]')).toHaveCount(2);
+  await page.locator('.variants summary').click(); // close the menu
   await page.keyboard.press('w');
   await page.keyboard.press('d');
   await waitForIdle(page);

@@ -1,7 +1,7 @@
 // The header: scenario picker, open file, variants, view mode, share, panel toggles, and the
 // progress of a running load (with cancel).
 
-import { useRef, useState, memo } from 'react';
+import { useEffect, useRef, useState, memo } from 'react';
 import type { VariantSpec } from '../engine/protocol';
 import type { PanelId, SimState } from '../state/types';
 import { GALLERY } from '../state/gallery';
@@ -22,6 +22,16 @@ interface Props {
 
 export const Header = memo(function Header(p: Props) {
   const fileInput = useRef<HTMLInputElement>(null);
+  const variantMenu = useRef<HTMLDetailsElement>(null);
+  // The variants menu closes on a click anywhere else, so it never covers the timeline.
+  useEffect(() => {
+    const close = (e: MouseEvent) => {
+      const d = variantMenu.current;
+      if (d?.open && !d.contains(e.target as Node)) d.open = false;
+    };
+    document.addEventListener('mousedown', close);
+    return () => document.removeEventListener('mousedown', close);
+  }, []);
   const [custom, setCustom] = useState('');
   const [customError, setCustomError] = useState<string | null>(null);
   const [shared, setShared] = useState<string | null>(null);
@@ -68,7 +78,7 @@ export const Header = memo(function Header(p: Props) {
           e.target.value = '';
         }}
       />
-      <details className="variants">
+      <details className="variants" ref={variantMenu}>
         <summary>variants ({p.sim.variants.length})</summary>
         <div className="variant-menu">
           {PRESETS.map((v) => (

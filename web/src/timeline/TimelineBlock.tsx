@@ -64,10 +64,10 @@ export const TimelineBlock = memo(function TimelineBlock(props: TimelineBlockPro
       ctx.clearRect(0, 0, width, height);
       const scale = makeTimeScale(t0, t1, GUTTER_W, width);
       const taskNames = meta.tasks.map((t) => t.name);
-      const cpu = renderCpuLanes(ctx, { data, scale, width, top: 0, cpus: meta.cpus, taskNames, selection });
+      const cpu = renderCpuLanes(ctx, { data, scale, width, top: 0, cpus: meta.cpus, taskNames, selection, dpr });
       const cpuDone = performance.now();
       const top = meta.cpus * CPU_LANE_H + SECTION_GAP;
-      const entity = renderEntityLanes(ctx, { data, scale, width, top, taskNames, tasks: shown, selection, mode });
+      const entity = renderEntityLanes(ctx, { data, scale, width, top, taskNames, tasks: shown, selection, mode, dpr });
       canvas.dataset.slicesDrawn = String(cpu.rects);
       canvas.dataset.samplesDrawn = String(entity.samplesDrawn);
       canvas.dataset.markersDrawn = String(cpu.markers);

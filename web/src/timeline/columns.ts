@@ -42,3 +42,17 @@ export function lastAtOrBefore(order: Int32Array, time: Float64Array, lo: number
   }
   return found;
 }
+
+const groupCache = new WeakMap<Uint32Array, { time: Float64Array; groups: number; out: Groups }>();
+
+/**
+ * groupBy, remembered per key column: the same window data is painted many times while the
+ * view moves (the data only changes when a new window arrives), so it is grouped once.
+ */
+export function groupByCached(key: Uint32Array, time: Float64Array, groups: number): Groups {
+  const hit = groupCache.get(key);
+  if (hit && hit.time === time && hit.groups === groups) return hit.out;
+  const out = groupBy(key, time, groups);
+  groupCache.set(key, { time, groups, out });
+  return out;
+}

@@ -1,5 +1,6 @@
 // A recording stand-in for CanvasRenderingContext2D, for the renderers' unit tests: it keeps
-// every method call (name and arguments) and the fill style in effect at each fillRect.
+// every method call (name and arguments) and the fill style in effect at each fillRect, and
+// hands out plain-array ImageData for the bitmap paths.
 import type { Ctx2D } from './layout';
 
 export interface Call {
@@ -35,6 +36,9 @@ export function fakeCtx(): FakeCtx {
   const ctx: Record<string, unknown> = { calls };
   for (const m of methods) ctx[m] = record(m);
   ctx.measureText = record('measureText', (text) => ({ width: String(text).length * 6 }));
+  // A plain ImageData stand-in (Node has no ImageData); putImageData records the image passed.
+  ctx.createImageData = record('createImageData', (w, h) => ({ width: w, height: h, data: new Uint8ClampedArray(Number(w) * Number(h) * 4), colorSpace: 'srgb' }));
+  ctx.putImageData = record('putImageData');
   ctx.count = (name: string) => calls.filter((c) => c.name === name).length;
   ctx.of = (name: string) => calls.filter((c) => c.name === name);
   for (const key of Object.keys(state) as (keyof typeof state)[]) {

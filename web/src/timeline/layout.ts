@@ -44,6 +44,8 @@ export type Ctx2D = Pick<
   | 'restore'
   | 'clip'
   | 'setLineDash'
+  | 'createImageData'
+  | 'putImageData'
 >;
 
 /** Total height of one variant block's canvas for `cpus` CPU lanes and `tasks` entity lanes. */

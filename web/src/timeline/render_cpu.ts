@@ -1,10 +1,13 @@
 // Pure canvas renderer of the CPU lanes: one lane per CPU with a rect per run slice coloured
 // by task, task names where they fit, and markers (wakeups, yields, wakeup preemptions,
-// sleeps, exits). Returns how much it drew and a hit-test index for clicks.
+// sleeps, exits). Returns how much it drew and a hit-test index for clicks. Above
+// BITMAP_MIN_SLICES visible slices the rectangles are rasterized into one bitmap instead
+// (raster_cpu.ts), since one canvas call per slice is what makes dense views slow to paint.
 import type { WindowData } from '../engine/protocol';
 import { COLOURS, taskColour, taskColourMerged, taskTextColour } from './palette';
 import { affineOf, type TimeScale } from './time_scale';
-import { groupBy, lastAtOrBefore } from './columns';
+import { groupByCached, lastAtOrBefore, type Groups } from './columns';
+import { rasterCpuLanes } from './raster_cpu';
 import { CPU_LANE_H, GUTTER_W, IDLE_TASK, MarkerKind, SwitchReason, type Ctx2D } from './layout';
 
 export interface CpuLanesOpts {
@@ -21,7 +24,12 @@ export interface CpuLanesOpts {
   selection: number | null;
   gutter?: number;
   laneHeight?: number;
+  /** Device pixels per CSS px (the canvas transform's scale); the bitmap path needs it. */
+  dpr?: number;
 }
+
+/** From this many visible slices on, the slices are rasterized into a bitmap. */
+export const BITMAP_MIN_SLICES = 2000;
 
 /** Finds the task under a point of the CPU lanes. */
 export interface CpuHitIndex {
@@ -39,11 +47,9 @@ export interface CpuLanesResult {
   hit: CpuHitIndex;
 }
 
-function makeHitIndex(opts: CpuLanesOpts, laneH: number, gutter: number): CpuHitIndex {
+function makeHitIndex(opts: CpuLanesOpts, laneH: number, gutter: number, byCpu: Groups): CpuHitIndex {
   const { data, scale, top, cpus } = opts;
-  const { order, start: laneStart } = data
-    ? groupBy(data.slices.cpu, data.slices.start, cpus)
-    : { order: new Int32Array(0), start: new Int32Array(cpus + 1) };
+  const { order, start: laneStart } = byCpu;
   const bottom = top + cpus * laneH;
   const laneAt = (y: number) => (y < top || y >= bottom ? null : Math.floor((y - top) / laneH));
   return {
@@ -80,28 +86,39 @@ export function renderCpuLanes(ctx: Ctx2D, opts: CpuLanesOpts): CpuLanesResult {
   const laneH = opts.laneHeight ?? CPU_LANE_H;
   const gutter = opts.gutter ?? GUTTER_W;
   const { data, scale, width, top, cpus, taskNames, selection } = opts;
-  const hit = makeHitIndex(opts, laneH, gutter);
+  const byCpu = data ? groupByCached(data.slices.cpu, data.slices.start, cpus) : { order: new Int32Array(0), start: new Int32Array(cpus + 1) };
+  const hit = makeHitIndex(opts, laneH, gutter, byCpu);
   const plotX0 = gutter;
   const plotX1 = width;
+  const { k, t0, x0 } = affineOf(scale);
+  const visibleCount = data ? countVisible(data.slices, cpus, { k, t0, x0 }, plotX0, plotX1) : 0;
+  const bitmap = visibleCount >= BITMAP_MIN_SLICES;
 
-  // Lane backgrounds (idle time is what stays visible) and labels in the gutter.
+  // Lane backgrounds (idle time is what stays visible; the bitmap holds its own) and labels.
   ctx.font = '11px system-ui, sans-serif';
   ctx.textBaseline = 'middle';
   ctx.textAlign = 'left';
   for (let c = 0; c < cpus; c++) {
     const y = top + c * laneH;
-    ctx.fillStyle = COLOURS.idle;
-    ctx.fillRect(plotX0, y + 1, plotX1 - plotX0, laneH - 2);
+    if (!bitmap) {
+      ctx.fillStyle = COLOURS.idle;
+      ctx.fillRect(plotX0, y + 1, plotX1 - plotX0, laneH - 2);
+    }
     ctx.fillStyle = COLOURS.mutedText;
     ctx.fillText(`CPU ${c}`, 6, y + laneH / 2);
   }
   if (!data) return { rects: 0, markers: 0, hit };
 
-  const { k, t0, x0 } = affineOf(scale);
   const { cpu, task, start, end, count } = data.slices;
   const n = cpu.length;
   const nameWidth: number[] = [];
   let rects = 0;
+  const named: number[] = [];
+  if (bitmap) {
+    // putImageData ignores the transform and the clip, so it goes before the clipped drawing.
+    const args = { slices: data.slices, byCpu, a: { k, t0, x0 }, plotX0, plotX1, top, laneH, cpus, dpr: opts.dpr ?? 1 };
+    rects = rasterCpuLanes(ctx, args, named);
+  }
 
   ctx.save();
   ctx.beginPath();
@@ -110,7 +127,7 @@ export function renderCpuLanes(ctx: Ctx2D, opts: CpuLanesOpts): CpuLanesResult {
   // Visible slices, then painted grouped by colour: setting fillStyle costs more than a
   // fillRect, so each colour is set once per paint.
   const visible: number[] = [];
-  for (let i = 0; i < n; i++) {
+  for (let i = 0; i < n && !bitmap; i++) {
     if (cpu[i] >= cpus) continue;
     const xa = x0 + (start[i] - t0) * k;
     const xb = x0 + (end[i] - t0) * k;
@@ -120,7 +137,6 @@ export function renderCpuLanes(ctx: Ctx2D, opts: CpuLanesOpts): CpuLanesResult {
   const colourKey = (i: number) => task[i] * 2 + (count[i] > 1 ? 1 : 0);
   visible.sort((p, q) => colourKey(p) - colourKey(q));
   let lastKey = -1;
-  const named: number[] = [];
   for (const i of visible) {
     let xa = x0 + (start[i] - t0) * k;
     let xb = x0 + (end[i] - t0) * k;
@@ -167,6 +183,18 @@ export function renderCpuLanes(ctx: Ctx2D, opts: CpuLanesOpts): CpuLanesResult {
   const markers = drawMarkers(ctx, data, { k, t0, x0 }, plotX0, plotX1, top, laneH, cpus);
   ctx.restore();
   return { rects, markers, hit };
+}
+
+/** How many slices on the drawn CPUs overlap [plotX0, plotX1]. */
+function countVisible(sl: WindowData['slices'], cpus: number, a: { k: number; t0: number; x0: number }, plotX0: number, plotX1: number): number {
+  const { cpu, start, end } = sl;
+  let visible = 0;
+  for (let i = 0; i < cpu.length; i++) {
+    if (cpu[i] >= cpus) continue;
+    if (a.x0 + (end[i] - a.t0) * a.k < plotX0 || a.x0 + (start[i] - a.t0) * a.k > plotX1) continue;
+    visible++;
+  }
+  return visible;
 }
 
 type MarkerShape = (x: number, laneTop: number, laneH: number) => void;

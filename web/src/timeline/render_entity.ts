@@ -2,11 +2,16 @@
 // state over time. "relative" mode plots vruntime − V and deadline − V around V (the queue's
 // avg_vruntime, the zero line), with the lag band shaded green where the task is eligible
 // (vruntime ≤ V) and red where not; "absolute" mode plots vruntime, deadline and V. A bar
-// along each lane's bottom shows running, queued, delayed and sleeping time.
+// along each lane's bottom shows running, queued, delayed and sleeping time. Lanes with more
+// samples than pixel columns are rasterized into a bitmap instead (raster_entity.ts).
 import type { SampleCols, WindowData } from '../engine/protocol';
-import { groupBy, lastAtOrBefore } from './columns';
+import { groupByCached, lastAtOrBefore } from './columns';
+import { rasterEntityLane } from './raster_entity';
 import { COLOURS, taskColour } from './palette';
-import { affineOf, formatNs, type Affine, type TimeScale } from './time_scale';
+import { affineOf, formatNs, type TimeScale } from './time_scale';
+import { laneY, seg, segment, type EntityLane } from './entity_geom';
+
+export { laneY, type EntityLane };
 import { ENTITY_LANE_H, Flag, GUTTER_W, MIN_HALF_RANGE_NS, STATE_BAR_H, type Ctx2D } from './layout';
 
 export type EntityMode = 'relative' | 'absolute';
@@ -27,21 +32,8 @@ export interface EntityLanesOpts {
   mode: EntityMode;
   gutter?: number;
   laneHeight?: number;
-}
-
-/** Geometry and y-scale of one entity lane. */
-export interface EntityLane {
-  task: number;
-  top: number;
-  bottom: number;
-  /** The lane's midline: V in relative mode, the centre of the range in absolute mode. */
-  mid: number;
-  /** The virtual-time value at the midline (0 in relative mode). */
-  centre: number;
-  /** Virtual ns from the midline to the plot's top and bottom edge. */
-  halfRange: number;
-  /** CSS px from the midline to the plot's top and bottom edge. */
-  halfPx: number;
+  /** Device pixels per CSS px (the canvas transform's scale); the bitmap path needs it. */
+  dpr?: number;
 }
 
 export interface EntityHitIndex {
@@ -59,40 +51,6 @@ export interface EntityLanesResult {
   hit: EntityHitIndex;
 }
 
-/** The y (CSS px) of a virtual-time value (an offset from V in relative mode) in a lane. */
-export function laneY(lane: EntityLane, value: number): number {
-  return lane.mid - ((value - lane.centre) / lane.halfRange) * lane.halfPx;
-}
-
-// Scratch for one segment: [xa, xb, vruntime a, vruntime b, deadline, deadline, V a, V b].
-const seg = new Float64Array(8);
-
-/**
- * Fills `seg` with the visible part [lo, hi] (ns) of the segment from sample `i` to sample `j`
- * (or to `tEnd` when j < 0): vruntime and V interpolated linearly, deadline held at sample i's.
- * Returns false when nothing of it is visible.
- */
-function segment(s: SampleCols, i: number, j: number, tEnd: number, lo: number, hi: number, a: Affine): boolean {
-  const ta = s.t[i];
-  const tb = j >= 0 ? s.t[j] : tEnd;
-  const ca = Math.max(ta, lo);
-  const cb = Math.min(tb, hi);
-  if (!(cb >= ca) || tb < ta) return false;
-  const span = tb - ta;
-  const vrB = j >= 0 ? s.vruntime[j] : s.vruntime[i];
-  const avB = j >= 0 ? s.avg[j] : s.avg[i];
-  const fa = span > 0 ? (ca - ta) / span : 0;
-  const fb = span > 0 ? (cb - ta) / span : 0;
-  seg[0] = a.x0 + (ca - a.t0) * a.k;
-  seg[1] = a.x0 + (cb - a.t0) * a.k;
-  seg[2] = s.vruntime[i] + (vrB - s.vruntime[i]) * fa;
-  seg[3] = s.vruntime[i] + (vrB - s.vruntime[i]) * fb;
-  seg[4] = seg[5] = s.deadline[i];
-  seg[6] = s.avg[i] + (avB - s.avg[i]) * fa;
-  seg[7] = s.avg[i] + (avB - s.avg[i]) * fb;
-  return true;
-}
-
 /** Draws the entity lanes; see the file comment. */
 export function renderEntityLanes(ctx: Ctx2D, opts: EntityLanesOpts): EntityLanesResult {
   const laneH = opts.laneHeight ?? ENTITY_LANE_H;
@@ -101,7 +59,8 @@ export function renderEntityLanes(ctx: Ctx2D, opts: EntityLanesOpts): EntityLane
   const nTasks = taskNames.length;
   const shown = opts.tasks ?? taskNames.map((_, i) => i);
   const s = data?.samples;
-  const groups = s ? groupBy(s.task, s.t, nTasks) : null;
+  const groups = s ? groupByCached(s.task, s.t, nTasks) : null;
+  const dpr = opts.dpr ?? 1;
   const a = affineOf(scale);
   // The visible time range, a little wider than the plot so lines leave it cleanly.
   const lo = scale.invert(gutter - 2);
@@ -116,11 +75,6 @@ export function renderEntityLanes(ctx: Ctx2D, opts: EntityLanesOpts): EntityLane
     const laneTop = top + li * laneH;
     const lane: EntityLane = { task, top: laneTop, bottom: laneTop + laneH, mid: laneTop + laneH / 2, centre: 0, halfRange: MIN_HALF_RANGE_NS, halfPx };
     lanes.push(lane);
-    ctx.fillStyle = task === selection ? COLOURS.selectionBg : li % 2 ? COLOURS.laneBgAlt : COLOURS.laneBg;
-    ctx.fillRect(0, laneTop, width, laneH);
-    ctx.fillStyle = COLOURS.laneSep;
-    ctx.fillRect(0, laneTop + laneH - 0.5, width, 0.5);
-
     // The samples that matter: from the last one at or before the view start to the first after its end.
     let first = 0;
     let last = -1;
@@ -132,8 +86,24 @@ export function renderEntityLanes(ctx: Ctx2D, opts: EntityLanesOpts): EntityLane
       fitRange(lane, s, groups.order, first, last, mode);
       samplesDrawn += Math.max(0, last - first + 1);
     }
+    // More samples than pixel columns: the lane is rasterized column by column into a bitmap
+    // that also holds its background, so the canvas API only draws the gutter.
+    const bitmap = !!s && !!groups && last - first + 1 > width - gutter;
+    const background = task === selection ? COLOURS.selectionBg : li % 2 ? COLOURS.laneBgAlt : COLOURS.laneBg;
+    const bgWidth = bitmap ? gutter : width;
+    ctx.fillStyle = background;
+    ctx.fillRect(0, laneTop, bgWidth, laneH);
+    ctx.fillStyle = COLOURS.laneSep;
+    ctx.fillRect(0, laneTop + laneH - 0.5, bgWidth, 0.5);
     drawGutter(ctx, lane, taskNames[task], task === selection, mode);
     if (!s || !groups || last < first) continue;
+    if (bitmap) {
+      const groupEnd = groups.start[task + 1];
+      const args = { s, order: groups.order, first, last, groupEnd, tEnd, lo, hi, a, lane, gutter, width, dpr, relative: mode === 'relative', colour: taskColour(task), background };
+      rasterEntityLane(ctx, args);
+      if (mode === 'relative') vLabel(ctx, lane, gutter);
+      continue;
+    }
     const next = (p: number) => (p + 1 < groups.start[task + 1] ? groups.order[p + 1] : -1);
     // One segment per pixel column at most: zoomed out, a lane can hold thousands of samples
     // per pixel, and drawing each would cost time without adding anything visible.
@@ -164,10 +134,7 @@ export function renderEntityLanes(ctx: Ctx2D, opts: EntityLanesOpts): EntityLane
         ctx.fill();
       }
       hLine(ctx, lane.mid, gutter, width, COLOURS.vLine);
-      ctx.fillStyle = COLOURS.vLine;
-      ctx.font = '9px system-ui, sans-serif';
-      ctx.textBaseline = 'bottom';
-      ctx.fillText('V', gutter + 2, lane.mid - 1);
+      vLabel(ctx, lane, gutter);
     }
     const colour = taskColour(task);
     const series = (ia: number, ib: number, rel: boolean, dash: number[], stroke: string, w: number) => {
@@ -278,6 +245,14 @@ function bandPart(ctx: Ctx2D, lane: EntityLane, eligible: boolean) {
   }
   ctx.lineTo(xb, lane.mid);
   ctx.closePath();
+}
+
+/** The "V" label at the left end of the V line. */
+function vLabel(ctx: Ctx2D, lane: EntityLane, gutter: number) {
+  ctx.fillStyle = COLOURS.vLine;
+  ctx.font = '9px system-ui, sans-serif';
+  ctx.textBaseline = 'bottom';
+  ctx.fillText('V', gutter + 2, lane.mid - 1);
 }
 
 function hLine(ctx: Ctx2D, y: number, x0: number, x1: number, colour: string) {
