@@ -7,12 +7,13 @@
 //! nanoseconds (exact below 2^53 ns ≈ 104 days); virtual times are sent as signed values
 //! (exact below 2^53), as /proc/sched_debug prints them.
 
-use schedlab_engine::obs::cursor::{latest_samples, pick_at, pick_json};
+use schedlab_engine::obs::cursor::{latest_samples, latest_samples_of, pick_at, pick_json};
 use schedlab_engine::obs::explain::{decision_levels, level_name};
 use schedlab_engine::obs::log::{flag, EventKind};
 use schedlab_engine::obs::query::cpu_slices;
 use schedlab_engine::obs::summary::Summary;
 use schedlab_engine::scenario::{self, ScenarioError};
+use schedlab_engine::sched::group::GROUP_NODE;
 use schedlab_engine::sim::config::SimConfig;
 use schedlab_engine::sim::Simulation;
 use serde_json::{json, Value};
@@ -182,6 +183,39 @@ impl Markers {
     }
 }
 
+/// Columns of bandwidth counters.
+#[wasm_bindgen]
+pub struct Counters {
+    t: Vec<f64>,
+    kind: Vec<u32>,
+    key: Vec<u32>,
+    value: Vec<f64>,
+}
+
+#[wasm_bindgen]
+impl Counters {
+    /// Time (ns).
+    #[wasm_bindgen(getter)]
+    pub fn t(&self) -> Vec<f64> {
+        self.t.clone()
+    }
+    /// 0: cfs_rq runtime_remaining, 1: group pool.
+    #[wasm_bindgen(getter)]
+    pub fn kind(&self) -> Vec<u32> {
+        self.kind.clone()
+    }
+    /// cfs_rq id (kind 0) or task group id (kind 1).
+    #[wasm_bindgen(getter)]
+    pub fn key(&self) -> Vec<u32> {
+        self.key.clone()
+    }
+    /// Value (ns).
+    #[wasm_bindgen(getter)]
+    pub fn value(&self) -> Vec<f64> {
+        self.value.clone()
+    }
+}
+
 /// One simulation of one scenario under one set of variants.
 #[wasm_bindgen]
 pub struct SimHandle {
@@ -239,7 +273,18 @@ impl SimHandle {
                 "affinity": t.affinity, "slice_ns": t.slice_ns, "tg": t.tg})).collect::<Vec<_>>(),
         });
         self.names = cfg.tasks.iter().map(|t| t.name.clone()).collect();
-        self.sim = Some(Simulation::new(cfg));
+        let sim = Simulation::new(cfg);
+        let mut meta = meta;
+        // Per group: its node id in samples/picks and its cfs_rq id on each CPU (counter keys).
+        meta["groups"] = Value::Array(
+            sim.fair
+                .tgs
+                .iter()
+                .map(|g| json!({"tg": g.id, "path": g.path, "node": GROUP_NODE | g.id, "parent": g.parent, "cfs_rq": g.cfs_rq,
+                    "quota_ns": g.bw.as_ref().map(|b| b.quota), "period_ns": g.bw.as_ref().map(|b| b.period)}))
+                .collect(),
+        );
+        self.sim = Some(sim);
         json!({"ok": true, "meta": meta}).to_string()
     }
 
@@ -296,18 +341,20 @@ impl SimHandle {
         let Some(s) = self.sim.as_ref() else { return out };
         let log = &s.fair.log;
         let (t0, t1) = (ns(t0), ns(t1));
-        let mut wanted = vec![tasks.is_empty(); self.names.len()];
-        for &t in tasks {
-            if let Some(w) = wanted.get_mut(t as usize) {
-                *w = true;
-            }
-        }
-        let before = latest_samples(log, self.names.len(), t0.saturating_sub(1));
+        // Which nodes: every task when `tasks` is empty, else exactly the listed task ids and
+        // group node ids (GROUP_NODE | task group).
+        let ntasks = self.names.len() as u32;
+        let nodes: Vec<u32> = if tasks.is_empty() { (0..ntasks).collect() } else { tasks.to_vec() };
+        let want = |n: u32| if tasks.is_empty() { n < ntasks } else { tasks.contains(&n) };
+        let before = if tasks.is_empty() {
+            latest_samples(log, self.names.len(), t0.saturating_sub(1))
+        } else {
+            latest_samples_of(log, &nodes, t0.saturating_sub(1))
+        };
         let (lo, hi) = log.sample_window(t0, t1);
-        let mut rows: Vec<usize> =
-            before.into_iter().enumerate().filter(|&(k, _)| wanted[k]).filter_map(|(_, r)| r).collect();
+        let mut rows: Vec<usize> = before.into_iter().flatten().collect();
         rows.sort_unstable();
-        rows.extend((lo..hi).filter(|&i| wanted.get(log.samples.task[i] as usize).copied().unwrap_or(false)));
+        rows.extend((lo..hi).filter(|&i| want(log.samples.task[i])));
         let smp = &log.samples;
         for i in rows {
             out.t.push(smp.t[i] as f64);
@@ -359,6 +406,38 @@ impl SimHandle {
             m.val.push(e.val[i] as f64);
         }
         m
+    }
+
+    /// CFS bandwidth counters in `[t0, t1)` (kind 0: a cfs_rq's runtime_remaining keyed by
+    /// cfs_rq id; kind 1: a group's pool keyed by task group id), each series preceded by
+    /// its last value before t0.
+    pub fn counters(&self, t0: f64, t1: f64) -> Counters {
+        let mut out = Counters { t: vec![], kind: vec![], key: vec![], value: vec![] };
+        let Some(s) = self.sim.as_ref() else { return out };
+        let c = &s.fair.log.counters;
+        let (t0, t1) = (ns(t0), ns(t1));
+        let lo = c.t.partition_point(|&x| x < t0);
+        let hi = c.t.partition_point(|&x| x < t1);
+        let mut seen: Vec<(u8, u32)> = Vec::new();
+        let mut prior: Vec<usize> = Vec::new();
+        for i in (0..lo).rev() {
+            let k = (c.kind[i], c.key[i]);
+            if !seen.contains(&k) {
+                seen.push(k);
+                prior.push(i);
+            }
+            if seen.len() > 4096 {
+                break;
+            }
+        }
+        prior.sort_unstable();
+        for i in prior.into_iter().chain(lo..hi) {
+            out.t.push(if i < lo { t0 as f64 } else { c.t[i] as f64 });
+            out.kind.push(c.kind[i] as u32);
+            out.key.push(c.key[i]);
+            out.value.push(c.value[i] as f64);
+        }
+        out
     }
 
     /// The runqueue of every CPU at `t`, the latest pick on each, and every task's latest

@@ -2,7 +2,7 @@
 // runs the simulation in steps so progress is reported and a cancel can arrive in between.
 
 import init, { SimHandle } from '../generated/wasm/schedlab_wasm';
-import type { Request, Response, SampleCols, SliceCols, MarkerCols, ScenarioMeta, Summary } from './protocol';
+import type { CounterCols, Request, Response, SampleCols, SliceCols, MarkerCols, ScenarioMeta, Summary } from './protocol';
 
 const ctx = self as unknown as { postMessage(msg: Response, transfer?: Transferable[]): void; onmessage: ((e: MessageEvent<Request>) => void) | null };
 
@@ -69,8 +69,11 @@ function windowData(id: number, req: Extract<Request, { type: 'window' }>) {
   const k = h.markers(req.t0, req.t1, MARKER_LIMIT);
   const markers: MarkerCols = { t: k.t, kind: k.kind, cpu: k.cpu, task: k.task, arg: k.arg, val: k.val };
   k.free();
-  const transfer = [...Object.values(slices), ...Object.values(samples), ...Object.values(markers)].map((a) => (a as ArrayBufferView).buffer as ArrayBuffer);
-  post({ v: 1, id, type: 'window', data: { variant: req.variant, t0: req.t0, t1: req.t1, bucket: req.bucket, slices, samples, markers, tasks: req.tasks } }, transfer);
+  const c = h.counters(req.t0, req.t1);
+  const counters: CounterCols = { t: c.t, kind: c.kind, key: c.key, value: c.value };
+  c.free();
+  const transfer = [...Object.values(slices), ...Object.values(samples), ...Object.values(markers), ...Object.values(counters)].map((a) => (a as ArrayBufferView).buffer as ArrayBuffer);
+  post({ v: 1, id, type: 'window', data: { variant: req.variant, t0: req.t0, t1: req.t1, bucket: req.bucket, slices, samples, markers, counters, tasks: req.tasks } }, transfer);
 }
 
 ctx.onmessage = (e: MessageEvent<Request>) => {

@@ -26,6 +26,8 @@ export interface ScenarioMeta {
   lag_clamp: string;
   features: Record<string, boolean>;
   cgroups: { path: string; parent: number; shares: number; quota_ns: number | null; period_ns: number }[];
+  /** Every task group, the root (tg 0) first. */
+  groups: GroupMeta[];
   tasks: ScenarioTaskMeta[];
 }
 
@@ -68,6 +70,31 @@ export interface MarkerCols {
   val: Float64Array;
 }
 
+/** CFS bandwidth counters: kind 0 = a cfs_rq's runtime_remaining (key = cfs_rq id),
+ * kind 1 = a group's pool (key = task group id); values in ns. */
+export interface CounterCols {
+  t: Float64Array;
+  kind: Uint32Array;
+  key: Uint32Array;
+  value: Float64Array;
+}
+
+/** A task group as the engine built it. */
+export interface GroupMeta {
+  tg: number;
+  path: string;
+  /** Its id in samples and picks: GROUP_NODE | tg. */
+  node: number;
+  parent: number | null;
+  /** Its cfs_rq id on each CPU (counter keys). */
+  cfs_rq: number[];
+  quota_ns: number | null;
+  period_ns: number | null;
+}
+
+/** Group entities are keyed GROUP_NODE | task group in samples, picks and markers. */
+export const GROUP_NODE = 0x8000_0000;
+
 export interface WindowData {
   variant: string;
   t0: number;
@@ -76,6 +103,7 @@ export interface WindowData {
   slices: SliceCols;
   samples: SampleCols;
   markers: MarkerCols;
+  counters: CounterCols;
   /** Task ids whose samples were requested (empty: all). */
   tasks: number[];
 }

@@ -36,6 +36,7 @@ export function windowData(t0: number, t1: number, slices: SliceRow[], samples: 
     t1,
     bucket: 1,
     tasks: [],
+    counters: { t: new Float64Array(), kind: new Uint32Array(), key: new Uint32Array(), value: new Float64Array() },
     slices: {
       cpu: Uint32Array.from(slices, (s) => s.cpu),
       task: Uint32Array.from(slices, (s) => s.task),

@@ -26,6 +26,27 @@ pub fn latest_samples(log: &EventLog, ntasks: usize, t: u64) -> Vec<Option<usize
     out
 }
 
+/// Row index of the latest sample of each of `nodes` (task ids or group node ids) at or
+/// before `t`.
+pub fn latest_samples_of(log: &EventLog, nodes: &[u32], t: u64) -> Vec<Option<usize>> {
+    let s = &log.samples;
+    let hi = s.t.partition_point(|&x| x <= t);
+    let mut out = vec![None; nodes.len()];
+    let mut missing = nodes.len();
+    for i in (0..hi).rev() {
+        if missing == 0 {
+            break;
+        }
+        if let Some(k) = nodes.iter().position(|&n| n == s.task[i]) {
+            if out[k].is_none() {
+                out[k] = Some(i);
+                missing -= 1;
+            }
+        }
+    }
+    out
+}
+
 /// Index of the latest completed pick on `cpu` at or before `t`.
 pub fn pick_at(log: &EventLog, cpu: u32, t: u64) -> Option<usize> {
     let p = &log.picks;

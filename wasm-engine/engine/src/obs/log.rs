@@ -287,6 +287,29 @@ pub struct CandCols {
     pub flags: Vec<u8>,
 }
 
+/// What a counter row measures.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(u8)]
+pub enum CounterKind {
+    /// A cfs_rq's `runtime_remaining` (key = cfs_rq id; ns, may be negative).
+    RuntimeRemaining = 0,
+    /// A task group's global bandwidth pool `runtime` (key = task group id; ns).
+    PoolRuntime = 1,
+}
+
+/// The `counters` table: values over time (CFS bandwidth runtime).
+#[derive(Debug, Clone, Default)]
+pub struct CounterCols {
+    /// Time in ns.
+    pub t: Vec<u64>,
+    /// CounterKind as u8.
+    pub kind: Vec<u8>,
+    /// cfs_rq or task group id.
+    pub key: Vec<u32>,
+    /// Value.
+    pub value: Vec<i64>,
+}
+
 /// The whole log of one run.
 #[derive(Debug, Clone, Default)]
 pub struct EventLog {
@@ -298,6 +321,8 @@ pub struct EventLog {
     pub picks: PickCols,
     /// Pick candidates.
     pub cands: CandCols,
+    /// Counters (CFS bandwidth runtime).
+    pub counters: CounterCols,
     /// When false, nothing but events is recorded (benchmarks of the bare engine).
     pub detailed: bool,
 }
@@ -365,6 +390,13 @@ impl EventLog {
             h.u64(s.vprot[i]);
             h.u64(s.avg_vruntime[i]);
             h.u8(s.flags[i]);
+        }
+        let c = &self.counters;
+        for i in 0..c.t.len() {
+            h.u64(c.t[i]);
+            h.u8(c.kind[i]);
+            h.u64(c.key[i] as u64);
+            h.u64(c.value[i] as u64);
         }
         let p = &self.picks;
         for i in 0..p.t.len() {

@@ -16,7 +16,7 @@
 
 use super::entity::{CfsRqId, EntityId};
 use super::fair::{Fair, DEQUEUE_SLEEP, DEQUEUE_SPECIAL, ENQUEUE_WAKEUP};
-use crate::obs::log::{EventKind, SwitchReason, NO_TASK};
+use crate::obs::log::{CounterKind, EventKind, SwitchReason, NO_TASK};
 
 /// `RUNTIME_INF`.
 pub const RUNTIME_INF: u64 = u64::MAX;
@@ -148,6 +148,7 @@ impl Fair {
             return;
         }
         self.qs[q as usize].runtime_remaining -= delta as i64;
+        self.counter(CounterKind::RuntimeRemaining, q, self.qs[q as usize].runtime_remaining);
         if self.qs[q as usize].runtime_remaining > 0 || self.qs[q as usize].throttled {
             return;
         }
@@ -182,6 +183,11 @@ impl Fair {
             self.bw_timers.push(BwTimer::Period { tg, at });
         }
         self.qs[q as usize].runtime_remaining += amount as i64;
+        if amount > 0 {
+            self.counter(CounterKind::RuntimeRemaining, q, self.qs[q as usize].runtime_remaining);
+            let pool = self.tgs[tg as usize].bw.as_ref().map(|b| b.runtime).unwrap_or(0);
+            self.counter(CounterKind::PoolRuntime, tg, pool.min(i64::MAX as u64) as i64);
+        }
         self.qs[q as usize].runtime_remaining > 0
     }
 
@@ -390,6 +396,9 @@ impl Fair {
         b.nr_periods += 1;
         b.runtime = (b.runtime.saturating_add(b.quota)).min(b.quota + b.burst);
         b.runtime_snap = b.runtime;
+        let pool = b.runtime as i64;
+        self.counter(CounterKind::PoolRuntime, tg, pool);
+        let b = self.tgs[tg as usize].bw.as_mut().expect("bandwidth");
         let throttled = !b.throttled.is_empty();
         if b.idle && !throttled {
             b.period_active = false;
@@ -431,6 +440,7 @@ impl Fair {
             let give = b.runtime.min(need);
             b.runtime -= give;
             self.qs[q as usize].runtime_remaining += give as i64;
+            self.counter(CounterKind::RuntimeRemaining, q, self.qs[q as usize].runtime_remaining);
             if self.qs[q as usize].runtime_remaining > 0 {
                 let (c, t) = self.unthrottle_cfs_rq(q);
                 cfs_rqs += c;

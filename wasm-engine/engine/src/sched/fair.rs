@@ -416,7 +416,7 @@ impl Fair {
         // A resched at this tick samples the entity when it is put back; sample only when the
         // tick leaves it running.
         if self.rqs[cpu as usize].need_resched.is_none() {
-            self.sample(curr);
+            self.sample_chain(curr);
         }
     }
 
@@ -449,13 +449,34 @@ impl Fair {
         }
     }
 
-    /// Records the current state of a task entity in the samples table.
+    /// Samples `se` and every group entity above it.
+    pub fn sample_chain(&mut self, se: EntityId) {
+        let mut cur = Some(se);
+        while let Some(s) = cur {
+            self.sample(s);
+            cur = self.ents[s as usize].parent;
+        }
+    }
+
+    /// Records one counter value (CFS bandwidth runtime) in the counters table.
+    pub fn counter(&mut self, kind: crate::obs::log::CounterKind, key: u32, value: i64) {
+        if self.log.detailed {
+            let c = &mut self.log.counters;
+            c.t.push(self.now);
+            c.kind.push(kind as u8);
+            c.key.push(key);
+            c.value.push(value);
+        }
+    }
+
+    /// Records the current state of an entity (task or group) in the samples table; group
+    /// entities are keyed `GROUP_NODE | task group`.
     pub fn sample(&mut self, se: EntityId) {
         if !self.log.detailed {
             return;
         }
+        let task = self.node_of(se);
         let e = &self.ents[se as usize];
-        let Some(task) = e.task else { return };
         let cq = &self.qs[e.cfs_rq as usize];
         let mut f = 0u8;
         if e.on_rq {

@@ -140,11 +140,11 @@ impl Fair {
         rq.curr = next;
         rq.need_resched = None;
         if let Some(p) = prev {
-            self.sample(p);
+            self.sample_chain(p);
         }
         if let Some(n) = next {
             if Some(n) != prev {
-                self.sample(n);
+                self.sample_chain(n);
             }
         }
         next
