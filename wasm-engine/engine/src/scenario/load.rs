@@ -495,6 +495,7 @@ pub fn apply_variant(s: &mut ScenarioFile, name: &str, value: &str) -> Result<()
                 _ => return Err(format!("lag_clamp={value}: expected max_slice_tick or two_slice_or_tick")),
             })
         }
+        "autogroup" => s.host.autogroup = parse_bool(name, value)?,
         "hz" => s.host.hz = parse_int(name, value)?,
         "cpus" => s.host.cpus = parse_int(name, value)?,
         "seed" => s.seed = parse_int(name, value)?,

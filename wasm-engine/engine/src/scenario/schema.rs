@@ -88,6 +88,10 @@ pub struct HostSpec {
     /// this times the tunable-scaling factor.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub base_slice: Option<DurationSpec>,
+    /// CONFIG_SCHED_AUTOGROUP (`kernel.sched_autogroup_enabled`, default: false): tasks left
+    /// in the root cgroup are grouped per session into an autogroup (weight 1024) each.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub autogroup: bool,
     /// Hrtimer slack added to every sleep (default: "50us", the kernel's timer_slack_ns for
     /// SCHED_NORMAL). Model: the timer always fires at the end of its slack range.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -96,7 +100,14 @@ pub struct HostSpec {
 
 impl Default for HostSpec {
     fn default() -> Self {
-        HostSpec { cpus: 1, hz: 250, tunable_scaling: TunableScaling::Log, base_slice: None, timer_slack: None }
+        HostSpec {
+            cpus: 1,
+            hz: 250,
+            tunable_scaling: TunableScaling::Log,
+            base_slice: None,
+            autogroup: false,
+            timer_slack: None,
+        }
     }
 }
 
@@ -207,6 +218,9 @@ pub struct TaskSpec {
     /// cgroup path the task runs in (default: "/", the root group).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cgroup: Option<String>,
+    /// Session (setsid) the task belongs to, for autogroups (default: "default").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub session: Option<String>,
     /// When the task is created (woken as a new task; default: 0).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub start: Option<DurationSpec>,

@@ -124,7 +124,7 @@ impl SimConfig {
                 s.cgroups.iter().position(|g| g.path == path).map(|i| i as u32 + 1).unwrap_or(0)
             }
         };
-        let cgroups = s
+        let mut cgroups: Vec<CgroupConfig> = s
             .cgroups
             .iter()
             .map(|g| CgroupConfig {
@@ -140,10 +140,37 @@ impl SimConfig {
                 burst_ns: g.burst.map(|d| d.ns()).unwrap_or(0),
             })
             .collect();
+        // Autogroups: one task group per session for the tasks left in the root cgroup.
+        let mut autogroup_of = |session: &str| -> u32 {
+            let path = format!("/autogroup-{session}");
+            match cgroups.iter().position(|g| g.path == path) {
+                Some(i) => i as u32 + 1,
+                None => {
+                    cgroups.push(CgroupConfig {
+                        path,
+                        parent: 0,
+                        shares: shares_from_v1(1024),
+                        quota_ns: None,
+                        period_ns: 100_000_000,
+                        burst_ns: 0,
+                    });
+                    cgroups.len() as u32
+                }
+            }
+        };
+        let task_tgs: Vec<u32> = s
+            .tasks
+            .iter()
+            .map(|t| match t.cgroup.as_deref().map(tg_of).unwrap_or(0) {
+                0 if s.host.autogroup => autogroup_of(t.session.as_deref().unwrap_or("default")),
+                tg => tg,
+            })
+            .collect();
         let tasks = s
             .tasks
             .iter()
-            .map(|t| {
+            .zip(task_tgs)
+            .map(|(t, tg)| {
                 let mut affinity = t.affinity.clone().unwrap_or_else(|| (0..ncpus).collect());
                 affinity.sort_unstable();
                 affinity.dedup();
@@ -153,7 +180,7 @@ impl SimConfig {
                     policy: t.policy,
                     slice_ns: t.slice.map(|d| d.ns()),
                     affinity,
-                    tg: t.cgroup.as_deref().map(tg_of).unwrap_or(0),
+                    tg,
                     start_ns: t.start.map(|d| d.ns()).unwrap_or(0),
                     stop_ns: t.stop.map(|d| d.ns()),
                     program: Program::compile(&t.program),
