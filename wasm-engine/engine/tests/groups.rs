@@ -1,6 +1,8 @@
 //! Group scheduling: nested cgroups, v1 shares and v2 weights, autogroups per session and
 //! find_matching_se, with the invariant checker after every event.
 
+#![allow(clippy::disallowed_methods)] // tests read fixture files
+
 mod common;
 
 use schedlab_engine::obs::summary::Summary;
