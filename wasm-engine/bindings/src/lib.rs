@@ -392,6 +392,9 @@ impl SimHandle {
                 EventKind::Sleep,
                 EventKind::Exit,
                 EventKind::Place,
+                EventKind::Throttle,
+                EventKind::Unthrottle,
+                EventKind::TaskThrottled,
             ]
             .iter()
             .any(|x| *x as u8 == k);

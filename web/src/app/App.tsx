@@ -6,7 +6,7 @@ import { EngineClient } from '../engine/client';
 import type { CursorState, VariantSpec, WindowData } from '../engine/protocol';
 import { decodeState, encodeState, shareUrl, type ScenarioRef, type ViewState } from '../base/share';
 import { Timeline } from '../timeline/Timeline';
-import { entityLaneTasks } from '../timeline/TimelineBlock';
+import { entityLanes, laneIds } from '../timeline/lanes';
 import { DEFAULT_SCENARIO, findScenario, GALLERY } from '../state/gallery';
 import { PRESETS } from '../state/variants';
 import { useSimulation } from './useSimulation';
@@ -16,6 +16,7 @@ import { EditorPane } from '../panels/EditorPane';
 import { Inspector } from '../panels/Inspector';
 import { MetricsPanel } from '../panels/MetricsPanel';
 import { HelpOverlay } from '../panels/HelpOverlay';
+import { CgroupTree } from '../panels/CgroupTree';
 import { PlaybackBar } from '../panels/PlaybackBar';
 import { ErrorBoundary } from './ErrorBoundary';
 import type { PanelId, ViewWindow } from '../state/types';
@@ -43,6 +44,8 @@ export function App() {
   const [view, setView] = useState<ViewWindow>({ t0: 0, t1: 1 });
   const [cursor, setCursor] = useState(0);
   const [selection, setSelection] = useState<number | null>(null);
+  /** Task groups whose lanes are collapsed in the timeline. */
+  const [collapsed, setCollapsed] = useState<ReadonlySet<number>>(new Set());
   const [panels, setPanels] = useState<Set<PanelId>>(new Set(['editor', 'inspector', 'metrics']));
   const [mode, setMode] = useState<'relative' | 'absolute'>('relative');
   const [notice, setNotice] = useState<string | null>(null);
@@ -57,6 +60,15 @@ export function App() {
       const n = new Set(s);
       if (n.has(p)) n.delete(p);
       else n.add(p);
+      return n;
+    });
+  }, []);
+
+  const toggleGroup = useCallback((tg: number) => {
+    setCollapsed((s) => {
+      const n = new Set(s);
+      if (n.has(tg)) n.delete(tg);
+      else n.add(tg);
       return n;
     });
   }, []);
@@ -77,6 +89,7 @@ export function App() {
     if (!sim.meta) return;
     const r = pendingView.current;
     pendingView.current = null;
+    setCollapsed(new Set());
     if (r) {
       setView({ t0: r.window[0], t1: Math.min(r.window[1], sim.meta.duration_ns) });
       setCursor(r.cursor);
@@ -127,7 +140,8 @@ export function App() {
     if (!sim.meta || sim.loaded.length === 0) return;
     const w = view.t1 - view.t0;
     const bucketWanted = Math.max(1, w / Math.max(100, timelineWidth.current));
-    const tasks = entityLaneTasks(sim.meta.tasks.length, selection);
+    // Task ids and group nodes (GROUP_NODE | tg) of the lanes shown.
+    const tasks = laneIds(entityLanes(sim.meta, selection, collapsed));
     const key = `${sim.loaded.map((v) => v.key + v.digest).join('|')}#${tasks.join(',')}`;
     const f = fetched.current;
     if (f && f.key === key && view.t0 >= f.t0 && view.t1 <= f.t1 && bucketWanted >= f.bucket / 1.5 && bucketWanted <= f.bucket * 1.5) return;
@@ -142,7 +156,7 @@ export function App() {
     return () => {
       stale = true;
     };
-  }, [sim.meta, sim.loaded, view, selection]);
+  }, [sim.meta, sim.loaded, view, selection, collapsed]);
 
   // The runqueue and the last pick at the cursor, per variant.
   useEffect(() => {
@@ -163,7 +177,8 @@ export function App() {
       window: [view.t0, view.t1],
       cursor,
       selection,
-      panels: [...panels],
+      // The cgroup tree is not a share-link panel (see PanelId): it is left out of links.
+      panels: [...panels].filter((p) => p !== 'cgroups'),
       mode,
     }),
     [sim.ref, sim.variants, view, cursor, selection, panels, mode],
@@ -267,6 +282,8 @@ export function App() {
                   onView={onView}
                   onCursor={setCursor}
                   onSelect={setSelection}
+                  collapsed={collapsed}
+                  onToggleGroup={toggleGroup}
                 />
               </div>
               {panels.has('metrics') && (
@@ -279,6 +296,11 @@ export function App() {
             <div className="empty">{sim.error ? 'Fix the scenario to see its timeline.' : 'Loading the engine…'}</div>
           )}
         </div>
+        {panels.has('cgroups') && sim.meta && (
+          <ErrorBoundary name="cgroup tree">
+            <CgroupTree client={client} meta={sim.meta} variant={focused} cursor={cursor} collapsed={collapsed} onToggleGroup={toggleGroup} />
+          </ErrorBoundary>
+        )}
         {panels.has('inspector') && sim.meta && (
           <ErrorBoundary name="inspector">
             <Inspector meta={sim.meta} cursor={cursor} selection={selection} states={cursorStates} order={sim.loaded.map((v) => v.key)} onSelect={setSelection} />

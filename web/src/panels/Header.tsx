@@ -108,7 +108,7 @@ export const Header = memo(function Header(p: Props) {
           <option value="absolute">absolute</option>
         </select>
       </label>
-      {(['editor', 'inspector', 'metrics'] as PanelId[]).map((id) => (
+      {(['editor', 'inspector', 'metrics', 'cgroups'] as PanelId[]).map((id) => (
         <button key={id} aria-pressed={p.panels.has(id)} className={p.panels.has(id) ? 'on' : ''} onClick={() => p.onTogglePanel(id)}>
           {id}
         </button>

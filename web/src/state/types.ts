@@ -3,7 +3,9 @@
 import type { LocatedError, ScenarioMeta, Summary, VariantSpec } from '../engine/protocol';
 import type { ScenarioRef } from '../base/share';
 
-export type PanelId = 'editor' | 'inspector' | 'metrics' | 'help';
+/** 'cgroups' is not a share-link panel id (base/share.ts's ALLOWED_PANELS has no such id), so
+ * the app leaves it out of shared views: a link never reopens the cgroup tree. */
+export type PanelId = 'editor' | 'inspector' | 'metrics' | 'help' | 'cgroups';
 
 export interface LoadedVariant {
   key: string;

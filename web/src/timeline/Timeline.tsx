@@ -24,9 +24,13 @@ export interface TimelineProps {
   /** The selected task id. */
   selection: number | null;
   mode: 'relative' | 'absolute';
+  /** Task groups whose group lane is collapsed. */
+  collapsed: ReadonlySet<number>;
   onView: (t0: number, t1: number) => void;
   onCursor: (t: number) => void;
   onSelect: (task: number | null) => void;
+  /** A click on a group lane's name collapses or expands it. */
+  onToggleGroup: (tg: number) => void;
 }
 
 /** Tracks an element's content width with a ResizeObserver. */
@@ -48,7 +52,7 @@ function useWidth(ref: RefObject<HTMLElement | null>): number {
 }
 
 function TimelineImpl(props: TimelineProps) {
-  const { meta, variants, view, cursor, selection, mode } = props;
+  const { meta, variants, view, cursor, selection, mode, collapsed } = props;
   const root = useRef<HTMLDivElement>(null);
   const blocks = useRef<HTMLDivElement>(null);
   const width = useWidth(root);
@@ -63,6 +67,7 @@ function TimelineImpl(props: TimelineProps) {
     onView: props.onView,
     onCursor: props.onCursor,
     onSelect: props.onSelect,
+    onToggleGroup: props.onToggleGroup,
   });
 
   const span = view.t1 - view.t0;
@@ -85,6 +90,7 @@ function TimelineImpl(props: TimelineProps) {
             width={width}
             selection={selection}
             mode={mode}
+            collapsed={collapsed}
             hits={hits}
           />
         ))}

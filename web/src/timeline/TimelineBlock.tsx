@@ -1,9 +1,14 @@
 // One variant's block of the timeline: a label row and one <canvas> holding its CPU lanes and
-// entity lanes. Painting goes through the raf scheduler; the canvas reports what it drew in
-// data attributes (data-slices-drawn, data-samples-drawn) and its hit-test index to the parent.
+// entity lanes (tasks and, with cgroups, group entities), plus CFS bandwidth throttled strips
+// and counter tracks. Painting goes through the raf scheduler; the canvas reports what it drew
+// in data attributes (data-slices-drawn, data-samples-drawn, data-group-lanes,
+// data-throttle-strips, data-counter-tracks, …) and its hit-test index to the parent.
 import { memo, useEffect, useLayoutEffect, useMemo, useRef } from 'react';
 import type { ScenarioMeta, WindowData } from '../engine/protocol';
-import { CPU_LANE_H, GUTTER_W, LABEL_ROW_H, SECTION_GAP, blockCanvasHeight } from './layout';
+import { COUNTER_TRACK_H, CPU_LANE_H, GUTTER_W, LABEL_ROW_H, SECTION_GAP, blockCanvasHeight } from './layout';
+import { counterTracks, throttleData } from './bandwidth';
+import { entityLanes, MAX_ENTITY_LANES } from './lanes';
+import { renderCounterTracks, renderThrottles } from './render_bandwidth';
 import { cancelRedraw, scheduleRedraw } from './raf_scheduler';
 import { renderCpuLanes, type CpuHitIndex } from './render_cpu';
 import { renderEntityLanes, type EntityHitIndex, type EntityMode } from './render_entity';
@@ -26,27 +31,21 @@ export interface TimelineBlockProps {
   width: number;
   selection: number | null;
   mode: EntityMode;
+  /** Task groups whose group lane is collapsed (their tasks and child groups hidden). */
+  collapsed: ReadonlySet<number>;
   /** The parent's registry of painted blocks, keyed by variant key. */
   hits: Map<string, BlockHit>;
 }
 
-/** At most this many entity lanes are drawn; beyond it, the first ones plus the selection. */
-export const MAX_ENTITY_LANES = 16;
-
-/** Task ids that get an entity lane: all of them for small scenarios, else the first
- * MAX_ENTITY_LANES − 1 and the selected task (click a CPU slice to bring a task's lane in). */
-export function entityLaneTasks(ntasks: number, selection: number | null): number[] {
-  if (ntasks <= MAX_ENTITY_LANES) return Array.from({ length: ntasks }, (_, i) => i);
-  const out = Array.from({ length: MAX_ENTITY_LANES - 1 }, (_, i) => i);
-  if (selection !== null && selection >= out.length && selection < ntasks) out.push(selection);
-  return out;
-}
+export { MAX_ENTITY_LANES };
 
 export const TimelineBlock = memo(function TimelineBlock(props: TimelineBlockProps) {
-  const { meta, variantKey, label, data, t0, t1, width, selection, mode, hits } = props;
+  const { meta, variantKey, label, data, t0, t1, width, selection, mode, collapsed, hits } = props;
   const canvasRef = useRef<HTMLCanvasElement>(null);
-  const shown = useMemo(() => entityLaneTasks(meta.tasks.length, selection), [meta.tasks.length, selection]);
-  const height = blockCanvasHeight(meta.cpus, shown.length);
+  const lanes = useMemo(() => entityLanes(meta, selection, collapsed), [meta, selection, collapsed]);
+  const tracks = useMemo(() => counterTracks(meta), [meta]);
+  const throttle = useMemo(() => throttleData(meta, data), [meta, data]);
+  const height = blockCanvasHeight(meta.cpus, lanes.length, tracks.length);
 
   useLayoutEffect(() => {
     const canvas = canvasRef.current;
@@ -65,17 +64,27 @@ export const TimelineBlock = memo(function TimelineBlock(props: TimelineBlockPro
       const scale = makeTimeScale(t0, t1, GUTTER_W, width);
       const taskNames = meta.tasks.map((t) => t.name);
       const cpu = renderCpuLanes(ctx, { data, scale, width, top: 0, cpus: meta.cpus, taskNames, selection, dpr });
+      const bw = renderThrottles(ctx, { data, throttle, scale, width, top: 0, cpus: meta.cpus });
       const cpuDone = performance.now();
-      const top = meta.cpus * CPU_LANE_H + SECTION_GAP;
-      const entity = renderEntityLanes(ctx, { data, scale, width, top, taskNames, tasks: shown, selection, mode, dpr });
+      const tracksTop = meta.cpus * CPU_LANE_H;
+      const counters = renderCounterTracks(ctx, { data, meta, tracks, scale, width, top: tracksTop });
+      const top = tracksTop + tracks.length * COUNTER_TRACK_H + SECTION_GAP;
+      const groups = meta.groups?.length ?? 0;
+      const entity = renderEntityLanes(ctx, { data, scale, width, top, taskNames, lanes, groups, selection, mode, dpr });
       canvas.dataset.slicesDrawn = String(cpu.rects);
+      canvas.dataset.groupLanes = String(entity.groupLanes);
+      canvas.dataset.throttleStrips = String(bw.strips);
+      canvas.dataset.unthrottleTicks = String(bw.unthrottles);
+      canvas.dataset.taskThrottled = String(bw.taskThrottled);
+      canvas.dataset.throttleSource = throttle.source;
+      canvas.dataset.counterTracks = String(counters);
       canvas.dataset.samplesDrawn = String(entity.samplesDrawn);
       canvas.dataset.markersDrawn = String(cpu.markers);
       canvas.dataset.cpuPaintMs = (cpuDone - started).toFixed(2);
       canvas.dataset.paintMs = (performance.now() - started).toFixed(2);
       hits.set(variantKey, { canvas, cpu: cpu.hit, entity: entity.hit });
     }, canvas);
-  }, [meta, variantKey, data, t0, t1, width, height, selection, mode, hits, shown]);
+  }, [meta, variantKey, data, t0, t1, width, height, selection, mode, hits, lanes, tracks, throttle]);
 
   useEffect(() => {
     const canvas = canvasRef.current;
@@ -96,7 +105,7 @@ export const TimelineBlock = memo(function TimelineBlock(props: TimelineBlockPro
       <canvas
         ref={canvasRef}
         data-variant={variantKey}
-        data-lanes={meta.cpus + shown.length}
+        data-lanes={meta.cpus + lanes.length}
         style={{ display: 'block', width: Math.max(width, 0), height }}
       />
     </div>

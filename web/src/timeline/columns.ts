@@ -56,3 +56,23 @@ export function groupByCached(key: Uint32Array, time: Float64Array, groups: numb
   groupCache.set(key, { time, groups, out });
   return out;
 }
+
+const keyCache = new WeakMap<Uint32Array, { nTasks: number; out: Uint32Array }>();
+
+/**
+ * The sample key column with group nodes (GROUP_NODE | tg, from 0x8000_0000 up) folded in
+ * after the tasks: task ids stay, group node tg becomes nTasks + tg. Without group nodes the
+ * column itself is returned (so groupByCached keeps hitting its cache).
+ */
+export function entityKeys(task: Uint32Array, nTasks: number): Uint32Array {
+  const hit = keyCache.get(task);
+  if (hit && hit.nTasks === nTasks) return hit.out;
+  let out = task;
+  for (let i = 0; i < task.length; i++) {
+    if (task[i] < 0x8000_0000) continue;
+    out = task.map((k) => (k >= 0x8000_0000 ? nTasks + (k - 0x8000_0000) : k));
+    break;
+  }
+  keyCache.set(task, { nTasks, out });
+  return out;
+}

@@ -48,9 +48,13 @@ export type Ctx2D = Pick<
   | 'putImageData'
 >;
 
-/** Total height of one variant block's canvas for `cpus` CPU lanes and `tasks` entity lanes. */
-export function blockCanvasHeight(cpus: number, tasks: number): number {
-  return cpus * CPU_LANE_H + SECTION_GAP + tasks * ENTITY_LANE_H;
+/** Height of one CFS bandwidth counter track (below the CPU lanes), CSS px. */
+export const COUNTER_TRACK_H = 44;
+
+/** Total height of one variant block's canvas for `cpus` CPU lanes, `tasks` entity lanes and
+ * `tracks` counter tracks. */
+export function blockCanvasHeight(cpus: number, tasks: number, tracks = 0): number {
+  return cpus * CPU_LANE_H + tracks * COUNTER_TRACK_H + SECTION_GAP + tasks * ENTITY_LANE_H;
 }
 
 /** Marker kind codes (protocol MarkerCols.kind). */
@@ -73,6 +77,7 @@ export const SwitchReason = {
   exit: 4,
   fromIdle: 5,
   preempt: 6,
+  throttle: 7,
 } as const;
 
 /** Entity flag bits (SampleCols.flags). */

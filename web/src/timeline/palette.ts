@@ -38,6 +38,14 @@ export const COLOURS = {
   queued: '#b0bec5',
   delayed: '#8e24aa',
   sleeping: '#eceff1',
+  group: '#57606a',
+  groupBg: '#eef1f5',
+  throttled: '#d32f2f',
+  unthrottle: '#2e7d32',
+  taskThrottled: '#b71c1c',
+  runtime: '#0b5394',
+  pool: '#8c959f',
+  negative: 'rgba(218, 54, 51, 0.35)',
 } as const;
 
 function hexToRgb(hex: string): [number, number, number] {

@@ -5,7 +5,8 @@
 // along each lane's bottom shows running, queued, delayed and sleeping time. Lanes with more
 // samples than pixel columns are rasterized into a bitmap instead (raster_entity.ts).
 import type { SampleCols, WindowData } from '../engine/protocol';
-import { groupByCached, lastAtOrBefore } from './columns';
+import { entityKeys, groupByCached, lastAtOrBefore } from './columns';
+import type { LaneSpec } from './lanes';
 import { rasterEntityLane } from './raster_entity';
 import { COLOURS, taskColour } from './palette';
 import { affineOf, formatNs, type TimeScale } from './time_scale';
@@ -28,6 +29,10 @@ export interface EntityLanesOpts {
   taskNames: readonly string[];
   /** Task ids to draw, one lane each, in order (default: every task). */
   tasks?: readonly number[];
+  /** Lanes to draw, tasks and group entities (overrides `tasks`). */
+  lanes?: readonly LaneSpec[];
+  /** How many task groups there are (group nodes' keys go after the tasks). */
+  groups?: number;
   selection: number | null;
   mode: EntityMode;
   gutter?: number;
@@ -41,13 +46,16 @@ export interface EntityHitIndex {
   bottom: number;
   lanes: EntityLane[];
   laneAt(y: number): number | null;
-  /** The task whose lane contains y (the gutter included), or null. */
+  /** The task whose lane contains y (the gutter included), or null (also on group lanes). */
   taskAt(x: number, y: number): number | null;
+  /** The task group whose group lane contains y, or null. */
+  groupAt(x: number, y: number): number | null;
 }
 
 export interface EntityLanesResult {
   samplesDrawn: number;
   lanes: number;
+  groupLanes: number;
   hit: EntityHitIndex;
 }
 
@@ -57,9 +65,11 @@ export function renderEntityLanes(ctx: Ctx2D, opts: EntityLanesOpts): EntityLane
   const gutter = opts.gutter ?? GUTTER_W;
   const { data, scale, width, top, taskNames, selection, mode } = opts;
   const nTasks = taskNames.length;
-  const shown = opts.tasks ?? taskNames.map((_, i) => i);
+  const specs: readonly LaneSpec[] =
+    opts.lanes ?? (opts.tasks ?? taskNames.map((_, i) => i)).map((id) => ({ id, label: taskNames[id], depth: 0, tg: null, collapsed: false }));
+  const shown = specs.map((l) => (l.tg === null ? l.id : nTasks + l.tg));
   const s = data?.samples;
-  const groups = s ? groupByCached(s.task, s.t, nTasks) : null;
+  const groups = s ? groupByCached(entityKeys(s.task, nTasks), s.t, nTasks + (opts.groups ?? 0)) : null;
   const dpr = opts.dpr ?? 1;
   const a = affineOf(scale);
   // The visible time range, a little wider than the plot so lines leave it cleanly.
@@ -72,8 +82,10 @@ export function renderEntityLanes(ctx: Ctx2D, opts: EntityLanesOpts): EntityLane
 
   for (let li = 0; li < shown.length; li++) {
     const task = shown[li];
+    const spec = specs[li];
+    const colour = spec.tg === null ? taskColour(task) : COLOURS.group;
     const laneTop = top + li * laneH;
-    const lane: EntityLane = { task, top: laneTop, bottom: laneTop + laneH, mid: laneTop + laneH / 2, centre: 0, halfRange: MIN_HALF_RANGE_NS, halfPx };
+    const lane: EntityLane = { task: spec.id, top: laneTop, bottom: laneTop + laneH, mid: laneTop + laneH / 2, centre: 0, halfRange: MIN_HALF_RANGE_NS, halfPx };
     lanes.push(lane);
     // The samples that matter: from the last one at or before the view start to the first after its end.
     let first = 0;
@@ -89,17 +101,18 @@ export function renderEntityLanes(ctx: Ctx2D, opts: EntityLanesOpts): EntityLane
     // More samples than pixel columns: the lane is rasterized column by column into a bitmap
     // that also holds its background, so the canvas API only draws the gutter.
     const bitmap = !!s && !!groups && last - first + 1 > width - gutter;
-    const background = task === selection ? COLOURS.selectionBg : li % 2 ? COLOURS.laneBgAlt : COLOURS.laneBg;
+    const background =
+      spec.tg !== null ? COLOURS.groupBg : spec.id === selection ? COLOURS.selectionBg : li % 2 ? COLOURS.laneBgAlt : COLOURS.laneBg;
     const bgWidth = bitmap ? gutter : width;
     ctx.fillStyle = background;
     ctx.fillRect(0, laneTop, bgWidth, laneH);
     ctx.fillStyle = COLOURS.laneSep;
     ctx.fillRect(0, laneTop + laneH - 0.5, bgWidth, 0.5);
-    drawGutter(ctx, lane, taskNames[task], task === selection, mode);
+    drawGutter(ctx, lane, spec, colour, spec.id === selection, mode);
     if (!s || !groups || last < first) continue;
     if (bitmap) {
       const groupEnd = groups.start[task + 1];
-      const args = { s, order: groups.order, first, last, groupEnd, tEnd, lo, hi, a, lane, gutter, width, dpr, relative: mode === 'relative', colour: taskColour(task), background };
+      const args = { s, order: groups.order, first, last, groupEnd, tEnd, lo, hi, a, lane, gutter, width, dpr, relative: mode === 'relative', colour, background };
       rasterEntityLane(ctx, args);
       if (mode === 'relative') vLabel(ctx, lane, gutter);
       continue;
@@ -136,7 +149,6 @@ export function renderEntityLanes(ctx: Ctx2D, opts: EntityLanesOpts): EntityLane
       hLine(ctx, lane.mid, gutter, width, COLOURS.vLine);
       vLabel(ctx, lane, gutter);
     }
-    const colour = taskColour(task);
     const series = (ia: number, ib: number, rel: boolean, dash: number[], stroke: string, w: number) => {
       ctx.beginPath();
       let px = NaN;
@@ -182,6 +194,7 @@ export function renderEntityLanes(ctx: Ctx2D, opts: EntityLanesOpts): EntityLane
   return {
     samplesDrawn,
     lanes: shown.length,
+    groupLanes: specs.filter((l) => l.tg !== null).length,
     hit: {
       top,
       bottom,
@@ -189,7 +202,12 @@ export function renderEntityLanes(ctx: Ctx2D, opts: EntityLanesOpts): EntityLane
       laneAt,
       taskAt: (_x: number, y: number) => {
         const li = laneAt(y);
-        return li === null ? null : (shown[li] ?? null);
+        const spec = li === null ? undefined : specs[li];
+        return spec && spec.tg === null ? spec.id : null;
+      },
+      groupAt: (_x: number, y: number) => {
+        const li = laneAt(y);
+        return li === null ? null : (specs[li]?.tg ?? null);
       },
     },
   };
@@ -264,17 +282,19 @@ function hLine(ctx: Ctx2D, y: number, x0: number, x1: number, colour: string) {
   ctx.stroke();
 }
 
-/** The task name and the lane's y-scale in the gutter. */
-function drawGutter(ctx: Ctx2D, lane: EntityLane, name: string, selected: boolean, mode: EntityMode) {
+/** The lane's name (a group's with its ▸/▾ toggle), indented by depth, and its y-scale. */
+function drawGutter(ctx: Ctx2D, lane: EntityLane, spec: LaneSpec, colour: string, selected: boolean, mode: EntityMode) {
+  const x = 2 + spec.depth * 10;
   ctx.textAlign = 'left';
   ctx.textBaseline = 'middle';
-  ctx.fillStyle = taskColour(lane.task);
-  ctx.fillRect(2, lane.top + 6, 4, lane.bottom - lane.top - 12);
+  ctx.fillStyle = colour;
+  ctx.fillRect(x, lane.top + 6, 4, lane.bottom - lane.top - 12);
   ctx.fillStyle = COLOURS.text;
-  ctx.font = `${selected ? 'bold ' : ''}11px system-ui, sans-serif`;
-  ctx.fillText(name, 10, lane.mid - 7);
+  const group = spec.tg !== null;
+  ctx.font = `${selected || group ? 'bold ' : ''}11px system-ui, sans-serif`;
+  ctx.fillText(group ? `${spec.collapsed ? '▸' : '▾'} ${spec.label}` : spec.label, x + 8, lane.mid - 7);
   ctx.fillStyle = COLOURS.mutedText;
   ctx.font = '9px system-ui, sans-serif';
   const label = mode === 'relative' ? `V ± ${formatNs(lane.halfRange)}` : `± ${formatNs(lane.halfRange)}`;
-  ctx.fillText(label, 10, lane.mid + 8);
+  ctx.fillText(group ? `group · ${label}` : label, x + 8, lane.mid + 8);
 }

@@ -17,6 +17,7 @@ export interface InputState {
   onView: (t0: number, t1: number) => void;
   onCursor: (t: number) => void;
   onSelect: (task: number | null) => void;
+  onToggleGroup?: (tg: number) => void;
 }
 
 const DRAG_THRESHOLD_PX = 3;
@@ -144,7 +145,8 @@ export function useTimelineInput(root: RefObject<HTMLElement | null>, state: Inp
   }, []);
 }
 
-/** A click: the cursor moves to the instant under the pointer and the task under it is selected. */
+/** A click: the cursor moves to the instant under the pointer and the task under it is selected;
+ * a click on a group lane's name (in the gutter) collapses or expands that group. */
 function click(s: InputState, clientX: number, clientY: number, root: HTMLElement) {
   const x = clientX - root.getBoundingClientRect().left;
   if (x >= GUTTER_W) s.onCursor(Math.min(s.meta.duration_ns, Math.max(0, timeAt(s, x))));
@@ -153,6 +155,11 @@ function click(s: InputState, clientX: number, clientY: number, root: HTMLElemen
     if (clientY < r.top || clientY >= r.bottom) continue;
     const cx = clientX - r.left;
     const cy = clientY - r.top;
+    const tg = hit.entity.groupAt(cx, cy);
+    if (tg !== null && cx < GUTTER_W) {
+      s.onToggleGroup?.(tg);
+      return;
+    }
     s.onSelect(hit.cpu.taskAt(cx, cy) ?? hit.entity.taskAt(cx, cy) ?? null);
     return;
   }

@@ -1,6 +1,5 @@
 //! Shared helpers of the integration tests.
 #![allow(dead_code)]
-
 #![allow(clippy::disallowed_methods)] // the tests read scenario files
 
 use schedlab_engine::sim::Simulation;
