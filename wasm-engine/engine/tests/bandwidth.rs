@@ -54,3 +54,26 @@ fn the_two_implementations_differ_on_the_same_scenario() {
     println!("switches: task_based {} cfs_rq {}", sw(&a), sw(&b));
     assert!(sw(&a) > sw(&b), "the task-based throttle adds the return-to-user hops");
 }
+
+#[test]
+fn cgroup_v2_cpu_max_equals_v1_quota_and_period() {
+    let path = common::repo_root().join("scenarios/linux-6.18/bandwidth-30-of-100.toml");
+    let v1 = std::fs::read_to_string(&path).expect("scenario");
+    let v2 = v1.replace("quota = \"30ms\"\nperiod = \"100ms\"", "max = \"30000 100000\"");
+    assert_ne!(v1, v2);
+    let digest = |text: &str| {
+        let (_, mut sim) = schedlab_engine::load("t.toml", text, &[]).unwrap_or_else(|e| panic!("{e}"));
+        sim.run();
+        sim.fair.log.digest()
+    };
+    assert_eq!(digest(&v1), digest(&v2));
+    use schedlab_engine::scenario::load::parse_cpu_max;
+    assert_eq!(parse_cpu_max("max 100000"), Ok((None, 100_000_000)));
+    assert_eq!(parse_cpu_max("50000"), Ok((Some(50_000_000), 100_000_000)));
+    assert!(parse_cpu_max("fifty").is_err());
+    let bad = v1.replace("quota = \"30ms\"\nperiod = \"100ms\"", "max = \"30000 100000 7\"");
+    let Err(e) = schedlab_engine::load("bad.toml", &bad, &[]) else {
+        panic!("cpu.max with three fields must be rejected")
+    };
+    assert!(e.contains("cpu.max"), "{e}");
+}

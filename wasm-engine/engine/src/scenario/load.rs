@@ -231,6 +231,21 @@ fn check(s: &ScenarioFile) -> Vec<Issue> {
     c.issues
 }
 
+/// Parses cgroup v2 `cpu.max` ("QUOTA_US PERIOD_US", "max PERIOD_US", or a lone quota with
+/// the default 100000 us period) into (quota ns or None for "max", period ns).
+pub fn parse_cpu_max(text: &str) -> Result<(Option<u64>, u64), String> {
+    let mut parts = text.split_whitespace();
+    let expected = || format!("expected cpu.max as \"QUOTA_US PERIOD_US\" or \"max PERIOD_US\", got {text:?}");
+    let q = parts.next().ok_or_else(expected)?;
+    let p = parts.next().unwrap_or("100000");
+    if parts.next().is_some() {
+        return Err(expected());
+    }
+    let quota = if q == "max" { None } else { Some(q.parse::<u64>().map_err(|_| expected())?.saturating_mul(1000)) };
+    let period = p.parse::<u64>().map_err(|_| expected())?.saturating_mul(1000);
+    Ok((quota, period))
+}
+
 /// Parent path of a cgroup path ("/" for a top-level group).
 pub fn cgroup_parent(path: &str) -> &str {
     match path.rfind('/') {
@@ -273,6 +288,21 @@ fn check_cgroups(c: &mut Checker, cp: &KeyPath, groups: &[CgroupSpec]) {
         if let Some(v) = g.weight {
             if !(1..=10_000).contains(&v) {
                 c.push(gp.key("weight"), format!("expected cpu.weight in 1..=10000, got {v}"));
+            }
+        }
+        if let Some(m) = &g.max {
+            if g.quota.is_some() || g.period.is_some() {
+                c.push(gp.key("max"), "give either cpu.max (max) or quota/period, not both");
+            }
+            match parse_cpu_max(m) {
+                Ok((Some(q), _)) if q < 1_000_000 => {
+                    c.push(gp.key("max"), format!("expected a quota of at least 1000 us in cpu.max, got {m:?}"))
+                }
+                Ok((_, p)) if !(1_000_000..=1_000_000_000).contains(&p) => {
+                    c.push(gp.key("max"), format!("expected a period in 1000..=1000000 us in cpu.max, got {m:?}"))
+                }
+                Ok(_) => {}
+                Err(e) => c.push(gp.key("max"), e),
             }
         }
         if let Some(q) = g.quota {

@@ -64,6 +64,10 @@ pub struct CgroupSpec {
     /// Bandwidth period (v1 `cpu.cfs_period_us`, v2 second field of `cpu.max`; 1ms..=1s, default 100ms).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub period: Option<DurationSpec>,
+    /// cgroup v2 `cpu.max` as written to the file: "QUOTA_US PERIOD_US" or "max PERIOD_US"
+    /// (e.g. "30000 100000"). Exclusive with `quota`/`period`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max: Option<String>,
     /// Burst (v1 `cpu.cfs_burst_us`, v2 `cpu.max.burst`; at most the quota; default 0).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub burst: Option<DurationSpec>,

@@ -1,6 +1,6 @@
 //! From a validated scenario file to the engine's internal configuration.
 
-use crate::scenario::load::cgroup_parent;
+use crate::scenario::load::{cgroup_parent, parse_cpu_max};
 use crate::scenario::schema::{LagClampMode, PolicySpec, ScenarioFile, ThrottleSpec, TunableScaling, YieldMode};
 use crate::sched::bandwidth::ThrottleMode;
 use crate::sched::fair::{LagClamp, SchedParams, YieldFlavour};
@@ -135,8 +135,14 @@ impl SimConfig {
                     (Some(v), None) => shares_from_v1(v),
                     (None, None) => shares_from_v1(1024),
                 },
-                quota_ns: g.quota.map(|d| d.ns()),
-                period_ns: g.period.map(|d| d.ns()).unwrap_or(100_000_000),
+                quota_ns: match g.max.as_deref().map(parse_cpu_max) {
+                    Some(Ok((q, _))) => q,
+                    _ => g.quota.map(|d| d.ns()),
+                },
+                period_ns: match g.max.as_deref().map(parse_cpu_max) {
+                    Some(Ok((_, p))) => p,
+                    _ => g.period.map(|d| d.ns()).unwrap_or(100_000_000),
+                },
                 burst_ns: g.burst.map(|d| d.ns()).unwrap_or(0),
             })
             .collect();
