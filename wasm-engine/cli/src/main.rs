@@ -10,6 +10,7 @@
 
 mod aaron;
 mod bench;
+mod compare;
 
 use schedlab_engine::obs::explain::explain;
 use schedlab_engine::obs::summary::Summary;
@@ -19,6 +20,8 @@ use std::process::ExitCode;
 const USAGE: &str = "usage:
   schedlab simulate <scenario> [--variant NAME=VALUE ...] [--json] [--log full|events]
   schedlab explain  <scenario> --at <time> [--variant NAME=VALUE ...] [--json]
+  schedlab compare  <scenario> --variants A,B,... [--variant NAME=VALUE ...] [--json]
+  schedlab variants                    list the named variants
   schedlab schema                      print the scenario JSON Schema
   schedlab bench [--seconds N]         engine throughput benchmark (events/s)
   schedlab bench <scenario>            time one scenario's run (full log)
@@ -37,6 +40,7 @@ struct Args {
     at: Option<String>,
     seconds: Option<String>,
     events_only: bool,
+    compare: Option<String>,
 }
 
 fn parse_args(argv: &[String]) -> Result<Args, String> {
@@ -45,8 +49,16 @@ fn parse_args(argv: &[String]) -> Result<Args, String> {
     if cmd == "-h" || cmd == "--help" || cmd == "help" {
         return Err(String::new());
     }
-    let mut a =
-        Args { cmd, file: None, variants: Vec::new(), json: false, at: None, seconds: None, events_only: false };
+    let mut a = Args {
+        cmd,
+        file: None,
+        variants: Vec::new(),
+        json: false,
+        at: None,
+        seconds: None,
+        events_only: false,
+        compare: None,
+    };
     while let Some(arg) = it.next() {
         match arg.as_str() {
             "--json" => a.json = true,
@@ -64,6 +76,7 @@ fn parse_args(argv: &[String]) -> Result<Args, String> {
             }
             "--at" => a.at = Some(it.next().ok_or("--at needs a time")?.clone()),
             "--seconds" => a.seconds = Some(it.next().ok_or("--seconds needs a number")?.clone()),
+            "--variants" => a.compare = Some(it.next().ok_or("--variants needs A,B,...")?.clone()),
             "-h" | "--help" => return Err(String::new()),
             s if s.starts_with("--") => return Err(format!("unknown option {s}")),
             s => {
@@ -100,7 +113,7 @@ fn out(s: &str) -> Result<(), String> {
 
 fn run(argv: &[String]) -> Result<(), String> {
     let a = parse_args(argv)?;
-    let takes_file = matches!(a.cmd.as_str(), "simulate" | "explain" | "bench" | "gen");
+    let takes_file = matches!(a.cmd.as_str(), "simulate" | "explain" | "bench" | "gen" | "compare");
     if !takes_file && a.file.is_some() {
         return Err(format!("{} takes no scenario argument", a.cmd));
     }
@@ -141,6 +154,20 @@ fn run(argv: &[String]) -> Result<(), String> {
             }
         }
         "schema" => out(&schedlab_engine::scenario::json_schema_string()),
+        "compare" => {
+            let file = a.file.ok_or("compare needs a scenario file")?;
+            let names = a.compare.ok_or("compare needs --variants A,B,... (see schedlab variants)")?;
+            let text = read(&file)?;
+            compare::run(&file, &text, &names, &a.variants, a.json).and_then(|s| out(&s))
+        }
+        "variants" => {
+            let mut s = String::new();
+            for v in schedlab_engine::scenario::variants::VARIANTS {
+                let o: Vec<String> = v.overrides.iter().map(|(k, x)| format!("{k}={x}")).collect();
+                s.push_str(&format!("{:<20} {:<32} {}\n", v.name, o.join(","), v.doc));
+            }
+            out(&s)
+        }
         "gen" => match a.file.as_deref() {
             Some("aaron") => out(&aaron::scenario(384, 1100, 10_000, "1s")),
             other => Err(format!("gen {other:?}: expected gen aaron")),

@@ -32,7 +32,8 @@ pub enum EventKind {
     Place = 5,
     /// A pick decision; `arg` = index into the picks table.
     Pick = 6,
-    /// `sched_yield()` called by `task`.
+    /// `sched_yield()` called by `task`; `val` = 1 if it went on to schedule() (0: returned
+    /// early under yield throttling).
     Yield = 7,
     /// Scheduler tick on `cpu` (`task` = running task).
     Tick = 8,
@@ -50,11 +51,13 @@ pub enum EventKind {
     Unthrottle = 14,
     /// Task-based throttle: `task` moved to its cfs_rq's limbo list.
     TaskThrottled = 15,
+    /// `task` called yield_to(`arg`); `val` = 1 if it yielded, 0 if it returned early.
+    YieldTo = 16,
 }
 
 impl EventKind {
     /// All kinds, in code order.
-    pub const ALL: [EventKind; 16] = [
+    pub const ALL: [EventKind; 17] = [
         EventKind::Switch,
         EventKind::Wakeup,
         EventKind::WakeupNew,
@@ -71,6 +74,7 @@ impl EventKind {
         EventKind::Throttle,
         EventKind::Unthrottle,
         EventKind::TaskThrottled,
+        EventKind::YieldTo,
     ];
 
     /// Stable lower-case name.
@@ -92,6 +96,7 @@ impl EventKind {
             EventKind::Throttle => "throttle",
             EventKind::Unthrottle => "unthrottle",
             EventKind::TaskThrottled => "task_throttled",
+            EventKind::YieldTo => "yield_to",
         }
     }
 

@@ -33,6 +33,15 @@ pub struct TaskSummary {
     pub mean_run_ns: u64,
     /// sched_yield() calls.
     pub yields: u64,
+    /// sched_yield() calls that reached schedule() (all of them unless yield throttling).
+    pub yields_scheduled: u64,
+    /// yield_to() calls that yielded.
+    pub yields_to: u64,
+    /// After a yield_to that yielded: mean number of task picks on the yielder's CPU until the
+    /// target ran (1 = the very next pick), and the mean delay (ns).
+    pub yield_to_picks_mean: f64,
+    /// See `yield_to_picks_mean`.
+    pub yield_to_delay_ns_mean: u64,
     /// Wakeups from sleep.
     pub wakeups: u64,
     /// Completed sleeps (periods of a run/sleep loop).
@@ -58,6 +67,8 @@ pub struct Summary {
     pub tasks: Vec<TaskSummary>,
     /// Idle time per CPU (ns).
     pub cpu_idle_ns: Vec<u64>,
+    /// Counters of the yield_to proposals (calls, penalties, rate-limited, debounced, credits).
+    pub yield_to: [u64; 5],
 }
 
 /// Nearest-rank percentile of sorted values.
@@ -77,6 +88,8 @@ impl Summary {
         let mut s = Summary::from_log(&sim.fair.log, &names, sim.cpus.len() as u32, sim.now());
         s.scenario = sim.cfg.name.clone();
         s.queue_events = sim.queue.processed;
+        let y = &sim.fair.yield_to_stats;
+        s.yield_to = [y.calls, y.penalties, y.rate_limited, y.debounced, y.credits];
         s
     }
 
@@ -87,6 +100,11 @@ impl Summary {
         let mut sw_out = vec![0u64; n];
         let mut sw_out_runnable = vec![0u64; n];
         let mut yields = vec![0u64; n];
+        let mut yields_scheduled = vec![0u64; n];
+        let mut yields_to = vec![0u64; n];
+        // Per yielder: (target, time, cpu, picks so far) of the last yield_to that yielded.
+        let mut pending: Vec<Option<(u32, u64, u16, u64)>> = vec![None; n];
+        let mut handoffs: Vec<(u64, u64, u64)> = vec![(0, 0, 0); n]; // (count, picks, delay)
         let mut wakeups = vec![0u64; n];
         let mut sleeps = vec![0u64; n];
         let mut woken_at: Vec<Option<u64>> = vec![None; n];
@@ -114,6 +132,15 @@ impl Summary {
                         if let Some(w) = woken_at[task].take() {
                             lat[task].push(t - w);
                         }
+                        for (y, p) in pending.iter_mut().enumerate() {
+                            if let Some((target, t0, _, picks)) = *p {
+                                if target as usize == task {
+                                    let h = &mut handoffs[y];
+                                    *h = (h.0 + 1, h.1 + picks, h.2 + (t - t0));
+                                    *p = None;
+                                }
+                            }
+                        }
                     }
                     running[c] = (e.task[i], t);
                 }
@@ -122,7 +149,23 @@ impl Summary {
                     woken_at[task] = Some(t);
                 }
                 Some(EventKind::WakeupNew) => woken_at[task] = Some(t),
-                Some(EventKind::Yield) => yields[task] += 1,
+                Some(EventKind::Yield) => {
+                    yields[task] += 1;
+                    if e.val[i] != 0 {
+                        yields_scheduled[task] += 1;
+                    }
+                }
+                Some(EventKind::YieldTo) if e.val[i] != 0 => {
+                    yields_to[task] += 1;
+                    pending[task] = Some((e.arg[i], t, e.cpu[i], 0));
+                }
+                Some(EventKind::Pick) if e.task[i] < n as u32 => {
+                    for p in pending.iter_mut().flatten() {
+                        if p.2 == e.cpu[i] {
+                            p.3 += 1;
+                        }
+                    }
+                }
                 Some(EventKind::Sleep) => sleeps[task] += 1,
                 _ => {}
             }
@@ -146,6 +189,14 @@ impl Summary {
                     switches_out_runnable: sw_out_runnable[k],
                     mean_run_ns: cpu_time[k] / sw_out[k].max(1),
                     yields: yields[k],
+                    yields_scheduled: yields_scheduled[k],
+                    yields_to: yields_to[k],
+                    yield_to_picks_mean: if handoffs[k].0 == 0 {
+                        0.0
+                    } else {
+                        handoffs[k].1 as f64 / handoffs[k].0 as f64
+                    },
+                    yield_to_delay_ns_mean: handoffs[k].2 / handoffs[k].0.max(1),
                     wakeups: wakeups[k],
                     sleeps: sleeps[k],
                     wakeup_latency_ns: Latency {
@@ -164,6 +215,7 @@ impl Summary {
             log_events: log.len() as u64,
             tasks,
             cpu_idle_ns: idle,
+            yield_to: [0; 5],
         }
     }
 
@@ -176,6 +228,8 @@ impl Summary {
             "queue_events": self.queue_events,
             "log_events": self.log_events,
             "cpu_idle_ns": self.cpu_idle_ns,
+            "yield_to": { "calls": self.yield_to[0], "penalties": self.yield_to[1], "rate_limited": self.yield_to[2],
+                          "debounced": self.yield_to[3], "credits": self.yield_to[4] },
             "tasks": self.tasks.iter().map(|t| json!({
                 "name": t.name,
                 "cpu_time_ns": t.cpu_time_ns,
@@ -184,6 +238,10 @@ impl Summary {
                 "switches_out_runnable": t.switches_out_runnable,
                 "mean_run_ns": t.mean_run_ns,
                 "yields": t.yields,
+                "yields_scheduled": t.yields_scheduled,
+                "yields_to": t.yields_to,
+                "yield_to_picks_mean": (t.yield_to_picks_mean * 1000.0).round() / 1000.0,
+                "yield_to_delay_ns_mean": t.yield_to_delay_ns_mean,
                 "wakeups": t.wakeups,
                 "sleeps": t.sleeps,
                 "wakeup_latency_ns": { "p50": t.wakeup_latency_ns.p50, "p99": t.wakeup_latency_ns.p99, "max": t.wakeup_latency_ns.max },
@@ -201,9 +259,16 @@ impl Summary {
         s.push_str(&format!("log_events {}\n", self.log_events));
         for t in &self.tasks {
             s.push_str(&format!(
-                "task {} cpu_time_ns={} share_pct={:.3} switches_out={} switches_out_runnable={} mean_run_ns={} yields={} wakeups={} sleeps={} wakeup_latency_ns=p50:{},p99:{},max:{}\n",
-                t.name, t.cpu_time_ns, t.share_pct, t.switches_out, t.switches_out_runnable, t.mean_run_ns, t.yields, t.wakeups, t.sleeps,
+                "task {} cpu_time_ns={} share_pct={:.3} switches_out={} switches_out_runnable={} mean_run_ns={} yields={} yields_scheduled={} yields_to={} yield_to_picks_mean={:.3} yield_to_delay_ns_mean={} wakeups={} sleeps={} wakeup_latency_ns=p50:{},p99:{},max:{}\n",
+                t.name, t.cpu_time_ns, t.share_pct, t.switches_out, t.switches_out_runnable, t.mean_run_ns, t.yields, t.yields_scheduled, t.yields_to, t.yield_to_picks_mean, t.yield_to_delay_ns_mean, t.wakeups, t.sleeps,
                 t.wakeup_latency_ns.p50, t.wakeup_latency_ns.p99, t.wakeup_latency_ns.max
+            ));
+        }
+        if self.yield_to[0] > 0 {
+            let y = &self.yield_to;
+            s.push_str(&format!(
+                "yield_to calls={} penalties={} rate_limited={} debounced={} credits={}\n",
+                y[0], y[1], y[2], y[3], y[4]
             ));
         }
         for (c, idle) in self.cpu_idle_ns.iter().enumerate() {

@@ -8,7 +8,7 @@
 use super::locate::{self, KeyPath};
 use super::schema::{
     CgroupSpec, LagClampMode, LoopSpec, OpSpec, PeriodicSpec, ScenarioFile, TaskSpec, ThrottleSpec, TunableScaling,
-    YieldMode, SCENARIO_VERSION,
+    YieldMode, YieldToSpec, SCENARIO_VERSION,
 };
 use super::units::{format_duration, parse_duration, DurationSpec};
 use crate::sched::features::SchedFeatures;
@@ -227,6 +227,15 @@ fn check(s: &ScenarioFile) -> Vec<Issue> {
                 c.push(tp.key("cgroup"), format!("cgroup {g:?} is not declared in [[cgroups]]"));
             }
         }
+        let mut targets = Vec::new();
+        yield_to_targets(&tp.key("program"), &t.program, &mut targets);
+        for (path, target) in targets {
+            if target == t.name {
+                c.push(path, format!("task {:?} cannot yield_to itself", t.name));
+            } else if !s.tasks.iter().any(|o| o.name == target) {
+                c.push(path, format!("yield_to names {target:?}, which is not a task of this scenario"));
+            }
+        }
     }
     c.issues
 }
@@ -381,7 +390,18 @@ fn never_ends(op: &OpSpec) -> bool {
         OpSpec::Run(d) => d.is_forever(),
         OpSpec::Periodic(p) => p.count.is_none(),
         OpSpec::Loop(l) => l.times.is_none() || l.body.iter().any(never_ends),
-        OpSpec::Spin(_) | OpSpec::Sleep(_) | OpSpec::SchedYield(_) => false,
+        OpSpec::Spin(_) | OpSpec::Sleep(_) | OpSpec::SchedYield(_) | OpSpec::YieldTo(_) => false,
+    }
+}
+
+/// Every `yield_to` step of a program with its key path.
+fn yield_to_targets<'a>(seq: &KeyPath, ops: &'a [OpSpec], out: &mut Vec<(KeyPath, &'a str)>) {
+    for (i, op) in ops.iter().enumerate() {
+        match op {
+            OpSpec::YieldTo(t) => out.push((seq.index(i).key("yield_to"), t.as_str())),
+            OpSpec::Loop(l) => yield_to_targets(&seq.index(i).key("loop").key("body"), &l.body, out),
+            _ => {}
+        }
     }
 }
 
@@ -413,6 +433,7 @@ fn check_ops(c: &mut Checker, seq: &KeyPath, ops: &[OpSpec], depth: usize) {
                     c.push(op_path.key("sched_yield"), "expected a sched_yield count of at least 1");
                 }
             }
+            OpSpec::YieldTo(_) => {} // targets are checked against the task list in `check`
             OpSpec::Periodic(p) => check_periodic(c, &op_path.key("periodic"), p),
             OpSpec::Loop(l) => check_loop(c, &op_path.key("loop"), l, depth + 1),
         }
@@ -461,7 +482,7 @@ fn check_loop(c: &mut Checker, lp: &KeyPath, l: &LoopSpec, depth: usize) {
 fn takes_time(op: &OpSpec) -> bool {
     match op {
         OpSpec::Run(_) | OpSpec::Spin(_) | OpSpec::Sleep(_) | OpSpec::Periodic(_) => true,
-        OpSpec::SchedYield(_) => false,
+        OpSpec::SchedYield(_) | OpSpec::YieldTo(_) => false,
         OpSpec::Loop(l) => l.body.iter().any(takes_time),
     }
 }
@@ -508,9 +529,25 @@ pub fn apply_variant(s: &mut ScenarioFile, name: &str, value: &str) -> Result<()
             s.kernel.yield_mode = Some(match value.trim() {
                 "forfeit" => YieldMode::Forfeit,
                 "deadline_bump" | "deadline-bump" => YieldMode::DeadlineBump,
-                _ => return Err(format!("yield={value}: expected forfeit or deadline_bump")),
+                "hierarchical" => YieldMode::Hierarchical,
+                _ => return Err(format!("yield={value}: expected forfeit, deadline_bump or hierarchical")),
             })
         }
+        "yield_to" => {
+            s.kernel.yield_to = Some(match value.trim() {
+                "mainline" => YieldToSpec::Mainline,
+                "debooster_v1" => YieldToSpec::DeboosterV1,
+                "debooster_v2" => YieldToSpec::DeboosterV2,
+                "lag_credit" => YieldToSpec::LagCredit,
+                "last_buddy" => YieldToSpec::LastBuddy,
+                _ => {
+                    return Err(format!(
+                        "yield_to={value}: expected mainline, debooster_v1, debooster_v2, lag_credit or last_buddy"
+                    ))
+                }
+            })
+        }
+        "yield_interval" => s.kernel.yield_interval = Some(parse_dur(name, value)?),
         "throttle" => {
             s.kernel.throttle = Some(match value.trim() {
                 "task_based" => ThrottleSpec::TaskBased,

@@ -6,6 +6,7 @@ pub mod load;
 pub mod locate;
 pub mod schema;
 pub mod units;
+pub mod variants;
 
 pub use json_schema::json_schema_string;
 pub use load::{apply_variant, parse_scenario, validate, ScenarioError};

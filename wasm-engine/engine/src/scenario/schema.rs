@@ -150,9 +150,32 @@ pub struct KernelSpec {
     /// 6.18.44).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub lag_clamp: Option<LagClampMode>,
+    /// What yield_to() does (default: mainline).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub yield_to: Option<YieldToSpec>,
+    /// Kuba Piecuch's yield throttling: at most one sched_yield() per task reaches schedule()
+    /// per interval (default: 0, off).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub yield_interval: Option<DurationSpec>,
     /// CFS bandwidth throttle implementation (default: task_based, as in 6.18).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub throttle: Option<ThrottleSpec>,
+}
+
+/// yield_to_task_fair() variants.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum YieldToSpec {
+    /// 6.18: set_next_buddy(target) + yield_task_fair.
+    Mainline,
+    /// Wanpeng Li's vCPU debooster, v1 code (2025-11-10).
+    DeboosterV1,
+    /// Wanpeng Li's vCPU debooster, v2 code (2025-12-19).
+    DeboosterV2,
+    /// Lag credit to the target (v3 cover letter; K Prateek Nayak's suggestion).
+    LagCredit,
+    /// A LAST_BUDDY-like sustained buddy (K Prateek Nayak's suggestion).
+    LastBuddy,
 }
 
 /// CFS bandwidth throttle implementations.
@@ -185,6 +208,9 @@ pub enum YieldMode {
     Forfeit,
     /// 6.12–6.18.1: only the deadline advances by one slice; vruntime is unchanged.
     DeadlineBump,
+    /// K Prateek Nayak's hierarchical yield (Nov 2025): forfeit at each level while
+    /// eligible, stop where another runnable task sits below.
+    Hierarchical,
 }
 
 /// Scheduling policy.
@@ -248,6 +274,8 @@ pub enum OpSpec {
     Sleep(DurationSpec),
     /// Call sched_yield() this many times in a row.
     SchedYield(u32),
+    /// Call yield_to(task) (the KVM directed-yield primitive) with the named task as target.
+    YieldTo(String),
     /// Run X every P: each period consumes `run` of CPU time, then sleeps until the next
     /// period boundary (skipped if already past it).
     Periodic(PeriodicSpec),

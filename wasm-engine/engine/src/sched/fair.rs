@@ -31,6 +31,9 @@ pub enum YieldFlavour {
     Forfeit,
     /// 6.12 … 6.18.1: deadline += slice, vruntime unchanged.
     DeadlineBump,
+    /// K Prateek Nayak (Nov 2025): forfeit at each level while eligible, stopping where
+    /// another runnable task sits below.
+    Hierarchical,
 }
 
 /// How `update_entity_lag()` bounds the saved lag.
@@ -56,6 +59,10 @@ pub struct SchedParams {
     pub yield_flavour: YieldFlavour,
     /// Lag clamp flavour.
     pub lag_clamp: LagClamp,
+    /// Kuba Piecuch's `yield_interval_ns` (0 = off, mainline).
+    pub yield_interval_ns: u64,
+    /// What `yield_to_task_fair()` does.
+    pub yield_to: super::yield_to::YieldToFlavour,
 }
 
 /// Per-CPU `struct rq` (the fair part of it).
@@ -109,6 +116,13 @@ pub struct Fair {
     pub bw_stats: super::bandwidth::BandwidthStats,
     /// Cost model of distribute_cfs_runtime().
     pub distribute_cost: super::bandwidth::DistributeCost,
+    /// Per-task `last_yield` (yield throttling RFC).
+    pub last_yield: Vec<u64>,
+    /// Per-rq state of the yield_to proposals (debooster rate limit and debounce, sustained
+    /// buddy).
+    pub yield_to_state: Vec<super::yield_to::YieldToRqState>,
+    /// Counters of the yield_to proposals.
+    pub yield_to_stats: super::yield_to::YieldToStats,
 }
 
 impl Fair {
@@ -133,6 +147,9 @@ impl Fair {
             throttle_work: Vec::new(),
             bw_stats: Default::default(),
             distribute_cost: Default::default(),
+            last_yield: Vec::new(),
+            yield_to_state: vec![Default::default(); ncpus as usize],
+            yield_to_stats: Default::default(),
         }
     }
 

@@ -12,3 +12,4 @@ pub mod pick;
 pub mod wakeup;
 pub mod weight;
 pub mod yield_;
+pub mod yield_to;

@@ -104,6 +104,9 @@ impl Fair {
     /// Returns the task entity that runs next (None: idle).
     pub fn pick_next_task(&mut self, cpu: u32) -> Option<EntityId> {
         let prev = self.rqs[cpu as usize].curr;
+        if self.params.yield_to == super::yield_to::YieldToFlavour::LastBuddy {
+            self.sustain_buddy(cpu);
+        }
         // Task-based throttle: a task picked through a throttled queue gets the throttle
         // task_work; it runs when the task returns to user space (the simulation arms it).
         let next = match self.pick_task_fair(cpu) {

@@ -1,11 +1,14 @@
 //! From a validated scenario file to the engine's internal configuration.
 
 use crate::scenario::load::{cgroup_parent, parse_cpu_max};
-use crate::scenario::schema::{LagClampMode, PolicySpec, ScenarioFile, ThrottleSpec, TunableScaling, YieldMode};
+use crate::scenario::schema::{
+    LagClampMode, PolicySpec, ScenarioFile, ThrottleSpec, TunableScaling, YieldMode, YieldToSpec,
+};
 use crate::sched::bandwidth::ThrottleMode;
 use crate::sched::fair::{LagClamp, SchedParams, YieldFlavour};
 use crate::sched::features::SchedFeatures;
 use crate::sched::group::{shares_from_v1, shares_from_v2_weight};
+use crate::sched::yield_to::YieldToFlavour;
 use crate::sim::program::Program;
 
 /// `normalized_sysctl_sched_base_slice` default: 0.7 ms.
@@ -110,6 +113,15 @@ impl SimConfig {
             yield_flavour: match s.kernel.yield_mode.unwrap_or(YieldMode::Forfeit) {
                 YieldMode::Forfeit => YieldFlavour::Forfeit,
                 YieldMode::DeadlineBump => YieldFlavour::DeadlineBump,
+                YieldMode::Hierarchical => YieldFlavour::Hierarchical,
+            },
+            yield_interval_ns: s.kernel.yield_interval.map(|d| d.ns()).unwrap_or(0),
+            yield_to: match s.kernel.yield_to.unwrap_or(YieldToSpec::Mainline) {
+                YieldToSpec::Mainline => YieldToFlavour::Mainline,
+                YieldToSpec::DeboosterV1 => YieldToFlavour::DeboosterV1,
+                YieldToSpec::DeboosterV2 => YieldToFlavour::DeboosterV2,
+                YieldToSpec::LagCredit => YieldToFlavour::LagCredit,
+                YieldToSpec::LastBuddy => YieldToFlavour::LastBuddy,
             },
             lag_clamp: match s.kernel.lag_clamp.unwrap_or(LagClampMode::MaxSliceTick) {
                 LagClampMode::MaxSliceTick => LagClamp::MaxSliceTick,
@@ -172,6 +184,7 @@ impl SimConfig {
                 tg => tg,
             })
             .collect();
+        let names: Vec<&str> = s.tasks.iter().map(|t| t.name.as_str()).collect();
         let tasks = s
             .tasks
             .iter()
@@ -189,7 +202,7 @@ impl SimConfig {
                     tg,
                     start_ns: t.start.map(|d| d.ns()).unwrap_or(0),
                     stop_ns: t.stop.map(|d| d.ns()),
-                    program: Program::compile(&t.program),
+                    program: Program::compile(&t.program, &names),
                 }
             })
             .collect();

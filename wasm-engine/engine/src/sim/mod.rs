@@ -45,6 +45,8 @@ pub struct TaskStats {
     pub switches_out_runnable: u64,
     /// sched_yield() calls.
     pub yields: u64,
+    /// yield_to() calls that yielded.
+    pub yields_to: u64,
     /// Wakeups from sleep.
     pub wakeups: u64,
     /// Wakeup (or creation) → first run latencies, in ns.
@@ -554,17 +556,54 @@ impl Simulation {
             }
             Step::Yield => {
                 self.tasks[task as usize].stats.yields += 1;
-                self.fair.log.event(now, EventKind::Yield, cpu, task, NO_TASK, 0);
-                self.fair.yield_task(cpu);
-                self.schedule(cpu, SwitchReason::Yield);
-                // The yield returned: if the same task was picked again, it carries on.
-                if self.running_task(cpu) == Some(task) {
-                    self.cpus[cpu as usize].work_gen += 1;
-                    self.dispatch(cpu);
+                let resched = self.fair.yield_task(cpu);
+                self.fair.log.event(now, EventKind::Yield, cpu, task, NO_TASK, resched as i64);
+                if resched {
+                    self.schedule(cpu, SwitchReason::Yield);
                 }
+                self.resume_after_call(cpu, task);
+            }
+            Step::YieldTo(target) => {
+                let yielded = self.yield_to(cpu, task, target);
+                self.fair.log.event(now, EventKind::YieldTo, cpu, task, target, yielded as i64);
+                if yielded {
+                    self.schedule(cpu, SwitchReason::Yield);
+                }
+                self.resume_after_call(cpu, task);
             }
             Step::Exit => self.exit_running(cpu, task),
         }
+    }
+
+    /// After a system call returns: if the same task still runs, it carries on with its program.
+    fn resume_after_call(&mut self, cpu: u32, task: u32) {
+        if self.running_task(cpu) == Some(task) {
+            self.cpus[cpu as usize].work_gen += 1;
+            self.dispatch(cpu);
+        }
+    }
+
+    /// Models `yield_to(p, preempt=true)` (kernel/sched/syscalls.c) from `task` on `cpu`.
+    /// Returns whether it yielded.
+    fn yield_to(&mut self, cpu: u32, task: u32, target: u32) -> bool {
+        let t = &self.tasks[target as usize];
+        let p_cpu = t.cpu;
+        if self.fair.rqs[cpu as usize].nr_running == 1 && self.fair.rqs[p_cpu as usize].nr_running == 1 {
+            return false; // -ESRCH
+        }
+        // A running or sleeping target: nothing to yield to.
+        if t.state != TaskState::Runnable {
+            return false;
+        }
+        let se = t.se;
+        let yielded = self.fair.yield_to_task_fair(cpu, se);
+        if yielded {
+            self.tasks[task as usize].stats.yields_to += 1;
+            if p_cpu != cpu {
+                self.fair.resched(p_cpu, SwitchReason::WakeupPreempt);
+            }
+        }
+        yielded
     }
 
     /// CPU time of a task so far (including the running segment).

@@ -14,6 +14,8 @@ pub enum Instr {
     Sleep(u64),
     /// Call sched_yield().
     Yield,
+    /// Call yield_to(task id).
+    YieldTo(u32),
     /// Start of a loop: `times` (None = forever), `period` for periodic loops, `end` = pc of
     /// the matching LoopEnd.
     LoopStart { times: Option<u64>, period: Option<u64>, end: u32 },
@@ -29,14 +31,14 @@ pub struct Program {
 }
 
 impl Program {
-    /// Compiles scenario steps.
-    pub fn compile(ops: &[OpSpec]) -> Program {
+    /// Compiles scenario steps; `names` resolves yield_to targets to task ids.
+    pub fn compile(ops: &[OpSpec], names: &[&str]) -> Program {
         let mut p = Program::default();
-        p.emit(ops);
+        p.emit(ops, names);
         p
     }
 
-    fn emit(&mut self, ops: &[OpSpec]) {
+    fn emit(&mut self, ops: &[OpSpec], names: &[&str]) {
         for op in ops {
             match op {
                 OpSpec::Run(d) => self.code.push(Instr::Run(d.ns())),
@@ -47,7 +49,11 @@ impl Program {
                         self.code.push(Instr::Yield);
                     }
                 }
-                OpSpec::Loop(l) => self.emit_loop(l.times, None, |p| p.emit(&l.body)),
+                OpSpec::YieldTo(t) => {
+                    let id = names.iter().position(|n| n == t).expect("validated yield_to target") as u32;
+                    self.code.push(Instr::YieldTo(id));
+                }
+                OpSpec::Loop(l) => self.emit_loop(l.times, None, |p| p.emit(&l.body, names)),
                 OpSpec::Periodic(pd) => {
                     let run = pd.run.ns();
                     self.emit_loop(pd.count, Some(pd.period.ns()), |p| p.code.push(Instr::Run(run)))
@@ -77,6 +83,8 @@ pub enum Step {
     SleepUntil(u64),
     /// Call sched_yield().
     Yield,
+    /// Call yield_to(task id).
+    YieldTo(u32),
     /// The program ended.
     Exit,
 }
@@ -146,6 +154,10 @@ impl Cursor {
                     self.advance();
                     return Step::Yield;
                 }
+                Instr::YieldTo(t) => {
+                    self.advance();
+                    return Step::YieldTo(t);
+                }
                 Instr::LoopStart { times, .. } => {
                     if times == Some(0) {
                         if let Instr::LoopStart { end, .. } = ins {
@@ -191,10 +203,13 @@ mod tests {
 
     #[test]
     fn loop_of_run_and_sleep() {
-        let prog = Program::compile(&[OpSpec::Loop(LoopSpec {
-            times: Some(2),
-            body: vec![OpSpec::Run(DurationSpec(10)), OpSpec::Sleep(DurationSpec(5))],
-        })]);
+        let prog = Program::compile(
+            &[OpSpec::Loop(LoopSpec {
+                times: Some(2),
+                body: vec![OpSpec::Run(DurationSpec(10)), OpSpec::Sleep(DurationSpec(5))],
+            })],
+            &[],
+        );
         let mut c = Cursor::default();
         assert_eq!(c.next(&prog, 0), Step::BusyUntil(10));
         c.charge(10);
@@ -207,11 +222,10 @@ mod tests {
 
     #[test]
     fn periodic_sleeps_to_boundary() {
-        let prog = Program::compile(&[OpSpec::Periodic(PeriodicSpec {
-            run: DurationSpec(3),
-            period: DurationSpec(10),
-            count: Some(2),
-        })]);
+        let prog = Program::compile(
+            &[OpSpec::Periodic(PeriodicSpec { run: DurationSpec(3), period: DurationSpec(10), count: Some(2) })],
+            &[],
+        );
         let mut c = Cursor::default();
         assert_eq!(c.next(&prog, 100), Step::BusyUntil(103));
         c.charge(3);

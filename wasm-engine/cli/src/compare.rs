@@ -1,0 +1,80 @@
+//! `schedlab compare`: one scenario under several named variants, with per-task metrics and
+//! their differences against the first variant.
+
+use schedlab_engine::obs::summary::{Summary, TaskSummary};
+use schedlab_engine::scenario::variants;
+use serde_json::{json, Value};
+
+fn task_diff(a: &TaskSummary, b: &TaskSummary) -> Value {
+    json!({
+        "name": b.name,
+        "share_pct": ((b.share_pct - a.share_pct) * 1000.0).round() / 1000.0,
+        "cpu_time_ns": b.cpu_time_ns as i64 - a.cpu_time_ns as i64,
+        "switches_out": b.switches_out as i64 - a.switches_out as i64,
+        "mean_run_ns": b.mean_run_ns as i64 - a.mean_run_ns as i64,
+        "yields": b.yields as i64 - a.yields as i64,
+        "yields_to": b.yields_to as i64 - a.yields_to as i64,
+        "wakeup_latency_p99_ns": b.wakeup_latency_ns.p99 as i64 - a.wakeup_latency_ns.p99 as i64,
+    })
+}
+
+/// Runs `text` under each variant of `names` (comma-separated), plus `extra` overrides for all.
+pub fn run(file: &str, text: &str, names: &str, extra: &[(String, String)], as_json: bool) -> Result<String, String> {
+    let mut runs: Vec<(String, Vec<(String, String)>, Summary)> = Vec::new();
+    for name in names.split(',').map(str::trim).filter(|n| !n.is_empty()) {
+        let v = variants::find(name).ok_or_else(|| {
+            let known: Vec<&str> = variants::VARIANTS.iter().map(|v| v.name).collect();
+            format!("unknown variant {name:?} (known: {})", known.join(", "))
+        })?;
+        let mut o: Vec<(String, String)> = v.overrides.iter().map(|(k, x)| (k.to_string(), x.to_string())).collect();
+        o.extend(extra.iter().cloned());
+        let (_, mut sim) = schedlab_engine::load(file, text, &o)?;
+        sim.run();
+        runs.push((name.to_string(), o, Summary::of(&sim)));
+    }
+    if runs.is_empty() {
+        return Err("--variants names no variant".to_string());
+    }
+    let base = &runs[0].2;
+    if as_json {
+        let variants: Vec<Value> = runs
+            .iter()
+            .map(|(n, o, s)| {
+                json!({"name": n, "overrides": o.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>(), "summary": s.to_json(),
+                    "diff": s.tasks.iter().zip(&base.tasks).map(|(b, a)| task_diff(a, b)).collect::<Vec<_>>()})
+            })
+            .collect();
+        return Ok(format!(
+            "{}\n",
+            serde_json::to_string_pretty(&json!({"scenario": base.scenario, "base": runs[0].0, "variants": variants}))
+                .expect("json")
+        ));
+    }
+    let mut s = format!("scenario {} — differences against {}\n", base.scenario, runs[0].0);
+    s.push_str(&format!("{:<22}", "task"));
+    for (n, _, _) in &runs {
+        s.push_str(&format!(" {n:>20}"));
+    }
+    s.push('\n');
+    for (i, t) in base.tasks.iter().enumerate() {
+        s.push_str(&format!("{:<22}", format!("{} share %", t.name)));
+        for (_, _, r) in &runs {
+            let v = r.tasks[i].share_pct;
+            s.push_str(&format!(" {:>20}", format!("{v:.2} ({:+.2})", v - t.share_pct)));
+        }
+        s.push('\n');
+        if runs.iter().any(|(_, _, r)| r.tasks[i].yields_to > 0) {
+            s.push_str(&format!("{:<22}", format!("{} picks→target", t.name)));
+            for (_, _, r) in &runs {
+                s.push_str(&format!(" {:>20.3}", r.tasks[i].yield_to_picks_mean));
+            }
+            s.push('\n');
+        }
+    }
+    s.push_str(&format!("{:<22}", "yield_to penalties"));
+    for (_, _, r) in &runs {
+        s.push_str(&format!(" {:>20}", format!("{}/{}", r.yield_to[1], r.yield_to[0])));
+    }
+    s.push('\n');
+    Ok(s)
+}

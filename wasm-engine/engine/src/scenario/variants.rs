@@ -1,0 +1,68 @@
+//! Named kernel variants: documented sets of `NAME=VALUE` overrides applied to the Linux
+//! 6.18.44 baseline, shared by `schedlab compare` and the web UI.
+
+/// One named variant.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Variant {
+    /// Name used on the command line and in share links.
+    pub name: &'static str,
+    /// Overrides applied to the scenario.
+    pub overrides: &'static [(&'static str, &'static str)],
+    /// What it is and where it comes from.
+    pub doc: &'static str,
+}
+
+/// Every named variant.
+pub const VARIANTS: &[Variant] = &[
+    Variant { name: "baseline", overrides: &[], doc: "Linux 6.18.44 as measured on our machines." },
+    Variant {
+        name: "forfeit-6.19",
+        overrides: &[("yield", "forfeit")],
+        doc: "6.19's forfeit yield (79104becf42b); identical to the baseline, which carries the backport.",
+    },
+    Variant {
+        name: "yield-6.18.0",
+        overrides: &[("yield", "deadline_bump")],
+        doc: "sched_yield before the forfeit backport: only the deadline moves.",
+    },
+    Variant {
+        name: "hier-yield",
+        overrides: &[("yield", "hierarchical")],
+        doc: "K Prateek Nayak's hierarchical yield (Nov 2025): forfeit at each level while eligible.",
+    },
+    Variant {
+        name: "debooster-v1",
+        overrides: &[("yield_to", "debooster_v1")],
+        doc: "Wanpeng Li's vCPU debooster v1 (2025-11-10): LCA penalty, 6 ms rate limit refreshed on every call.",
+    },
+    Variant {
+        name: "debooster-v2",
+        overrides: &[("yield_to", "debooster_v2")],
+        doc: "Wanpeng Li's vCPU debooster v2 (2025-12-19): h_nr_queued table, no vlag write, rate limit refreshed when allowed.",
+    },
+    Variant {
+        name: "lag-credit",
+        overrides: &[("yield_to", "lag_credit")],
+        doc: "Lag credited to the yield_to target (Prateek's suggestion; v3 cover letter, details assumed).",
+    },
+    Variant {
+        name: "last-buddy",
+        overrides: &[("yield_to", "last_buddy")],
+        doc: "A LAST_BUDDY-like sustained buddy for the yield_to target (Prateek's suggestion; 3 picks assumed).",
+    },
+    Variant {
+        name: "yield-throttle-10us",
+        overrides: &[("yield_interval", "10us")],
+        doc: "Kuba Piecuch's yield throttling RFC with yield_interval_ns = 10000.",
+    },
+    Variant {
+        name: "cfs-rq-throttle",
+        overrides: &[("throttle", "cfs_rq")],
+        doc: "The cfs_rq-based CFS bandwidth throttle of kernels up to 6.17.",
+    },
+];
+
+/// Looks a variant up by name.
+pub fn find(name: &str) -> Option<&'static Variant> {
+    VARIANTS.iter().find(|v| v.name == name)
+}

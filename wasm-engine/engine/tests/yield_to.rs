@@ -1,0 +1,83 @@
+//! The yield_to proposals against the claims of the vCPU-debooster thread (seed 001), with
+//! the invariant checker after every event. Printed with `--nocapture`.
+
+mod common;
+
+use schedlab_engine::obs::summary::Summary;
+use schedlab_engine::scenario::variants;
+
+fn run(scenario: &str, variant: &str) -> Summary {
+    let path = common::repo_root().join(format!("scenarios/yield/{scenario}.toml"));
+    let v = variants::find(variant).expect("known variant");
+    let mut sim = common::load(&path, v.overrides);
+    sim.check_invariants = true;
+    sim.run();
+    Summary::of(&sim)
+}
+
+fn share(s: &Summary, task: &str) -> f64 {
+    s.tasks.iter().find(|t| t.name == task).expect("task").share_pct
+}
+
+#[test]
+fn cross_cgroup_yield_to_only_moves_cpu_when_the_group_level_moves() {
+    // Topology 1: root → {CG0{A}, CG1{B}}. Mainline's buddy + task-level forfeit leaves the
+    // root level fair between CG0 and CG1: A keeps ~50 % however often it yields.
+    let base = run("prateek-topology-1", "baseline");
+    let hier = run("prateek-topology-1", "hier-yield");
+    let v2 = run("prateek-topology-1", "debooster-v2");
+    println!(
+        "topology 1, B's share: baseline {:.1} %, hier-yield {:.1} %, debooster-v2 {:.1} %",
+        share(&base, "B"),
+        share(&hier, "B"),
+        share(&v2, "B")
+    );
+    assert!((share(&base, "B") - 50.0).abs() < 2.0);
+    assert!(share(&hier, "B") > share(&base, "B") + 10.0, "the hierarchical walk pushes CG0 too");
+    assert!(share(&v2, "B") > share(&base, "B") + 5.0, "the LCA penalty pushes CG0");
+}
+
+#[test]
+fn the_debooster_charges_the_bystander_and_the_hierarchical_yield_does_not() {
+    // Topology 2: root → {CG0{A, C}, CG1{B}}: C is in A's cgroup but unrelated.
+    let base = share(&run("prateek-topology-2", "baseline"), "C");
+    for v in ["debooster-v1", "debooster-v2"] {
+        let c = share(&run("prateek-topology-2", v), "C");
+        println!("topology 2, C's share: baseline {base:.1} %, {v} {c:.1} %");
+        assert!(c < base - 5.0, "{v}: C should lose CPU to the LCA penalty ({c} vs {base})");
+    }
+    let c = share(&run("prateek-topology-2", "hier-yield"), "C");
+    println!("topology 2, C's share: hier-yield {c:.1} %");
+    assert!((c - base).abs() < 1.0, "the hierarchical walk stops inside CG0 because C is runnable");
+}
+
+#[test]
+fn v1_rate_limit_suppresses_almost_every_penalty_v2_allows_one_per_6ms() {
+    let v1 = run("ping-pong", "debooster-v1");
+    let v2 = run("ping-pong", "debooster-v2");
+    println!(
+        "ping-pong: v1 penalties {}/{} calls ({} limited), v2 {}/{} ({} limited, {} debounced)",
+        v1.yield_to[1], v1.yield_to[0], v1.yield_to[2], v2.yield_to[1], v2.yield_to[0], v2.yield_to[2], v2.yield_to[3]
+    );
+    assert!(v1.yield_to[0] > 100);
+    assert_eq!(v1.yield_to[1], 1, "v1 refreshes the timestamp on every call: only the first penalty lands");
+    // 120 ms / 6 ms = 20 windows.
+    assert!((12..=21).contains(&v2.yield_to[1]), "v2: about one penalty per 6 ms, got {}", v2.yield_to[1]);
+}
+
+#[test]
+fn yield_throttling_keeps_yields_from_reaching_schedule() {
+    let path = common::repo_root().join("scenarios/gallery/yield-vs-hog.toml");
+    let mut sim = common::load(&path, &[("yield_interval", "50us")]);
+    sim.check_invariants = true;
+    sim.run();
+    let s = Summary::of(&sim);
+    let y = s.tasks.iter().find(|t| t.name == "yielder").expect("yielder");
+    println!("yield-vs-hog with yield_interval 50us: {} yields, {} reached schedule()", y.yields, y.yields_scheduled);
+    assert!(y.yields_scheduled < y.yields);
+    let mut base = common::load(&path, &[]);
+    base.run();
+    let b = Summary::of(&base);
+    let by = b.tasks.iter().find(|t| t.name == "yielder").expect("yielder");
+    assert_eq!(by.yields, by.yields_scheduled, "mainline: every sched_yield() calls schedule()");
+}
