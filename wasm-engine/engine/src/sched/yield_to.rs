@@ -143,7 +143,7 @@ impl Fair {
         let base = self.params.base_slice;
         let g = self.vs(base, y_lca).max(self.vs(base >> 1, y_lca));
         let (vy, vt) = (self.ents[y_lca as usize].vruntime, self.ents[t_lca as usize].vruntime);
-        let need = if vt > vy { vt - vy } else { 0 }; // plain unsigned compare, as in the patch
+        let need = vt.saturating_sub(vy); // a plain unsigned compare, as in the patch (not wrap-safe)
         let mut pen = if need > 0 { g.saturating_add(need).saturating_add(need / 10) } else { g };
         // Reverse-pair debounce (per rq, always records the pair).
         let (src, dst) = (self.task_of(y) + 1, self.task_of(target) + 1);
