@@ -18,9 +18,12 @@ fn task_diff(a: &TaskSummary, b: &TaskSummary) -> Value {
     })
 }
 
+/// One variant's run: its name, the overrides applied and the summary.
+type Run = (String, Vec<(String, String)>, Summary);
+
 /// Runs `text` under each variant of `names` (comma-separated), plus `extra` overrides for all.
 pub fn run(file: &str, text: &str, names: &str, extra: &[(String, String)], as_json: bool) -> Result<String, String> {
-    let mut runs: Vec<(String, Vec<(String, String)>, Summary)> = Vec::new();
+    let mut runs: Vec<Run> = Vec::new();
     for name in names.split(',').map(str::trim).filter(|n| !n.is_empty()) {
         let v = variants::find(name).ok_or_else(|| {
             let known: Vec<&str> = variants::VARIANTS.iter().map(|v| v.name).collect();
