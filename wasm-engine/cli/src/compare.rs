@@ -74,6 +74,25 @@ pub fn run(file: &str, text: &str, names: &str, extra: &[(String, String)], as_j
             s.push('\n');
         }
     }
+    if runs.iter().any(|(_, _, r)| r.cputimer.is_some()) {
+        s.push_str(&format!("{:<22}", "cputimer atomic %"));
+        for (_, _, r) in &runs {
+            s.push_str(&format!(" {:>20.2}", r.cputimer_pct()));
+        }
+        s.push('\n');
+    }
+    if runs.iter().any(|(_, _, r)| r.tasks.iter().any(|t| t.yields > 0)) {
+        for (label, f) in [
+            ("sched_yield() calls", (|t: &TaskSummary| t.yields) as fn(&TaskSummary) -> u64),
+            ("…reaching schedule()", |t: &TaskSummary| t.yields_scheduled),
+        ] {
+            s.push_str(&format!("{label:<22}"));
+            for (_, _, r) in &runs {
+                s.push_str(&format!(" {:>20}", r.tasks.iter().map(f).sum::<u64>()));
+            }
+            s.push('\n');
+        }
+    }
     s.push_str(&format!("{:<22}", "yield_to penalties"));
     for (_, _, r) in &runs {
         s.push_str(&format!(" {:>20}", format!("{}/{}", r.yield_to[1], r.yield_to[0])));

@@ -91,16 +91,18 @@ pub fn check(sim: &Simulation) -> Result<(), String> {
         }
     }
     let legacy = f.throttle_mode == crate::sched::bandwidth::ThrottleMode::CfsRq;
+    // Queued tasks per CPU, in one pass. Under the cfs_rq-based throttle, tasks below a
+    // throttled queue are not counted.
+    let mut queued_on = vec![0u32; f.rqs.len()];
+    for t in &sim.tasks {
+        let e = &ents[t.se as usize];
+        let q = &f.qs[e.cfs_rq as usize];
+        if e.on_rq && !(legacy && q.throttle_count > 0) {
+            queued_on[q.cpu as usize] += 1;
+        }
+    }
     for rq in &f.rqs {
-        // Under the cfs_rq-based throttle, tasks below a throttled queue are not counted.
-        let queued = sim
-            .tasks
-            .iter()
-            .filter(|t| {
-                let q = &f.qs[ents[t.se as usize].cfs_rq as usize];
-                ents[t.se as usize].on_rq && q.cpu == rq.cpu && !(legacy && q.throttle_count > 0)
-            })
-            .count() as u32;
+        let queued = queued_on[rq.cpu as usize];
         if queued != rq.nr_running {
             return Err(format!("cpu {}: nr_running {} != queued tasks {}", rq.cpu, rq.nr_running, queued));
         }

@@ -13,6 +13,7 @@
 //! dependence; integer nanoseconds and the kernel's fixed point throughout.
 
 pub mod check;
+pub mod cost;
 pub mod obs;
 pub mod rng;
 pub mod scenario;

@@ -81,3 +81,27 @@ fn yield_throttling_keeps_yields_from_reaching_schedule() {
     let by = b.tasks.iter().find(|t| t.name == "yielder").expect("yielder");
     assert_eq!(by.yields, by.yields_scheduled, "mainline: every sched_yield() calls schedule()");
 }
+
+/// Seed 000: with the profiling timer on, ~80 % of CPU time in the cputimer atomic add;
+/// with yield_interval_ns = 10000, 1–2 %, and ~60 % fewer yields reaching schedule().
+#[test]
+fn yield_storm_reproduces_seed_000() {
+    let path = common::repo_root().join("scenarios/yield/yield-storm.toml");
+    let run = |v: &[(&str, &str)]| {
+        let mut sim = common::load(&path, v);
+        sim.run();
+        Summary::of(&sim)
+    };
+    let base = run(&[]);
+    let thr = run(&[("yield_interval", "10us")]);
+    let reached = |s: &Summary| s.tasks.iter().map(|t| t.yields_scheduled).sum::<u64>() as f64;
+    let fewer = 100.0 * (1.0 - reached(&thr) / reached(&base));
+    println!(
+        "yield storm: atomic {:.1} % (seed ~80 %), throttled {:.2} % (seed 1–2 %), {fewer:.1} % fewer yields reach schedule() (seed ~60 %)",
+        base.cputimer_pct(),
+        thr.cputimer_pct()
+    );
+    assert!((70.0..90.0).contains(&base.cputimer_pct()));
+    assert!((0.5..4.0).contains(&thr.cputimer_pct()));
+    assert!((45.0..75.0).contains(&fewer));
+}

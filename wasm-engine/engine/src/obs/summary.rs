@@ -69,6 +69,8 @@ pub struct Summary {
     pub cpu_idle_ns: Vec<u64>,
     /// Counters of the yield_to proposals (calls, penalties, rate-limited, debounced, credits).
     pub yield_to: [u64; 5],
+    /// Profiling-timer contention model: time in cputimer atomic adds (ns) and adds, when on.
+    pub cputimer: Option<(u64, u64)>,
 }
 
 /// Nearest-rank percentile of sorted values.
@@ -90,6 +92,9 @@ impl Summary {
         s.queue_events = sim.queue.processed;
         let y = &sim.fair.yield_to_stats;
         s.yield_to = [y.calls, y.penalties, y.rate_limited, y.debounced, y.credits];
+        if sim.cfg.host.profiling_timer {
+            s.cputimer = Some((sim.cputimer.atomic_ns, sim.cputimer.adds));
+        }
         s
     }
 
@@ -216,6 +221,16 @@ impl Summary {
             tasks,
             cpu_idle_ns: idle,
             yield_to: [0; 5],
+            cputimer: None,
+        }
+    }
+
+    /// Share of the tasks' CPU time spent in cputimer atomic adds (%), 0 when the model is off.
+    pub fn cputimer_pct(&self) -> f64 {
+        let total: u64 = self.tasks.iter().map(|t| t.cpu_time_ns).sum();
+        match self.cputimer {
+            Some((ns, _)) if total > 0 => 100.0 * ns as f64 / total as f64,
+            _ => 0.0,
         }
     }
 
@@ -228,6 +243,7 @@ impl Summary {
             "queue_events": self.queue_events,
             "log_events": self.log_events,
             "cpu_idle_ns": self.cpu_idle_ns,
+            "cputimer": self.cputimer.map(|(ns, adds)| json!({"atomic_ns": ns, "adds": adds, "atomic_pct": (self.cputimer_pct() * 1000.0).round() / 1000.0})),
             "yield_to": { "calls": self.yield_to[0], "penalties": self.yield_to[1], "rate_limited": self.yield_to[2],
                           "debounced": self.yield_to[3], "credits": self.yield_to[4] },
             "tasks": self.tasks.iter().map(|t| json!({
@@ -263,6 +279,9 @@ impl Summary {
                 t.name, t.cpu_time_ns, t.share_pct, t.switches_out, t.switches_out_runnable, t.mean_run_ns, t.yields, t.yields_scheduled, t.yields_to, t.yield_to_picks_mean, t.yield_to_delay_ns_mean, t.wakeups, t.sleeps,
                 t.wakeup_latency_ns.p50, t.wakeup_latency_ns.p99, t.wakeup_latency_ns.max
             ));
+        }
+        if let Some((ns, adds)) = self.cputimer {
+            s.push_str(&format!("cputimer atomic_ns={ns} adds={adds} atomic_pct={:.3}\n", self.cputimer_pct()));
         }
         if self.yield_to[0] > 0 {
             let y = &self.yield_to;

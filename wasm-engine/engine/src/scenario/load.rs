@@ -563,6 +563,7 @@ pub fn apply_variant(s: &mut ScenarioFile, name: &str, value: &str) -> Result<()
             })
         }
         "autogroup" => s.host.autogroup = parse_bool(name, value)?,
+        "profiling_timer" => s.host.profiling_timer = parse_bool(name, value)?,
         "hz" => s.host.hz = parse_int(name, value)?,
         "cpus" => s.host.cpus = parse_int(name, value)?,
         "seed" => s.seed = parse_int(name, value)?,

@@ -96,6 +96,11 @@ pub struct HostSpec {
     /// in the root cgroup are grouped per session into an autogroup (weight 1024) each.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub autogroup: bool,
+    /// A process-wide profiling timer is armed (`setitimer(ITIMER_PROF)`), all tasks being one
+    /// process: every yield pays the cputimer atomic adds of the contention model
+    /// (`cost::cputimer`; default: false).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub profiling_timer: bool,
     /// Hrtimer slack added to every sleep (default: "50us", the kernel's timer_slack_ns for
     /// SCHED_NORMAL). Model: the timer always fires at the end of its slack range.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -110,6 +115,7 @@ impl Default for HostSpec {
             tunable_scaling: TunableScaling::Log,
             base_slice: None,
             autogroup: false,
+            profiling_timer: false,
             timer_slack: None,
         }
     }

@@ -48,6 +48,20 @@ impl Fair {
         true
     }
 
+    /// Whether `yield_task()` on `cpu` would return without scheduling (yield throttling),
+    /// without changing anything.
+    pub fn yield_would_return_early(&self, cpu: u32) -> bool {
+        if self.params.yield_interval_ns == 0 {
+            return false;
+        }
+        let Some(se) = self.rqs[cpu as usize].curr else { return false };
+        if self.rqs[cpu as usize].nr_running == 1 {
+            return true;
+        }
+        let last = self.last_yield.get(se as usize).copied().unwrap_or(0);
+        last != 0 && self.now < last + self.params.yield_interval_ns
+    }
+
     /// The forfeit of 79104becf42b at `se`'s level: an eligible entity's vruntime jumps to its
     /// deadline and the deadline is renewed. Returns whether it was eligible.
     fn forfeit(&mut self, se: EntityId) -> bool {

@@ -25,6 +25,8 @@ pub struct HostConfig {
     pub hz: u32,
     /// Timer slack added to every sleep.
     pub timer_slack_ns: u64,
+    /// A process-wide profiling timer is armed (cputimer contention model).
+    pub profiling_timer: bool,
 }
 
 /// One cgroup (task group) of the cpu controller.
@@ -214,6 +216,7 @@ impl SimConfig {
                 ncpus,
                 hz: s.host.hz,
                 timer_slack_ns: s.host.timer_slack.map(|d| d.ns()).unwrap_or(DEFAULT_TIMER_SLACK_NS),
+                profiling_timer: s.host.profiling_timer,
             },
             params,
             features,

@@ -8,6 +8,7 @@ pub mod config;
 pub mod event;
 pub mod program;
 
+use crate::cost::cputimer::{CputimerCost, CputimerLine};
 use crate::obs::log::{EventKind, SwitchReason, NO_TASK};
 use crate::rng::SeedTree;
 use crate::scenario::schema::PolicySpec;
@@ -78,6 +79,8 @@ pub struct Task {
     pub stats: TaskStats,
     /// This task's random stream seed (reserved: no behaviour is random yet).
     pub seed: u64,
+    /// A system call in progress under a cost model: Some(whether it ends in schedule()).
+    pub syscall_pending: Option<bool>,
 }
 
 /// Per-CPU simulation state beyond the scheduler's rq.
@@ -108,6 +111,10 @@ pub struct Simulation {
     pub queue: EventQueue,
     /// Run the invariant checker after every event (tests).
     pub check_invariants: bool,
+    /// The process cputimer's cache line (profiling-timer contention model).
+    pub cputimer: CputimerLine,
+    /// Constants of the contention model.
+    pub cputimer_cost: CputimerCost,
 }
 
 impl Simulation {
@@ -145,6 +152,7 @@ impl Simulation {
                 woken_at: None,
                 stats: TaskStats::default(),
                 seed: seeds.sub_seed("task", id as u64),
+                syscall_pending: None,
             });
             queue.push(t.start_ns, Ev::Start { task: id });
             if let Some(stop) = t.stop_ns {
@@ -159,7 +167,17 @@ impl Simulation {
             }
         }
         let cpus = (0..ncpus).map(|_| Cpu { idle_since: Some(0), ..Default::default() }).collect();
-        let mut sim = Simulation { cfg, fair, tasks, cpus, queue, check_invariants: false };
+        let cputimer = CputimerLine::new(ncpus);
+        let mut sim = Simulation {
+            cfg,
+            fair,
+            tasks,
+            cpus,
+            queue,
+            check_invariants: false,
+            cputimer,
+            cputimer_cost: CputimerCost::default(),
+        };
         for id in 0..sim.tasks.len() as u32 {
             let cpu = sim.tasks[id as usize].cpu;
             sim.move_to_cpu(id, cpu);
@@ -268,7 +286,13 @@ impl Simulation {
             cpus.dedup();
             for cpu in cpus {
                 if let Some(reason) = self.fair.rqs[cpu as usize].need_resched {
-                    self.schedule(cpu, reason);
+                    // A task inside a modeled system call is preempted when it returns to user
+                    // space (PREEMPT_NONE), not before.
+                    let in_call =
+                        self.running_task(cpu).is_some_and(|t| self.tasks[t as usize].syscall_pending.is_some());
+                    if !in_call {
+                        self.schedule(cpu, reason);
+                    }
                 }
             }
         }
@@ -553,6 +577,31 @@ impl Simulation {
                 let se = self.tasks[task as usize].se;
                 self.fair.dequeue_task(se, DEQUEUE_SLEEP);
                 self.schedule(cpu, SwitchReason::Sleep);
+            }
+            Step::Yield if self.cfg.host.profiling_timer && self.tasks[task as usize].syscall_pending.is_none() => {
+                // With the contention model the call takes time: yield_task_fair() acts now,
+                // the switch (if any) happens once the syscall and its atomic adds are done.
+                self.tasks[task as usize].stats.yields += 1;
+                let resched = self.fair.yield_task(cpu);
+                self.fair.log.event(now, EventKind::Yield, cpu, task, NO_TASK, resched as i64);
+                let (base, adds) =
+                    if resched { (self.cputimer_cost.syscall_ns, 2) } else { (self.cputimer_cost.fast_syscall_ns, 0) };
+                let atomic = self.cputimer.add(&self.cputimer_cost, cpu, now, adds);
+                let t = &mut self.tasks[task as usize];
+                t.syscall_pending = Some(resched);
+                t.cursor.rewind();
+                let gen = self.cpus[cpu as usize].work_gen;
+                self.queue.push(now + base + atomic, Ev::Work { cpu, gen });
+            }
+            Step::Yield if self.tasks[task as usize].syscall_pending.is_some() => {
+                let resched = self.tasks[task as usize].syscall_pending.take().expect("checked");
+                if resched {
+                    self.schedule(cpu, SwitchReason::Yield);
+                } else if let Some(reason) = self.fair.rqs[cpu as usize].need_resched {
+                    // A resched raised during the call takes effect at the return to user space.
+                    self.schedule(cpu, reason);
+                }
+                self.resume_after_call(cpu, task);
             }
             Step::Yield => {
                 self.tasks[task as usize].stats.yields += 1;

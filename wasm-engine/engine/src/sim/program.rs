@@ -117,6 +117,12 @@ impl Cursor {
         }
     }
 
+    /// Steps back to the instruction just taken (a system call that must first spend time,
+    /// then take effect when the cursor runs again).
+    pub fn rewind(&mut self) {
+        self.pc -= 1;
+    }
+
     fn advance(&mut self) {
         self.pc += 1;
         self.run_left = None;

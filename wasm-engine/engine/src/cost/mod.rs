@@ -1,0 +1,3 @@
+//! Cost models: time the scheduler's own work takes, where it matters to a study.
+
+pub mod cputimer;
