@@ -273,3 +273,28 @@ fn help() {
         assert!(o.stdout.contains("usage:") && o.stdout.contains("schedlab simulate"), "{}", o.stdout);
     }
 }
+
+#[test]
+fn compare_variants_json_and_text() {
+    let topo = "scenarios/yield/prateek-topology-2.toml";
+    let j = ok_json(&["compare", topo, "--variants", "baseline,debooster-v2,hier-yield", "--json"]);
+    let vs = j["variants"].as_array().expect("variants");
+    assert_eq!(vs.len(), 3);
+    let c_share = |v: &serde_json::Value| {
+        v["summary"]["tasks"].as_array().unwrap().iter().find(|t| t["name"] == "C").unwrap()["share_pct"]
+            .as_f64()
+            .unwrap()
+    };
+    assert!(c_share(&vs[1]) < c_share(&vs[0]) - 5.0, "the debooster charges C");
+    assert!((c_share(&vs[2]) - c_share(&vs[0])).abs() < 1.0, "the hierarchical yield does not");
+    let d = vs[1]["diff"].as_array().unwrap().iter().find(|t| t["name"] == "C").unwrap()["share_pct"].as_f64().unwrap();
+    assert!(d < -5.0);
+    let o = schedlab(&["compare", topo, "--variants", "baseline,hier-yield"]);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    assert!(o.stdout.contains("C share %") && o.stdout.contains("hier-yield"), "{}", o.stdout);
+    let bad = schedlab(&["compare", topo, "--variants", "baseline,nope"]);
+    assert_eq!(bad.code, 2);
+    assert!(bad.stderr.contains("unknown variant \"nope\""), "{}", bad.stderr);
+    let list = schedlab(&["variants"]);
+    assert!(list.stdout.contains("debooster-v1") && list.stdout.contains("yield_to=debooster_v1"), "{}", list.stdout);
+}
