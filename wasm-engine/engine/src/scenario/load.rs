@@ -539,10 +539,11 @@ pub fn apply_variant(s: &mut ScenarioFile, name: &str, value: &str) -> Result<()
                 "debooster_v1" => YieldToSpec::DeboosterV1,
                 "debooster_v2" => YieldToSpec::DeboosterV2,
                 "lag_credit" => YieldToSpec::LagCredit,
+                "lag_transfer" => YieldToSpec::LagTransfer,
                 "last_buddy" => YieldToSpec::LastBuddy,
                 _ => {
                     return Err(format!(
-                        "yield_to={value}: expected mainline, debooster_v1, debooster_v2, lag_credit or last_buddy"
+                        "yield_to={value}: expected mainline, debooster_v1, debooster_v2, lag_credit, lag_transfer or last_buddy"
                     ))
                 }
             })

@@ -178,8 +178,10 @@ pub enum YieldToSpec {
     DeboosterV1,
     /// Wanpeng Li's vCPU debooster, v2 code (2025-12-19).
     DeboosterV2,
-    /// Lag credit to the target (v3 cover letter; K Prateek Nayak's suggestion).
+    /// Lag credit to the target (v3 cover letter).
     LagCredit,
+    /// The yielder's positive lag transferred to the target (K Prateek Nayak's suggestion).
+    LagTransfer,
     /// A LAST_BUDDY-like sustained buddy (K Prateek Nayak's suggestion).
     LastBuddy,
 }

@@ -43,7 +43,12 @@ pub const VARIANTS: &[Variant] = &[
     Variant {
         name: "lag-credit",
         overrides: &[("yield_to", "lag_credit")],
-        doc: "Lag credited to the yield_to target (Prateek's suggestion; v3 cover letter, details assumed).",
+        doc: "Wanpeng Li's v3 (cover letter only, details assumed): the target's lag credited up to eligibility at every level.",
+    },
+    Variant {
+        name: "lag-transfer",
+        overrides: &[("yield_to", "lag_transfer")],
+        doc: "The yielder's positive lag handed to the target at the LCA (Prateek's suggestion, Σ lag kept 0).",
     },
     Variant {
         name: "last-buddy",

@@ -13,6 +13,9 @@
 //!   minus a margin (assumed: half its slice in its virtual time, divided by the queue's
 //!   entity count, clamped to the lag limit); then cancel the yielder chain's protection and
 //!   resched, the forced resched rate-limited to once per 6 ms per rq.
+//! * `LagTransfer`: K Prateek Nayak's literal suggestion ("compute the vlag and if it is behind
+//!   the avg_vruntime, account it to the target"): at the LCA, the yielder's positive lag moves
+//!   to the target, weight-scaled so that Σ w·lag stays 0 (the yielder lands on V).
 //! * `LastBuddy`: K Prateek Nayak's suggestion of a LAST_BUDDY-like sustained buddy (no
 //!   patch exists): the target is re-nominated as next buddy at the next `SUSTAIN_PICKS` picks
 //!   of its CPU while it stays queued (the count is an assumption).
@@ -37,8 +40,10 @@ pub enum YieldToFlavour {
     DeboosterV1,
     /// Wanpeng Li's debooster, v2 code.
     DeboosterV2,
-    /// Lag credit to the target (v3 cover letter; Prateek's suggestion).
+    /// Lag credit to the target (v3 cover letter).
     LagCredit,
+    /// The yielder's positive lag transferred to the target (Prateek's suggestion).
+    LagTransfer,
     /// LAST_BUDDY-like sustained buddy (Prateek's suggestion).
     LastBuddy,
 }
@@ -91,6 +96,7 @@ impl Fair {
             YieldToFlavour::DeboosterV1 => self.yield_to_deboost(cpu, target, false),
             YieldToFlavour::DeboosterV2 => self.yield_to_deboost(cpu, target, true),
             YieldToFlavour::LagCredit => self.yield_to_lag_credit(cpu, target),
+            YieldToFlavour::LagTransfer => self.yield_to_lag_transfer(cpu, target),
             YieldToFlavour::LastBuddy => {
                 let tcpu = self.qs[self.ents[target as usize].cfs_rq as usize].cpu;
                 self.yield_to_state[tcpu as usize].sustain = Some((target, SUSTAIN_PICKS));
@@ -182,6 +188,39 @@ impl Fair {
         }
         self.yield_to_stats.penalties += 1;
         self.sample_chain(y);
+    }
+
+    /// Prateek's lag transfer at the LCA: the yielder gives its positive lag to the target.
+    fn yield_to_lag_transfer(&mut self, cpu: u32, target: EntityId) {
+        let Some(y) = self.rqs[cpu as usize].curr else { return };
+        if self.qs[self.ents[target as usize].cfs_rq as usize].cpu != cpu || y == target {
+            return;
+        }
+        let (y_lca, t_lca) = self.find_matching_se(y, target);
+        let q = self.ents[y_lca as usize].cfs_rq;
+        self.update_curr(q);
+        let v = self.avg_vruntime(q);
+        let lag = v.wrapping_sub(self.ents[y_lca as usize].vruntime) as i64;
+        if lag <= 0 || !self.ents[t_lca as usize].on_rq {
+            return;
+        }
+        let (wy, wt) = (self.ents[y_lca as usize].w() as i128, self.ents[t_lca as usize].w().max(1) as i128);
+        let give = (lag as i128 * wy / wt) as u64;
+        let is_curr = self.qs[q as usize].curr == Some(t_lca);
+        if !is_curr {
+            self.qs[q as usize].dequeue_timeline(&self.ents, t_lca);
+        }
+        let e = &mut self.ents[t_lca as usize];
+        e.vruntime = e.vruntime.wrapping_sub(give);
+        e.deadline = e.deadline.wrapping_sub(give);
+        if !is_curr {
+            self.qs[q as usize].enqueue_timeline(&self.ents, t_lca);
+        }
+        let e = &mut self.ents[y_lca as usize];
+        e.vruntime = e.vruntime.wrapping_add(lag as u64);
+        e.deadline = e.deadline.wrapping_add(lag as u64);
+        self.yield_to_stats.credits += 1;
+        self.sample_chain(target);
     }
 
     /// The lag-credit variant (v3 cover letter, details assumed; see the module docs).

@@ -123,6 +123,7 @@ impl SimConfig {
                 YieldToSpec::DeboosterV1 => YieldToFlavour::DeboosterV1,
                 YieldToSpec::DeboosterV2 => YieldToFlavour::DeboosterV2,
                 YieldToSpec::LagCredit => YieldToFlavour::LagCredit,
+                YieldToSpec::LagTransfer => YieldToFlavour::LagTransfer,
                 YieldToSpec::LastBuddy => YieldToFlavour::LastBuddy,
             },
             lag_clamp: match s.kernel.lag_clamp.unwrap_or(LagClampMode::MaxSliceTick) {
