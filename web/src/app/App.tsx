@@ -9,6 +9,7 @@ import { Timeline } from '../timeline/Timeline';
 import { entityLanes, laneIds } from '../timeline/lanes';
 import { DEFAULT_SCENARIO, findScenario, GALLERY } from '../state/gallery';
 import { PRESETS } from '../state/variants';
+import { guideVariants, type GuideClaim } from '../state/guide';
 import { useSimulation } from './useSimulation';
 import { installTestHook } from './test_hook';
 import { Header } from '../panels/Header';
@@ -16,6 +17,7 @@ import { EditorPane } from '../panels/EditorPane';
 import { Inspector } from '../panels/Inspector';
 import { MetricsPanel } from '../panels/MetricsPanel';
 import { HelpOverlay } from '../panels/HelpOverlay';
+import { DeboosterGuide } from '../panels/DeboosterGuide';
 import { CgroupTree } from '../panels/CgroupTree';
 import { PlaybackBar } from '../panels/PlaybackBar';
 import { ErrorBoundary } from './ErrorBoundary';
@@ -49,6 +51,7 @@ export function App() {
   const [panels, setPanels] = useState<Set<PanelId>>(new Set(['editor', 'inspector', 'metrics']));
   const [mode, setMode] = useState<'relative' | 'absolute'>('relative');
   const [notice, setNotice] = useState<string | null>(null);
+  const [guide, setGuide] = useState(false);
   const [windows, setWindows] = useState<Record<string, WindowData>>({});
   const [cursorStates, setCursorStates] = useState<Record<string, CursorState>>({});
   const [editorText, setEditorText] = useState(entry.text);
@@ -214,6 +217,16 @@ export function App() {
     open(bundled ? sim.ref : { kind: 'inline', text }, sim.file, text, sim.variants);
   }, [open, sim.ref, sim.text, sim.file, sim.variants]);
   const closeHelp = useCallback(() => togglePanel('help'), [togglePanel]);
+  const toggleGuide = useCallback(() => setGuide((g) => !g), []);
+  const closeGuide = useCallback(() => setGuide(false), []);
+  const openClaim = useCallback(
+    (c: GuideClaim) => {
+      const g = findScenario(c.scenario);
+      if (g) open({ kind: 'bundled', name: g.id, hash: g.hash }, g.file, g.text, guideVariants(c));
+      else setNotice(`The guide names a bundled scenario that does not exist here: ${c.scenario}`);
+    },
+    [open],
+  );
 
   // Drag and drop a scenario file anywhere on the page.
   useEffect(() => {
@@ -257,6 +270,8 @@ export function App() {
         onVariants={setVariants}
         onShare={makeShareUrl}
         onCancel={cancel}
+        guideOpen={guide}
+        onGuide={toggleGuide}
       />
       {notice && (
         <div className="notice" role="status">
@@ -304,6 +319,11 @@ export function App() {
         {panels.has('inspector') && sim.meta && (
           <ErrorBoundary name="inspector">
             <Inspector meta={sim.meta} cursor={cursor} selection={selection} states={cursorStates} order={sim.loaded.map((v) => v.key)} onSelect={setSelection} />
+          </ErrorBoundary>
+        )}
+        {guide && (
+          <ErrorBoundary name="guide">
+            <DeboosterGuide sim={sim} onOpen={openClaim} onClose={closeGuide} />
           </ErrorBoundary>
         )}
       </div>

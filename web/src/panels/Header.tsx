@@ -18,6 +18,8 @@ interface Props {
   onVariants: (v: VariantSpec[]) => void;
   onShare: () => Promise<string>;
   onCancel: () => void;
+  guideOpen: boolean;
+  onGuide: () => void;
 }
 
 export const Header = memo(function Header(p: Props) {
@@ -122,6 +124,9 @@ export const Header = memo(function Header(p: Props) {
         }}
       >
         Share
+      </button>
+      <button aria-pressed={p.guideOpen} className={p.guideOpen ? 'on' : ''} title="The vCPU-debooster thread, claim by claim" onClick={p.onGuide}>
+        guide
       </button>
       <button aria-label="keyboard help" onClick={() => p.onTogglePanel('help')}>
         ?

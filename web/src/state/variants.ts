@@ -1,5 +1,8 @@
 // Kernel variants offered in the UI: named, documented sets of NAME=VALUE overrides applied
-// to the Linux 6.18.44 baseline. Later issues add the proposals from the review threads.
+// to the Linux 6.18.44 baseline. The first block mirrors the engine's named variants
+// (wasm-engine/engine/src/scenario/variants.rs, used by `schedlab compare`) key for key;
+// variants.test.ts reads that file and fails if the two lists drift. The second block is
+// UI-only: single feature or knob flips.
 
 import type { VariantSpec } from '../engine/protocol';
 
@@ -7,9 +10,23 @@ export interface VariantPreset extends VariantSpec {
   doc: string;
 }
 
-export const PRESETS: VariantPreset[] = [
-  { key: 'baseline', overrides: [], doc: 'Linux 6.18.44 as measured on our machines (forfeit yield, lag clamp max_slice + tick).' },
+/** The engine's named variants, in the engine's order. */
+export const ENGINE_PRESETS: VariantPreset[] = [
+  { key: 'baseline', overrides: [], doc: 'Linux 6.18.44 as measured on our machines.' },
+  { key: 'forfeit-6.19', overrides: [['yield', 'forfeit']], doc: "6.19's forfeit yield (79104becf42b); identical to the baseline, which carries the backport." },
   { key: 'yield-6.18.0', overrides: [['yield', 'deadline_bump']], doc: 'sched_yield before the forfeit backport: only the deadline moves.' },
+  { key: 'hier-yield', overrides: [['yield', 'hierarchical']], doc: "K Prateek Nayak's hierarchical yield (Nov 2025): forfeit at each level while eligible." },
+  { key: 'debooster-v1', overrides: [['yield_to', 'debooster_v1']], doc: "Wanpeng Li's vCPU debooster v1 (2025-11-10): LCA penalty, 6 ms rate limit refreshed on every call." },
+  { key: 'debooster-v2', overrides: [['yield_to', 'debooster_v2']], doc: "Wanpeng Li's vCPU debooster v2 (2025-12-19): h_nr_queued table, no vlag write, rate limit refreshed when allowed." },
+  { key: 'lag-credit', overrides: [['yield_to', 'lag_credit']], doc: "Wanpeng Li's v3 (cover letter only, details assumed): the target's lag credited up to eligibility at every level." },
+  { key: 'lag-transfer', overrides: [['yield_to', 'lag_transfer']], doc: "The yielder's positive lag handed to the target at the LCA (Prateek's suggestion, Σ lag kept 0)." },
+  { key: 'last-buddy', overrides: [['yield_to', 'last_buddy']], doc: "A LAST_BUDDY-like sustained buddy for the yield_to target (Prateek's suggestion; 3 picks assumed)." },
+  { key: 'yield-throttle-10us', overrides: [['yield_interval', '10us']], doc: "Kuba Piecuch's yield throttling RFC with yield_interval_ns = 10000." },
+  { key: 'cfs-rq-throttle', overrides: [['throttle', 'cfs_rq']], doc: 'The cfs_rq-based CFS bandwidth throttle of kernels up to 6.17.' },
+];
+
+/** UI-only variants: one feature or knob flipped. */
+export const UI_PRESETS: VariantPreset[] = [
   { key: 'no-run-to-parity', overrides: [['RUN_TO_PARITY', 'false']], doc: 'NO_RUN_TO_PARITY: protection only for the 0.7 ms normalized base slice.' },
   { key: 'no-preempt-short', overrides: [['PREEMPT_SHORT', 'false']], doc: 'A shorter slice no longer breaks protection at wakeup.' },
   { key: 'no-delay-dequeue', overrides: [['DELAY_DEQUEUE', 'false']], doc: 'Sleeping tasks leave the queue at once, negative lag and all.' },
@@ -18,6 +35,15 @@ export const PRESETS: VariantPreset[] = [
   { key: 'old-lag-clamp', overrides: [['lag_clamp', 'two_slice_or_tick']], doc: 'Stock 6.18 lag clamp: ±max(2·slice, tick).' },
   { key: 'hz-1000', overrides: [['hz', '1000']], doc: 'CONFIG_HZ=1000: slice expiry noticed every 1 ms.' },
 ];
+
+/** Every variant offered in the UI; baseline first. */
+export const PRESETS: VariantPreset[] = [...ENGINE_PRESETS, ...UI_PRESETS];
+
+/** The preset named `key` as a variant spec, or undefined. */
+export function presetSpec(key: string): VariantSpec | undefined {
+  const p = PRESETS.find((x) => x.key === key);
+  return p ? { key: p.key, overrides: p.overrides } : undefined;
+}
 
 /** Parses "NAME=VALUE, NAME=VALUE" into overrides; returns an error message on bad input. */
 export function parseOverrides(text: string): [string, string][] | string {

@@ -1,0 +1,186 @@
+// The debooster-thread guide: each claim of the vCPU-debooster review thread, the scenario
+// and variants that test it, the numbers `schedlab compare` measured, and how to read the
+// same numbers live from the loaded variants' summaries.
+//
+// The engine's summary now carries yield_to and cputimer figures that web/src/engine's
+// `Summary` type does not declare; they are read here through local guards, never assumed.
+
+import type { Summary, TaskMetrics, VariantSpec } from '../engine/protocol';
+import { presetSpec } from './variants';
+
+export interface GuideClaim {
+  id: string;
+  title: string;
+  /** Who made the claim, and where. */
+  who: string;
+  /** The claim, in our words. */
+  claim: string;
+  /** What schedlab measured (`schedlab compare`, deterministic). */
+  answer: string;
+  /** Bundled scenario id (gallery). */
+  scenario: string;
+  /** Variant keys opened side by side (at most 4), the reference first. */
+  variants: string[];
+  /** Columns of the live table (after the variant). */
+  columns: string[];
+  /** The expected headline figure per variant, shown beside the live one. */
+  expected: Record<string, string>;
+  /** One live row: the cells for `s`; `first` is the first loaded variant's summary. */
+  row: (s: Summary, first: Summary) => string[];
+}
+
+/** The yield_to counters of a summary (engine field `yield_to`), if present. */
+export interface YieldToCounters {
+  calls: number;
+  penalties: number;
+  rate_limited: number;
+  debounced: number;
+  credits: number;
+}
+
+function isRecord(x: unknown): x is Record<string, unknown> {
+  return typeof x === 'object' && x !== null;
+}
+
+/** A numeric field of an object, if present and finite. */
+export function numField(o: unknown, field: string): number | undefined {
+  if (!isRecord(o)) return undefined;
+  const v = o[field];
+  return typeof v === 'number' && Number.isFinite(v) ? v : undefined;
+}
+
+export function yieldTo(s: Summary): YieldToCounters | undefined {
+  const y = (s as unknown as Record<string, unknown>).yield_to;
+  if (!isRecord(y)) return undefined;
+  const calls = numField(y, 'calls');
+  const penalties = numField(y, 'penalties');
+  if (calls === undefined || penalties === undefined) return undefined;
+  return { calls, penalties, rate_limited: numField(y, 'rate_limited') ?? 0, debounced: numField(y, 'debounced') ?? 0, credits: numField(y, 'credits') ?? 0 };
+}
+
+/** The cputimer contention figures: undefined when the engine did not report them, null
+ * when the scenario has no profiling timer. */
+export function cputimer(s: Summary): { atomic_pct: number; atomic_ns: number; adds: number } | null | undefined {
+  const c = (s as unknown as Record<string, unknown>).cputimer;
+  if (c === null) return null;
+  const pct = numField(c, 'atomic_pct');
+  if (pct === undefined) return undefined;
+  return { atomic_pct: pct, atomic_ns: numField(c, 'atomic_ns') ?? 0, adds: numField(c, 'adds') ?? 0 };
+}
+
+export function task(s: Summary, name: string): TaskMetrics | undefined {
+  return s.tasks.find((t) => t.name === name);
+}
+
+const DASH = '–';
+const pct = (n: number | undefined) => (n === undefined ? DASH : n.toFixed(2));
+const fixed3 = (n: number | undefined) => (n === undefined ? DASH : n.toFixed(3));
+const share = (s: Summary, name: string) => pct(task(s, name)?.share_pct);
+const penalties = (s: Summary) => {
+  const y = yieldTo(s);
+  return y ? `${y.penalties}/${y.calls}` : DASH;
+};
+/** Sum of a task field over all tasks; undefined if any task lacks it. */
+function total(s: Summary, field: string): number | undefined {
+  let sum = 0;
+  for (const t of s.tasks) {
+    const v = numField(t, field);
+    if (v === undefined) return undefined;
+    sum += v;
+  }
+  return sum;
+}
+
+export const GUIDE: GuideClaim[] = [
+  {
+    id: 'topology-1',
+    title: 'Does yield_to move CPU to the lock holder across cgroups?',
+    who: 'Wanpeng Li, motivating the vCPU debooster (cover letter)',
+    claim:
+      'Mainline yield_to only sets the target as next buddy. That hint is transient: the yielder can preempt the target again, and when yielder and target live in different cgroups no CPU time moves from one group to the other.',
+    answer:
+      'In Prateek’s first topology (root → CG0{A}, CG1{B}; A keeps yielding to B) the hint itself works: B runs at the first pick after every yield_to (1.000 picks) in every variant. What does not happen under mainline is a transfer: B stays at 50.10 %, as if A never yielded. Acting above the task level does move CPU: hier-yield 77.40 %, debooster-v2 68.00 %, lag-credit 85.20 % (debooster-v1 50.40 %, last-buddy 50.10 %).',
+    scenario: 'yield/prateek-topology-1',
+    variants: ['baseline', 'hier-yield', 'debooster-v2', 'lag-credit'],
+    columns: ['B share %', 'picks until B', 'penalties/calls'],
+    expected: { baseline: '50.10', 'hier-yield': '77.40', 'debooster-v2': '68.00', 'lag-credit': '85.20' },
+    row: (s) => [share(s, 'B'), fixed3(numField(task(s, 'A'), 'yield_to_picks_mean')), penalties(s)],
+  },
+  {
+    id: 'bystander',
+    title: 'Who pays for the yield? The bystander in the yielder’s cgroup',
+    who: 'K Prateek Nayak, reviewing the debooster',
+    claim:
+      'The debooster penalises the yielder at the lowest common ancestor of yielder and target. Across cgroups that is the yielder’s group entity at the root, so every task of that cgroup is charged, including tasks that never yield. A hierarchical walk stops inside the cgroup while another task is runnable there.',
+    answer:
+      'Prateek’s second topology (root → CG0{A, C}, CG1{B}; C is a CPU-bound bystander): C gets 38.80 % under the baseline and the same 38.80 % under hier-yield; the debooster cuts it to 28.00 % (v1) and 30.00 % (v2). For reference lag-credit gives 25.10 % and last-buddy 38.80 %.',
+    scenario: 'yield/prateek-topology-2',
+    variants: ['baseline', 'hier-yield', 'debooster-v1', 'debooster-v2'],
+    columns: ['C share %', 'B share %', 'A share %', 'penalties/calls'],
+    expected: { baseline: '38.80', 'hier-yield': '38.80', 'debooster-v1': '28.00', 'debooster-v2': '30.00' },
+    row: (s) => [share(s, 'C'), share(s, 'B'), share(s, 'A'), penalties(s)],
+  },
+  {
+    id: 'rate-limit',
+    title: 'The 6 ms rate limit: v1 code vs the description',
+    who: 'Wanpeng Li described the limit as one penalty per 6 ms per runqueue; the v1 code reads otherwise',
+    claim:
+      'v1 stores the timestamp on every call, allowed or not, so a stream of yield_to calls less than 6 ms apart suppresses every penalty after the first. v2 refreshes the timestamp only when a penalty is applied, which is the behaviour Wanpeng described.',
+    answer:
+      'Ping-pong (A and B yield_to each other every 50 µs beside a hog H, one CPU): debooster-v1 applies 1 penalty in 295 calls (294 rate-limited); debooster-v2 applies 15 in 294 (279 rate-limited), one per 6 ms while the calls continue.',
+    scenario: 'yield/ping-pong',
+    variants: ['debooster-v1', 'debooster-v2'],
+    columns: ['penalties/calls', 'rate-limited', 'debounced', 'H share %'],
+    expected: { 'debooster-v1': '1/295', 'debooster-v2': '15/294' },
+    row: (s) => {
+      const y = yieldTo(s);
+      return [penalties(s), y ? String(y.rate_limited) : DASH, y ? String(y.debounced) : DASH, share(s, 'H')];
+    },
+  },
+  {
+    id: 'yield-storm',
+    title: 'Yield storms and the process CPU-time counter',
+    who: 'Kuba Piecuch, yield throttling RFC (seed 000)',
+    claim:
+      'With a profiling timer armed, 80 threads spinning on sched_yield() over 40 CPUs spend about 80 % of the CPU in the atomic add on the process-wide CPU-time counter. Throttling yields (yield_interval_ns = 10000) brings that to 1–2 % and lets about 60 % fewer yields reach schedule().',
+    answer:
+      'Our cputimer contention model gives 77.4 % for the baseline and 2.21 % with yield-throttle-10us, with 64.6 % fewer yields reaching schedule(). Seed 000: ~80 %, 1–2 %, ~60 %.',
+    scenario: 'yield/yield-storm',
+    variants: ['baseline', 'yield-throttle-10us'],
+    columns: ['cputimer atomic', 'sched_yield() calls', 'reaching schedule()', 'vs first'],
+    expected: { baseline: '77.4 % (seed ~80 %)', 'yield-throttle-10us': '2.21 %, 64.6 % fewer (seed 1–2 %, ~60 %)' },
+    row: (s, first) => {
+      const c = cputimer(s);
+      const sched = total(s, 'yields_scheduled');
+      const base = total(first, 'yields_scheduled');
+      const fewer = s === first || sched === undefined || !base ? '' : `${((1 - sched / base) * 100).toFixed(1)} % fewer`;
+      return [c ? `${c.atomic_pct.toFixed(2)} %` : DASH, String(total(s, 'yields') ?? DASH), String(sched ?? DASH), fewer];
+    },
+  },
+  {
+    id: 'forfeit',
+    title: '6.18.44 already yields like 6.19',
+    who: 'Our measurements of 6.18.44 (docs/kernel-6.18.44-findings.md, §4)',
+    claim:
+      '6.19’s forfeit yield (79104becf42b: an eligible yielder’s vruntime jumps to its deadline) was backported; 6.18.44 has it. Only 6.18.0 merely bumps the deadline.',
+    answer:
+      'A sched_yield() loop against a hog on one CPU: the yielder gets 1.37 % under the baseline and under forfeit-6.19 (identical runs), against 48.02 % with the 6.18.0 deadline bump (yield-6.18.0).',
+    scenario: 'gallery/yield-vs-hog',
+    variants: ['baseline', 'forfeit-6.19', 'yield-6.18.0'],
+    columns: ['yielder share %', 'hog share %', 'sched_yield() calls'],
+    expected: { baseline: '1.37', 'forfeit-6.19': '1.37', 'yield-6.18.0': '48.02' },
+    row: (s) => [share(s, 'yielder'), share(s, 'hog'), String(task(s, 'yielder')?.yields ?? DASH)],
+  },
+];
+
+/** The claim's variants as specs for loading. */
+export function guideVariants(c: GuideClaim): VariantSpec[] {
+  return c.variants.map((k) => presetSpec(k)).filter((v): v is VariantSpec => v !== undefined);
+}
+
+/** The live table of a claim: one row per loaded variant, in load order. */
+export function liveRows(c: GuideClaim, loaded: { key: string; summary: Summary }[]): { key: string; cells: string[]; expected: string }[] {
+  if (loaded.length === 0) return [];
+  const first = loaded[0].summary;
+  return loaded.map((v) => ({ key: v.key, cells: c.row(v.summary, first), expected: c.expected[v.key] ?? '' }));
+}
