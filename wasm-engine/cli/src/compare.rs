@@ -93,6 +93,13 @@ pub fn run(file: &str, text: &str, names: &str, extra: &[(String, String)], as_j
             s.push('\n');
         }
     }
+    if runs.iter().any(|(_, _, r)| r.tasks.iter().any(|t| t.yield_to_calls > 0)) {
+        s.push_str(&format!("{:<22}", "yield_to calls"));
+        for (_, _, r) in &runs {
+            s.push_str(&format!(" {:>20}", r.tasks.iter().map(|t| t.yield_to_calls).sum::<u64>()));
+        }
+        s.push('\n');
+    }
     s.push_str(&format!("{:<22}", "yield_to penalties"));
     for (_, _, r) in &runs {
         s.push_str(&format!(" {:>20}", format!("{}/{}", r.yield_to[1], r.yield_to[0])));

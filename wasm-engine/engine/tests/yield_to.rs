@@ -1,6 +1,8 @@
 //! The yield_to proposals against the claims of the vCPU-debooster thread (seed 001), with
 //! the invariant checker after every event. Printed with `--nocapture`.
 
+#![allow(clippy::disallowed_methods)] // tests read scenario files
+
 mod common;
 
 use schedlab_engine::obs::summary::Summary;

@@ -17,6 +17,14 @@ export const ENGINE_PRESETS: VariantPreset[] = [
   { key: 'yield-6.18.0', overrides: [['yield', 'deadline_bump']], doc: 'sched_yield before the forfeit backport: only the deadline moves.' },
   { key: 'hier-yield', overrides: [['yield', 'hierarchical']], doc: "K Prateek Nayak's hierarchical yield (Nov 2025): forfeit at each level while eligible." },
   { key: 'debooster-v1', overrides: [['yield_to', 'debooster_v1']], doc: "Wanpeng Li's vCPU debooster v1 (2025-11-10): LCA penalty, 6 ms rate limit refreshed on every call." },
+  {
+    key: 'debooster-v1-nolimit',
+    overrides: [
+      ['yield_to', 'debooster_v1'],
+      ['debooster_rate_limit', 'false'],
+    ],
+    doc: 'Debooster v1 with its rate limiter commented out, as in Christian Borntraeger\'s s390 test.',
+  },
   { key: 'debooster-v2', overrides: [['yield_to', 'debooster_v2']], doc: "Wanpeng Li's vCPU debooster v2 (2025-12-19): h_nr_queued table, no vlag write, rate limit refreshed when allowed." },
   { key: 'lag-credit', overrides: [['yield_to', 'lag_credit']], doc: "Wanpeng Li's v3 (cover letter only, details assumed): the target's lag credited up to eligibility at every level." },
   { key: 'lag-transfer', overrides: [['yield_to', 'lag_transfer']], doc: "The yielder's positive lag handed to the target at the LCA (Prateek's suggestion, Σ lag kept 0)." },

@@ -37,6 +37,8 @@ pub struct TaskSummary {
     pub yields_scheduled: u64,
     /// yield_to() calls that yielded.
     pub yields_to: u64,
+    /// yield_to() calls, yielded or not (directed-yield hypercalls).
+    pub yield_to_calls: u64,
     /// After a yield_to that yielded: mean number of task picks on the yielder's CPU until the
     /// target ran (1 = the very next pick), and the mean delay (ns).
     pub yield_to_picks_mean: f64,
@@ -107,6 +109,7 @@ impl Summary {
         let mut yields = vec![0u64; n];
         let mut yields_scheduled = vec![0u64; n];
         let mut yields_to = vec![0u64; n];
+        let mut yield_to_calls = vec![0u64; n];
         // Per yielder: (target, time, cpu, picks so far) of the last yield_to that yielded.
         let mut pending: Vec<Option<(u32, u64, u16, u64)>> = vec![None; n];
         let mut handoffs: Vec<(u64, u64, u64)> = vec![(0, 0, 0); n]; // (count, picks, delay)
@@ -160,7 +163,9 @@ impl Summary {
                         yields_scheduled[task] += 1;
                     }
                 }
-                Some(EventKind::YieldTo) if e.val[i] != 0 => {
+                Some(EventKind::YieldTo) if e.val[i] == 0 => yield_to_calls[task] += 1,
+                Some(EventKind::YieldTo) => {
+                    yield_to_calls[task] += 1;
                     yields_to[task] += 1;
                     pending[task] = Some((e.arg[i], t, e.cpu[i], 0));
                 }
@@ -196,6 +201,7 @@ impl Summary {
                     yields: yields[k],
                     yields_scheduled: yields_scheduled[k],
                     yields_to: yields_to[k],
+                    yield_to_calls: yield_to_calls[k],
                     yield_to_picks_mean: if handoffs[k].0 == 0 {
                         0.0
                     } else {
@@ -256,6 +262,7 @@ impl Summary {
                 "yields": t.yields,
                 "yields_scheduled": t.yields_scheduled,
                 "yields_to": t.yields_to,
+                "yield_to_calls": t.yield_to_calls,
                 "yield_to_picks_mean": (t.yield_to_picks_mean * 1000.0).round() / 1000.0,
                 "yield_to_delay_ns_mean": t.yield_to_delay_ns_mean,
                 "wakeups": t.wakeups,
@@ -275,8 +282,8 @@ impl Summary {
         s.push_str(&format!("log_events {}\n", self.log_events));
         for t in &self.tasks {
             s.push_str(&format!(
-                "task {} cpu_time_ns={} share_pct={:.3} switches_out={} switches_out_runnable={} mean_run_ns={} yields={} yields_scheduled={} yields_to={} yield_to_picks_mean={:.3} yield_to_delay_ns_mean={} wakeups={} sleeps={} wakeup_latency_ns=p50:{},p99:{},max:{}\n",
-                t.name, t.cpu_time_ns, t.share_pct, t.switches_out, t.switches_out_runnable, t.mean_run_ns, t.yields, t.yields_scheduled, t.yields_to, t.yield_to_picks_mean, t.yield_to_delay_ns_mean, t.wakeups, t.sleeps,
+                "task {} cpu_time_ns={} share_pct={:.3} switches_out={} switches_out_runnable={} mean_run_ns={} yields={} yields_scheduled={} yields_to={}/{} yield_to_picks_mean={:.3} yield_to_delay_ns_mean={} wakeups={} sleeps={} wakeup_latency_ns=p50:{},p99:{},max:{}\n",
+                t.name, t.cpu_time_ns, t.share_pct, t.switches_out, t.switches_out_runnable, t.mean_run_ns, t.yields, t.yields_scheduled, t.yields_to, t.yield_to_calls, t.yield_to_picks_mean, t.yield_to_delay_ns_mean, t.wakeups, t.sleeps,
                 t.wakeup_latency_ns.p50, t.wakeup_latency_ns.p99, t.wakeup_latency_ns.max
             ));
         }

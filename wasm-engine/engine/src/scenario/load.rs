@@ -390,7 +390,7 @@ fn never_ends(op: &OpSpec) -> bool {
         OpSpec::Run(d) => d.is_forever(),
         OpSpec::Periodic(p) => p.count.is_none(),
         OpSpec::Loop(l) => l.times.is_none() || l.body.iter().any(never_ends),
-        OpSpec::Spin(_) | OpSpec::Sleep(_) | OpSpec::SchedYield(_) | OpSpec::YieldTo(_) => false,
+        OpSpec::Spin(_) | OpSpec::Sleep(_) | OpSpec::SchedYield(_) | OpSpec::YieldTo(_) | OpSpec::PingPong(_) => false,
     }
 }
 
@@ -399,6 +399,7 @@ fn yield_to_targets<'a>(seq: &KeyPath, ops: &'a [OpSpec], out: &mut Vec<(KeyPath
     for (i, op) in ops.iter().enumerate() {
         match op {
             OpSpec::YieldTo(t) => out.push((seq.index(i).key("yield_to"), t.as_str())),
+            OpSpec::PingPong(p) => out.push((seq.index(i).key("ping_pong").key("peer"), p.peer.as_str())),
             OpSpec::Loop(l) => yield_to_targets(&seq.index(i).key("loop").key("body"), &l.body, out),
             _ => {}
         }
@@ -434,6 +435,14 @@ fn check_ops(c: &mut Checker, seq: &KeyPath, ops: &[OpSpec], depth: usize) {
                 }
             }
             OpSpec::YieldTo(_) => {} // targets are checked against the task list in `check`
+            OpSpec::PingPong(p) => {
+                let pp = op_path.key("ping_pong");
+                if p.rounds == 0 {
+                    c.push(pp.key("rounds"), "expected at least 1 round");
+                }
+                c.finite(&pp.key("work"), p.work, true, "ping_pong work");
+                c.finite(&pp.key("spin"), p.spin, true, "ping_pong spin");
+            }
             OpSpec::Periodic(p) => check_periodic(c, &op_path.key("periodic"), p),
             OpSpec::Loop(l) => check_loop(c, &op_path.key("loop"), l, depth + 1),
         }
@@ -481,7 +490,7 @@ fn check_loop(c: &mut Checker, lp: &KeyPath, l: &LoopSpec, depth: usize) {
 /// Whether a step advances simulated time (run, spin, sleep, periodic, or a loop with such).
 fn takes_time(op: &OpSpec) -> bool {
     match op {
-        OpSpec::Run(_) | OpSpec::Spin(_) | OpSpec::Sleep(_) | OpSpec::Periodic(_) => true,
+        OpSpec::Run(_) | OpSpec::Spin(_) | OpSpec::Sleep(_) | OpSpec::Periodic(_) | OpSpec::PingPong(_) => true,
         OpSpec::SchedYield(_) | OpSpec::YieldTo(_) => false,
         OpSpec::Loop(l) => l.body.iter().any(takes_time),
     }
@@ -549,6 +558,7 @@ pub fn apply_variant(s: &mut ScenarioFile, name: &str, value: &str) -> Result<()
             })
         }
         "yield_interval" => s.kernel.yield_interval = Some(parse_dur(name, value)?),
+        "debooster_rate_limit" => s.kernel.debooster_rate_limit = Some(parse_bool(name, value)?),
         "throttle" => {
             s.kernel.throttle = Some(match value.trim() {
                 "task_based" => ThrottleSpec::TaskBased,

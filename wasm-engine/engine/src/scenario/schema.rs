@@ -159,6 +159,10 @@ pub struct KernelSpec {
     /// What yield_to() does (default: mainline).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub yield_to: Option<YieldToSpec>,
+    /// The debooster's 6 ms rate limiter (default: true; false models Christian Borntraeger's
+    /// run with it commented out).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub debooster_rate_limit: Option<bool>,
     /// Kuba Piecuch's yield throttling: at most one sched_yield() per task reaches schedule()
     /// per interval (default: 0, off).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -284,11 +288,32 @@ pub enum OpSpec {
     SchedYield(u32),
     /// Call yield_to(task) (the KVM directed-yield primitive) with the named task as target.
     YieldTo(String),
+    /// Pass a token back and forth with `peer` (Christian Borntraeger's counter ping-pong):
+    /// holding the token, do `work`, hand it over; without it, spin for `spin` of CPU time and
+    /// then yield_to(peer) (s390's diag 0x9c directed yield), until the token comes back.
+    PingPong(PingPongSpec),
     /// Run X every P: each period consumes `run` of CPU time, then sleeps until the next
     /// period boundary (skipped if already past it).
     Periodic(PeriodicSpec),
     /// Repeat `body` `times` times, or forever when `times` is absent.
     Loop(LoopSpec),
+}
+
+/// A token ping-pong step.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PingPongSpec {
+    /// The other task of the pair.
+    pub peer: String,
+    /// Hand-offs this task makes.
+    pub rounds: u64,
+    /// CPU time of the work done while holding the token.
+    pub work: DurationSpec,
+    /// CPU time spun while waiting before each directed yield.
+    pub spin: DurationSpec,
+    /// This task holds the token at the start (default: false).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub first: bool,
 }
 
 /// A periodic step.

@@ -36,6 +36,11 @@ pub const VARIANTS: &[Variant] = &[
         doc: "Wanpeng Li's vCPU debooster v1 (2025-11-10): LCA penalty, 6 ms rate limit refreshed on every call.",
     },
     Variant {
+        name: "debooster-v1-nolimit",
+        overrides: &[("yield_to", "debooster_v1"), ("debooster_rate_limit", "false")],
+        doc: "Debooster v1 with its rate limiter commented out, as in Christian Borntraeger's s390 test.",
+    },
+    Variant {
         name: "debooster-v2",
         overrides: &[("yield_to", "debooster_v2")],
         doc: "Wanpeng Li's vCPU debooster v2 (2025-12-19): h_nr_queued table, no vlag write, rate limit refreshed when allowed.",

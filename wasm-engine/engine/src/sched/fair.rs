@@ -61,6 +61,8 @@ pub struct SchedParams {
     pub lag_clamp: LagClamp,
     /// Kuba Piecuch's `yield_interval_ns` (0 = off, mainline).
     pub yield_interval_ns: u64,
+    /// The debooster's 6 ms rate limiter is active.
+    pub debooster_rate_limit: bool,
     /// What `yield_to_task_fair()` does.
     pub yield_to: super::yield_to::YieldToFlavour,
 }

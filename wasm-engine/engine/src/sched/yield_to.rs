@@ -122,7 +122,8 @@ impl Fair {
     fn yield_to_deboost(&mut self, cpu: u32, target: EntityId, v2: bool) {
         let now = self.now;
         let st = &mut self.yield_to_state[cpu as usize];
-        let limited = st.last_time != 0 && now - st.last_time <= DEBOOST_RATE_LIMIT_NS;
+        let limited =
+            self.params.debooster_rate_limit && st.last_time != 0 && now - st.last_time <= DEBOOST_RATE_LIMIT_NS;
         // v1 refreshes the timestamp on every call; v2 only when not limited.
         if !v2 || !limited {
             st.last_time = now;

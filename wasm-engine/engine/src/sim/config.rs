@@ -118,6 +118,7 @@ impl SimConfig {
                 YieldMode::Hierarchical => YieldFlavour::Hierarchical,
             },
             yield_interval_ns: s.kernel.yield_interval.map(|d| d.ns()).unwrap_or(0),
+            debooster_rate_limit: s.kernel.debooster_rate_limit.unwrap_or(true),
             yield_to: match s.kernel.yield_to.unwrap_or(YieldToSpec::Mainline) {
                 YieldToSpec::Mainline => YieldToFlavour::Mainline,
                 YieldToSpec::DeboosterV1 => YieldToFlavour::DeboosterV1,

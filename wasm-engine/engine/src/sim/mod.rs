@@ -18,7 +18,7 @@ use crate::sched::fair::{Fair, DEQUEUE_DELAYED, DEQUEUE_SLEEP, DEQUEUE_SPECIAL, 
 use crate::sched::weight::LoadWeight;
 use config::SimConfig;
 use event::{Ev, EventQueue};
-use program::{Cursor, Step};
+use program::{Cursor, PingPongStep, Step};
 
 /// Lifecycle state of a task.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -37,6 +37,15 @@ pub enum TaskState {
     Exited,
 }
 
+/// The phase of a token ping-pong segment.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PpPhase {
+    /// Working with the token.
+    Work,
+    /// Spinning while waiting for it.
+    Spin,
+}
+
 /// Per-task counters (what `schedlab simulate --json` reports).
 #[derive(Debug, Clone, Default)]
 pub struct TaskStats {
@@ -48,6 +57,10 @@ pub struct TaskStats {
     pub yields: u64,
     /// yield_to() calls that yielded.
     pub yields_to: u64,
+    /// Directed-yield hypercalls issued by ping-pong waits.
+    pub hypercalls: u64,
+    /// Token hand-offs made.
+    pub handoffs: u64,
     /// Wakeups from sleep.
     pub wakeups: u64,
     /// Wakeup (or creation) → first run latencies, in ns.
@@ -81,6 +94,12 @@ pub struct Task {
     pub seed: u64,
     /// A system call in progress under a cost model: Some(whether it ends in schedule()).
     pub syscall_pending: Option<bool>,
+    /// Token ping-pong: holds the token.
+    pub token: bool,
+    /// Token ping-pong: hand-offs left (None: not inside a ping-pong step).
+    pub pp_left: Option<u64>,
+    /// Token ping-pong: CPU time left in the current work or spin segment, and which.
+    pub pp_seg: Option<(PpPhase, u64)>,
 }
 
 /// Per-CPU simulation state beyond the scheduler's rq.
@@ -153,6 +172,9 @@ impl Simulation {
                 stats: TaskStats::default(),
                 seed: seeds.sub_seed("task", id as u64),
                 syscall_pending: None,
+                token: false,
+                pp_left: None,
+                pp_seg: None,
             });
             queue.push(t.start_ns, Ev::Start { task: id });
             if let Some(stop) = t.stop_ns {
@@ -452,8 +474,83 @@ impl Simulation {
     fn charge_segment(&mut self, task: u32) {
         let now = self.fair.now;
         let t = &mut self.tasks[task as usize];
-        t.cursor.charge(now - t.seg_start);
+        let ran = now - t.seg_start;
+        t.cursor.charge(ran);
+        if let Some((_, left)) = t.pp_seg.as_mut() {
+            *left = left.saturating_sub(ran);
+        }
         t.seg_start = now;
+    }
+
+    /// Drives a token ping-pong step of the running `task` on `cpu`: returns the time its
+    /// current segment ends, or None when the step is finished (the program moves on).
+    fn ping_pong(&mut self, cpu: u32, task: u32, pp: PingPongStep) -> Option<u64> {
+        let PingPongStep { peer, rounds, work, spin, first } = pp;
+        let now = self.fair.now;
+        loop {
+            let t = &mut self.tasks[task as usize];
+            if t.pp_left.is_none() {
+                t.pp_left = Some(rounds);
+                t.token |= first;
+            }
+            if t.token {
+                match t.pp_seg {
+                    Some((PpPhase::Work, 0)) => {}
+                    Some((PpPhase::Work, left)) => return Some(now + left),
+                    _ => {
+                        t.pp_seg = Some((PpPhase::Work, work));
+                        return Some(now + work);
+                    }
+                }
+                // Work done: hand the token over.
+                t.pp_seg = None;
+                t.token = false;
+                t.stats.handoffs += 1;
+                let left = t.pp_left.expect("in ping-pong") - 1;
+                t.pp_left = Some(left);
+                self.tasks[peer as usize].token = true;
+                self.notify_token(peer);
+                if left == 0 {
+                    self.tasks[task as usize].pp_left = None;
+                    self.tasks[task as usize].cursor.finish_step();
+                    return None;
+                }
+                continue;
+            }
+            match t.pp_seg {
+                Some((PpPhase::Spin, 0)) => {}
+                Some((PpPhase::Spin, left)) => return Some(now + left),
+                _ => {
+                    t.pp_seg = Some((PpPhase::Spin, spin));
+                    return Some(now + spin);
+                }
+            }
+            // Spun long enough: directed yield to the peer (diag 0x9c), then spin again.
+            t.pp_seg = None;
+            t.stats.hypercalls += 1;
+            let yielded = self.yield_to(cpu, task, peer);
+            self.fair.log.event(now, EventKind::YieldTo, cpu, task, peer, yielded as i64);
+            if yielded {
+                self.schedule(cpu, SwitchReason::Yield);
+                if self.running_task(cpu) != Some(task) {
+                    return Some(u64::MAX); // off the CPU; it resumes when picked again
+                }
+                self.cpus[cpu as usize].work_gen += 1;
+            }
+        }
+    }
+
+    /// The token reached `peer`: if it is spinning on a CPU, it notices at once.
+    fn notify_token(&mut self, peer: u32) {
+        let p = &self.tasks[peer as usize];
+        if p.state == TaskState::Running && matches!(p.pp_seg, Some((PpPhase::Spin, _))) {
+            let cpu = p.cpu;
+            self.charge_segment(peer);
+            self.tasks[peer as usize].pp_seg = None;
+            self.cpus[cpu as usize].work_gen += 1;
+            let gen = self.cpus[cpu as usize].work_gen;
+            self.queue.push(self.fair.now, Ev::Work { cpu, gen });
+        }
     }
 
     /// `__schedule()`: pick the next task on `cpu` and switch to it.
@@ -620,6 +717,18 @@ impl Simulation {
                 }
                 self.resume_after_call(cpu, task);
             }
+            Step::PingPong(pp) => match self.ping_pong(cpu, task, pp) {
+                Some(u64::MAX) => {}
+                Some(until) => {
+                    let gen = self.cpus[cpu as usize].work_gen;
+                    self.queue.push(until, Ev::Work { cpu, gen });
+                }
+                None => {
+                    if self.running_task(cpu) == Some(task) {
+                        self.dispatch(cpu);
+                    }
+                }
+            },
             Step::Exit => self.exit_running(cpu, task),
         }
     }

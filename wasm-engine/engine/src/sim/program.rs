@@ -16,11 +16,28 @@ pub enum Instr {
     Yield,
     /// Call yield_to(task id).
     YieldTo(u32),
+    /// Token ping-pong with a peer task.
+    PingPong(PingPongStep),
     /// Start of a loop: `times` (None = forever), `period` for periodic loops, `end` = pc of
     /// the matching LoopEnd.
     LoopStart { times: Option<u64>, period: Option<u64>, end: u32 },
     /// End of a loop body; jumps back to `start` + 1.
     LoopEnd { start: u32 },
+}
+
+/// A compiled token ping-pong step.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PingPongStep {
+    /// The peer task.
+    pub peer: u32,
+    /// Hand-offs to make.
+    pub rounds: u64,
+    /// CPU time of each work segment (ns).
+    pub work: u64,
+    /// CPU time spun before each directed yield (ns).
+    pub spin: u64,
+    /// Starts with the token.
+    pub first: bool,
 }
 
 /// A compiled program.
@@ -52,6 +69,16 @@ impl Program {
                 OpSpec::YieldTo(t) => {
                     let id = names.iter().position(|n| n == t).expect("validated yield_to target") as u32;
                     self.code.push(Instr::YieldTo(id));
+                }
+                OpSpec::PingPong(p) => {
+                    let peer = names.iter().position(|n| *n == p.peer).expect("validated ping_pong peer") as u32;
+                    self.code.push(Instr::PingPong(PingPongStep {
+                        peer,
+                        rounds: p.rounds,
+                        work: p.work.ns(),
+                        spin: p.spin.ns(),
+                        first: p.first,
+                    }));
                 }
                 OpSpec::Loop(l) => self.emit_loop(l.times, None, |p| p.emit(&l.body, names)),
                 OpSpec::Periodic(pd) => {
@@ -85,6 +112,8 @@ pub enum Step {
     Yield,
     /// Call yield_to(task id).
     YieldTo(u32),
+    /// At a ping-pong instruction (the simulation drives it; `finish_step` moves on).
+    PingPong(PingPongStep),
     /// The program ended.
     Exit,
 }
@@ -115,6 +144,11 @@ impl Cursor {
                 *left = left.saturating_sub(ran);
             }
         }
+    }
+
+    /// Moves past the current instruction (a step the simulation drives, once it is done).
+    pub fn finish_step(&mut self) {
+        self.advance();
     }
 
     /// Steps back to the instruction just taken (a system call that must first spend time,
@@ -164,6 +198,7 @@ impl Cursor {
                     self.advance();
                     return Step::YieldTo(t);
                 }
+                Instr::PingPong(p) => return Step::PingPong(p),
                 Instr::LoopStart { times, .. } => {
                     if times == Some(0) {
                         if let Instr::LoopStart { end, .. } = ins {
