@@ -93,6 +93,18 @@ pub fn run(file: &str, text: &str, names: &str, extra: &[(String, String)], as_j
             s.push('\n');
         }
     }
+    if runs.iter().any(|(_, _, r)| r.tasks.iter().any(|t| t.guest_locks > 0)) {
+        for (label, f) in [
+            ("guest lock acquisitions", (|t: &TaskSummary| t.guest_locks) as fn(&TaskSummary) -> u64),
+            ("pause-loop exits", |t: &TaskSummary| t.ple_exits),
+        ] {
+            s.push_str(&format!("{label:<22}"));
+            for (_, _, r) in &runs {
+                s.push_str(&format!(" {:>20}", r.tasks.iter().map(f).sum::<u64>()));
+            }
+            s.push('\n');
+        }
+    }
     if runs.iter().any(|(_, _, r)| r.tasks.iter().any(|t| t.yield_to_calls > 0)) {
         s.push_str(&format!("{:<22}", "yield_to calls"));
         for (_, _, r) in &runs {

@@ -30,6 +30,7 @@ export const ENGINE_PRESETS: VariantPreset[] = [
   { key: 'lag-transfer', overrides: [['yield_to', 'lag_transfer']], doc: "The yielder's positive lag handed to the target at the LCA (Prateek's suggestion, Σ lag kept 0)." },
   { key: 'last-buddy', overrides: [['yield_to', 'last_buddy']], doc: "A LAST_BUDDY-like sustained buddy for the yield_to target (Prateek's suggestion; 3 picks assumed)." },
   { key: 'yield-throttle-10us', overrides: [['yield_interval', '10us']], doc: "Kuba Piecuch's yield throttling RFC with yield_interval_ns = 10000." },
+  { key: 'on-spin-fixed', overrides: [['kvm_on_spin', 'fixed']], doc: "kvm_vcpu_on_spin() with the last_boosted_vcpu fix of 6.19-rc1 (Wanpeng Li's patch 6/10)." },
   { key: 'cfs-rq-throttle', overrides: [['throttle', 'cfs_rq']], doc: 'The cfs_rq-based CFS bandwidth throttle of kernels up to 6.17.' },
 ];
 

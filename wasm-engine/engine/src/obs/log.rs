@@ -53,11 +53,17 @@ pub enum EventKind {
     TaskThrottled = 15,
     /// `task` called yield_to(`arg`); `val` = 1 if it yielded, 0 if it returned early.
     YieldTo = 16,
+    /// A vCPU took guest spinlock `arg`.
+    GuestLock = 17,
+    /// A vCPU released guest spinlock `arg`.
+    GuestUnlock = 18,
+    /// A pause-loop exit of a vCPU spinning on guest lock `arg`.
+    PleExit = 19,
 }
 
 impl EventKind {
     /// All kinds, in code order.
-    pub const ALL: [EventKind; 17] = [
+    pub const ALL: [EventKind; 20] = [
         EventKind::Switch,
         EventKind::Wakeup,
         EventKind::WakeupNew,
@@ -75,6 +81,9 @@ impl EventKind {
         EventKind::Unthrottle,
         EventKind::TaskThrottled,
         EventKind::YieldTo,
+        EventKind::GuestLock,
+        EventKind::GuestUnlock,
+        EventKind::PleExit,
     ];
 
     /// Stable lower-case name.
@@ -97,6 +106,9 @@ impl EventKind {
             EventKind::Unthrottle => "unthrottle",
             EventKind::TaskThrottled => "task_throttled",
             EventKind::YieldTo => "yield_to",
+            EventKind::GuestLock => "guest_lock",
+            EventKind::GuestUnlock => "guest_unlock",
+            EventKind::PleExit => "ple_exit",
         }
     }
 

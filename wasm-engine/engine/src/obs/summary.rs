@@ -39,6 +39,10 @@ pub struct TaskSummary {
     pub yields_to: u64,
     /// yield_to() calls, yielded or not (directed-yield hypercalls).
     pub yield_to_calls: u64,
+    /// Guest spinlock acquisitions (a vCPU's guest progress).
+    pub guest_locks: u64,
+    /// Pause-loop exits.
+    pub ple_exits: u64,
     /// After a yield_to that yielded: mean number of task picks on the yielder's CPU until the
     /// target ran (1 = the very next pick), and the mean delay (ns).
     pub yield_to_picks_mean: f64,
@@ -110,6 +114,8 @@ impl Summary {
         let mut yields_scheduled = vec![0u64; n];
         let mut yields_to = vec![0u64; n];
         let mut yield_to_calls = vec![0u64; n];
+        let mut guest_locks = vec![0u64; n];
+        let mut ple_exits = vec![0u64; n];
         // Per yielder: (target, time, cpu, picks so far) of the last yield_to that yielded.
         let mut pending: Vec<Option<(u32, u64, u16, u64)>> = vec![None; n];
         let mut handoffs: Vec<(u64, u64, u64)> = vec![(0, 0, 0); n]; // (count, picks, delay)
@@ -177,6 +183,8 @@ impl Summary {
                     }
                 }
                 Some(EventKind::Sleep) => sleeps[task] += 1,
+                Some(EventKind::GuestLock) => guest_locks[task] += 1,
+                Some(EventKind::PleExit) => ple_exits[task] += 1,
                 _ => {}
             }
         }
@@ -202,6 +210,8 @@ impl Summary {
                     yields_scheduled: yields_scheduled[k],
                     yields_to: yields_to[k],
                     yield_to_calls: yield_to_calls[k],
+                    guest_locks: guest_locks[k],
+                    ple_exits: ple_exits[k],
                     yield_to_picks_mean: if handoffs[k].0 == 0 {
                         0.0
                     } else {
@@ -263,6 +273,8 @@ impl Summary {
                 "yields_scheduled": t.yields_scheduled,
                 "yields_to": t.yields_to,
                 "yield_to_calls": t.yield_to_calls,
+                "guest_locks": t.guest_locks,
+                "ple_exits": t.ple_exits,
                 "yield_to_picks_mean": (t.yield_to_picks_mean * 1000.0).round() / 1000.0,
                 "yield_to_delay_ns_mean": t.yield_to_delay_ns_mean,
                 "wakeups": t.wakeups,
@@ -282,8 +294,8 @@ impl Summary {
         s.push_str(&format!("log_events {}\n", self.log_events));
         for t in &self.tasks {
             s.push_str(&format!(
-                "task {} cpu_time_ns={} share_pct={:.3} switches_out={} switches_out_runnable={} mean_run_ns={} yields={} yields_scheduled={} yields_to={}/{} yield_to_picks_mean={:.3} yield_to_delay_ns_mean={} wakeups={} sleeps={} wakeup_latency_ns=p50:{},p99:{},max:{}\n",
-                t.name, t.cpu_time_ns, t.share_pct, t.switches_out, t.switches_out_runnable, t.mean_run_ns, t.yields, t.yields_scheduled, t.yields_to, t.yield_to_calls, t.yield_to_picks_mean, t.yield_to_delay_ns_mean, t.wakeups, t.sleeps,
+                "task {} cpu_time_ns={} share_pct={:.3} switches_out={} switches_out_runnable={} mean_run_ns={} yields={} yields_scheduled={} yields_to={}/{} yield_to_picks_mean={:.3} yield_to_delay_ns_mean={} guest_locks={} ple_exits={} wakeups={} sleeps={} wakeup_latency_ns=p50:{},p99:{},max:{}\n",
+                t.name, t.cpu_time_ns, t.share_pct, t.switches_out, t.switches_out_runnable, t.mean_run_ns, t.yields, t.yields_scheduled, t.yields_to, t.yield_to_calls, t.yield_to_picks_mean, t.yield_to_delay_ns_mean, t.guest_locks, t.ple_exits, t.wakeups, t.sleeps,
                 t.wakeup_latency_ns.p50, t.wakeup_latency_ns.p99, t.wakeup_latency_ns.max
             ));
         }

@@ -7,8 +7,8 @@
 
 use super::locate::{self, KeyPath};
 use super::schema::{
-    CgroupSpec, LagClampMode, LoopSpec, OpSpec, PeriodicSpec, ScenarioFile, TaskSpec, ThrottleSpec, TunableScaling,
-    YieldMode, YieldToSpec, SCENARIO_VERSION,
+    CgroupSpec, LagClampMode, LoopSpec, OnSpinSpec, OpSpec, PeriodicSpec, ScenarioFile, TaskSpec, ThrottleSpec,
+    TunableScaling, YieldMode, YieldToSpec, SCENARIO_VERSION,
 };
 use super::units::{format_duration, parse_duration, DurationSpec};
 use crate::sched::features::SchedFeatures;
@@ -227,6 +227,9 @@ fn check(s: &ScenarioFile) -> Vec<Issue> {
                 c.push(tp.key("cgroup"), format!("cgroup {g:?} is not declared in [[cgroups]]"));
             }
         }
+        if t.vm.is_none() && uses_locks(&t.program) {
+            c.push(tp.key("program"), format!("guest lock steps need a vCPU: give task {:?} a vm", t.name));
+        }
         let mut targets = Vec::new();
         yield_to_targets(&tp.key("program"), &t.program, &mut targets);
         for (path, target) in targets {
@@ -390,8 +393,23 @@ fn never_ends(op: &OpSpec) -> bool {
         OpSpec::Run(d) => d.is_forever(),
         OpSpec::Periodic(p) => p.count.is_none(),
         OpSpec::Loop(l) => l.times.is_none() || l.body.iter().any(never_ends),
-        OpSpec::Spin(_) | OpSpec::Sleep(_) | OpSpec::SchedYield(_) | OpSpec::YieldTo(_) | OpSpec::PingPong(_) => false,
+        OpSpec::Spin(_)
+        | OpSpec::Sleep(_)
+        | OpSpec::SchedYield(_)
+        | OpSpec::YieldTo(_)
+        | OpSpec::PingPong(_)
+        | OpSpec::Lock(_)
+        | OpSpec::Unlock(_) => false,
     }
+}
+
+/// Whether a program uses guest locks (vCPU-only steps).
+fn uses_locks(ops: &[OpSpec]) -> bool {
+    ops.iter().any(|o| match o {
+        OpSpec::Lock(_) | OpSpec::Unlock(_) => true,
+        OpSpec::Loop(l) => uses_locks(&l.body),
+        _ => false,
+    })
 }
 
 /// Every `yield_to` step of a program with its key path.
@@ -435,6 +453,11 @@ fn check_ops(c: &mut Checker, seq: &KeyPath, ops: &[OpSpec], depth: usize) {
                 }
             }
             OpSpec::YieldTo(_) => {} // targets are checked against the task list in `check`
+            OpSpec::Lock(n) | OpSpec::Unlock(n) => {
+                if n.is_empty() {
+                    c.push(op_path.clone(), "expected a lock name");
+                }
+            }
             OpSpec::PingPong(p) => {
                 let pp = op_path.key("ping_pong");
                 if p.rounds == 0 {
@@ -491,7 +514,7 @@ fn check_loop(c: &mut Checker, lp: &KeyPath, l: &LoopSpec, depth: usize) {
 fn takes_time(op: &OpSpec) -> bool {
     match op {
         OpSpec::Run(_) | OpSpec::Spin(_) | OpSpec::Sleep(_) | OpSpec::Periodic(_) | OpSpec::PingPong(_) => true,
-        OpSpec::SchedYield(_) | OpSpec::YieldTo(_) => false,
+        OpSpec::SchedYield(_) | OpSpec::YieldTo(_) | OpSpec::Lock(_) | OpSpec::Unlock(_) => false,
         OpSpec::Loop(l) => l.body.iter().any(takes_time),
     }
 }
@@ -559,6 +582,13 @@ pub fn apply_variant(s: &mut ScenarioFile, name: &str, value: &str) -> Result<()
         }
         "yield_interval" => s.kernel.yield_interval = Some(parse_dur(name, value)?),
         "debooster_rate_limit" => s.kernel.debooster_rate_limit = Some(parse_bool(name, value)?),
+        "kvm_on_spin" => {
+            s.kernel.kvm_on_spin = Some(match value.trim() {
+                "mainline" => OnSpinSpec::Mainline,
+                "fixed" => OnSpinSpec::Fixed,
+                _ => return Err(format!("kvm_on_spin={value}: expected mainline or fixed")),
+            })
+        }
         "throttle" => {
             s.kernel.throttle = Some(match value.trim() {
                 "task_based" => ThrottleSpec::TaskBased,

@@ -159,6 +159,9 @@ pub struct KernelSpec {
     /// What yield_to() does (default: mainline).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub yield_to: Option<YieldToSpec>,
+    /// `kvm_vcpu_on_spin()` (default: mainline, 6.12–6.18 with the last_boosted_vcpu bug).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kvm_on_spin: Option<OnSpinSpec>,
     /// The debooster's 6 ms rate limiter (default: true; false models Christian Borntraeger's
     /// run with it commented out).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -170,6 +173,16 @@ pub struct KernelSpec {
     /// CFS bandwidth throttle implementation (default: task_based, as in 6.18).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub throttle: Option<ThrottleSpec>,
+}
+
+/// kvm_vcpu_on_spin() variants.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum OnSpinSpec {
+    /// 6.12–6.18: the loop offset is stored as last_boosted_vcpu (bug).
+    Mainline,
+    /// 6.19-rc1: the vCPU index is stored (Wanpeng Li's fix).
+    Fixed,
 }
 
 /// yield_to_task_fair() variants.
@@ -260,6 +273,10 @@ pub struct TaskSpec {
     /// cgroup path the task runs in (default: "/", the root group).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cgroup: Option<String>,
+    /// This task is a vCPU thread of the named VM (vCPU indices follow the order of the VM's
+    /// tasks in the file).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub vm: Option<String>,
     /// Session (setsid) the task belongs to, for autogroups (default: "default").
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub session: Option<String>,
@@ -288,6 +305,11 @@ pub enum OpSpec {
     SchedYield(u32),
     /// Call yield_to(task) (the KVM directed-yield primitive) with the named task as target.
     YieldTo(String),
+    /// Guest code (vCPU tasks only): take the named guest spinlock, spinning with PAUSE (and
+    /// pause-loop exits into KVM's directed yield) while another vCPU holds it.
+    Lock(String),
+    /// Guest code: release the named guest spinlock.
+    Unlock(String),
     /// Pass a token back and forth with `peer` (Christian Borntraeger's counter ping-pong):
     /// holding the token, do `work`, hand it over; without it, spin for `spin` of CPU time and
     /// then yield_to(peer) (s390's diag 0x9c directed yield), until the token comes back.

@@ -66,6 +66,11 @@ pub const VARIANTS: &[Variant] = &[
         doc: "Kuba Piecuch's yield throttling RFC with yield_interval_ns = 10000.",
     },
     Variant {
+        name: "on-spin-fixed",
+        overrides: &[("kvm_on_spin", "fixed")],
+        doc: "kvm_vcpu_on_spin() with the last_boosted_vcpu fix of 6.19-rc1 (Wanpeng Li's patch 6/10).",
+    },
+    Variant {
         name: "cfs-rq-throttle",
         overrides: &[("throttle", "cfs_rq")],
         doc: "The cfs_rq-based CFS bandwidth throttle of kernels up to 6.17.",

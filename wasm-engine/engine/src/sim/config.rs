@@ -59,6 +59,8 @@ pub struct TaskConfig {
     pub slice_ns: Option<u64>,
     /// Allowed CPUs, ascending.
     pub affinity: Vec<u32>,
+    /// VM index if this task is a vCPU thread.
+    pub vm: Option<u32>,
     /// Task group id (0 = root; cgroup i of the scenario = i + 1).
     pub tg: u32,
     /// Creation time.
@@ -88,6 +90,12 @@ pub struct SimConfig {
     pub throttle: ThrottleMode,
     /// cgroups, parents first (task group id = index + 1).
     pub cgroups: Vec<CgroupConfig>,
+    /// VM names (index = VM id).
+    pub vms: Vec<String>,
+    /// Guest lock names (index = lock id).
+    pub locks: Vec<String>,
+    /// kvm_vcpu_on_spin() flavour.
+    pub on_spin: crate::sim::kvm::OnSpin,
     /// Tasks, in file order (task id = index).
     pub tasks: Vec<TaskConfig>,
 }
@@ -189,6 +197,28 @@ impl SimConfig {
             })
             .collect();
         let names: Vec<&str> = s.tasks.iter().map(|t| t.name.as_str()).collect();
+        let mut vms: Vec<String> = Vec::new();
+        for t in &s.tasks {
+            if let Some(v) = &t.vm {
+                if !vms.contains(v) {
+                    vms.push(v.clone());
+                }
+            }
+        }
+        let mut locks: Vec<String> = Vec::new();
+        fn collect_locks(ops: &[crate::scenario::schema::OpSpec], out: &mut Vec<String>) {
+            use crate::scenario::schema::OpSpec;
+            for o in ops {
+                match o {
+                    OpSpec::Lock(n) | OpSpec::Unlock(n) if !out.contains(n) => out.push(n.clone()),
+                    OpSpec::Loop(l) => collect_locks(&l.body, out),
+                    _ => {}
+                }
+            }
+        }
+        for t in &s.tasks {
+            collect_locks(&t.program, &mut locks);
+        }
         let tasks = s
             .tasks
             .iter()
@@ -206,7 +236,8 @@ impl SimConfig {
                     tg,
                     start_ns: t.start.map(|d| d.ns()).unwrap_or(0),
                     stop_ns: t.stop.map(|d| d.ns()),
-                    program: Program::compile(&t.program, &names),
+                    program: Program::compile(&t.program, &names, &locks),
+                    vm: t.vm.as_ref().and_then(|v| vms.iter().position(|x| x == v)).map(|i| i as u32),
                 }
             })
             .collect();
@@ -227,6 +258,12 @@ impl SimConfig {
                 _ => ThrottleMode::TaskBased,
             },
             cgroups,
+            vms,
+            locks,
+            on_spin: match s.kernel.kvm_on_spin {
+                Some(crate::scenario::schema::OnSpinSpec::Fixed) => crate::sim::kvm::OnSpin::Fixed,
+                _ => crate::sim::kvm::OnSpin::Mainline,
+            },
             tasks,
         })
     }

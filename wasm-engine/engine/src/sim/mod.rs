@@ -6,7 +6,9 @@
 
 pub mod config;
 pub mod event;
+pub mod kvm;
 pub mod program;
+mod sync;
 
 use crate::cost::cputimer::{CputimerCost, CputimerLine};
 use crate::obs::log::{EventKind, SwitchReason, NO_TASK};
@@ -18,7 +20,7 @@ use crate::sched::fair::{Fair, DEQUEUE_DELAYED, DEQUEUE_SLEEP, DEQUEUE_SPECIAL, 
 use crate::sched::weight::LoadWeight;
 use config::SimConfig;
 use event::{Ev, EventQueue};
-use program::{Cursor, PingPongStep, Step};
+use program::{Cursor, Step};
 
 /// Lifecycle state of a task.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -134,6 +136,8 @@ pub struct Simulation {
     pub cputimer: CputimerLine,
     /// Constants of the contention model.
     pub cputimer_cost: CputimerCost,
+    /// KVM guests: vCPU state, guest locks, directed yield.
+    pub kvm: kvm::KvmState,
 }
 
 impl Simulation {
@@ -199,7 +203,22 @@ impl Simulation {
             check_invariants: false,
             cputimer,
             cputimer_cost: CputimerCost::default(),
+            kvm: kvm::KvmState::default(),
         };
+        sim.kvm.on_spin = sim.cfg.on_spin;
+        sim.kvm.locks = vec![None; sim.cfg.locks.len()];
+        sim.kvm.vms = vec![Vec::new(); sim.cfg.vms.len()];
+        sim.kvm.last_boosted = vec![0; sim.cfg.vms.len()];
+        sim.kvm.vcpu = vec![kvm::VcpuState::default(); sim.tasks.len()];
+        for (i, t) in sim.cfg.tasks.iter().enumerate() {
+            if let Some(vm) = t.vm {
+                let v = &mut sim.kvm.vcpu[i];
+                v.vm = Some(vm);
+                v.idx = sim.kvm.vms[vm as usize].len() as u32;
+                v.ple_window = kvm::PLE_WINDOW_NS;
+                sim.kvm.vms[vm as usize].push(i as u32);
+            }
+        }
         for id in 0..sim.tasks.len() as u32 {
             let cpu = sim.tasks[id as usize].cpu;
             sim.move_to_cpu(id, cpu);
@@ -320,7 +339,7 @@ impl Simulation {
         }
     }
 
-    fn running_task(&self, cpu: u32) -> Option<u32> {
+    pub(crate) fn running_task(&self, cpu: u32) -> Option<u32> {
         self.fair.rqs[cpu as usize].curr.map(|se| self.fair.task_of(se))
     }
 
@@ -471,7 +490,7 @@ impl Simulation {
     }
 
     /// Charges the CPU time of the current on-CPU segment to the task's program.
-    fn charge_segment(&mut self, task: u32) {
+    pub(crate) fn charge_segment(&mut self, task: u32) {
         let now = self.fair.now;
         let t = &mut self.tasks[task as usize];
         let ran = now - t.seg_start;
@@ -480,81 +499,13 @@ impl Simulation {
             *left = left.saturating_sub(ran);
         }
         t.seg_start = now;
-    }
-
-    /// Drives a token ping-pong step of the running `task` on `cpu`: returns the time its
-    /// current segment ends, or None when the step is finished (the program moves on).
-    fn ping_pong(&mut self, cpu: u32, task: u32, pp: PingPongStep) -> Option<u64> {
-        let PingPongStep { peer, rounds, work, spin, first } = pp;
-        let now = self.fair.now;
-        loop {
-            let t = &mut self.tasks[task as usize];
-            if t.pp_left.is_none() {
-                t.pp_left = Some(rounds);
-                t.token |= first;
-            }
-            if t.token {
-                match t.pp_seg {
-                    Some((PpPhase::Work, 0)) => {}
-                    Some((PpPhase::Work, left)) => return Some(now + left),
-                    _ => {
-                        t.pp_seg = Some((PpPhase::Work, work));
-                        return Some(now + work);
-                    }
-                }
-                // Work done: hand the token over.
-                t.pp_seg = None;
-                t.token = false;
-                t.stats.handoffs += 1;
-                let left = t.pp_left.expect("in ping-pong") - 1;
-                t.pp_left = Some(left);
-                self.tasks[peer as usize].token = true;
-                self.notify_token(peer);
-                if left == 0 {
-                    self.tasks[task as usize].pp_left = None;
-                    self.tasks[task as usize].cursor.finish_step();
-                    return None;
-                }
-                continue;
-            }
-            match t.pp_seg {
-                Some((PpPhase::Spin, 0)) => {}
-                Some((PpPhase::Spin, left)) => return Some(now + left),
-                _ => {
-                    t.pp_seg = Some((PpPhase::Spin, spin));
-                    return Some(now + spin);
-                }
-            }
-            // Spun long enough: directed yield to the peer (diag 0x9c), then spin again.
-            t.pp_seg = None;
-            t.stats.hypercalls += 1;
-            let yielded = self.yield_to(cpu, task, peer);
-            self.fair.log.event(now, EventKind::YieldTo, cpu, task, peer, yielded as i64);
-            if yielded {
-                self.schedule(cpu, SwitchReason::Yield);
-                if self.running_task(cpu) != Some(task) {
-                    return Some(u64::MAX); // off the CPU; it resumes when picked again
-                }
-                self.cpus[cpu as usize].work_gen += 1;
-            }
-        }
-    }
-
-    /// The token reached `peer`: if it is spinning on a CPU, it notices at once.
-    fn notify_token(&mut self, peer: u32) {
-        let p = &self.tasks[peer as usize];
-        if p.state == TaskState::Running && matches!(p.pp_seg, Some((PpPhase::Spin, _))) {
-            let cpu = p.cpu;
-            self.charge_segment(peer);
-            self.tasks[peer as usize].pp_seg = None;
-            self.cpus[cpu as usize].work_gen += 1;
-            let gen = self.cpus[cpu as usize].work_gen;
-            self.queue.push(self.fair.now, Ev::Work { cpu, gen });
+        if let Some((_, left)) = self.kvm.vcpu.get_mut(task as usize).and_then(|v| v.spin.as_mut()) {
+            *left = left.saturating_sub(ran);
         }
     }
 
     /// `__schedule()`: pick the next task on `cpu` and switch to it.
-    fn schedule(&mut self, cpu: u32, reason: SwitchReason) {
+    pub(crate) fn schedule(&mut self, cpu: u32, reason: SwitchReason) {
         self.fair.rqs[cpu as usize].need_resched = Some(reason);
         let prev = self.running_task(cpu);
         if let Some(p) = prev {
@@ -577,6 +528,8 @@ impl Simulation {
         );
         self.cpus[cpu as usize].work_gen += 1;
         if let Some(p) = prev {
+            let still_runnable = self.tasks[p as usize].state == TaskState::Running;
+            self.kvm_sched_out(p, still_runnable);
             let t = &mut self.tasks[p as usize];
             t.stats.switches_out += 1;
             if t.state == TaskState::Running {
@@ -599,6 +552,7 @@ impl Simulation {
                 if let Some(w) = t.woken_at.take() {
                     t.stats.wakeup_latencies.push(now - w);
                 }
+                self.kvm_sched_in(n);
                 self.arm_tick(cpu);
                 self.arm_hrtick(cpu);
                 self.arm_throttle_work(cpu);
@@ -649,7 +603,7 @@ impl Simulation {
 
     /// Lets the running task on `cpu` execute its program until it needs time or gives up
     /// the CPU, then acts on that.
-    fn dispatch(&mut self, cpu: u32) {
+    pub(crate) fn dispatch(&mut self, cpu: u32) {
         let Some(task) = self.running_task(cpu) else { return };
         self.charge_segment(task);
         let now = self.fair.now;
@@ -729,12 +683,29 @@ impl Simulation {
                     }
                 }
             },
+            Step::Lock(lock) => match self.guest_lock(cpu, task, lock) {
+                Some(u64::MAX) => {}
+                Some(until) => {
+                    let gen = self.cpus[cpu as usize].work_gen;
+                    self.queue.push(until, Ev::Work { cpu, gen });
+                }
+                None => {
+                    self.tasks[task as usize].cursor.finish_step();
+                    if self.running_task(cpu) == Some(task) {
+                        self.dispatch(cpu);
+                    }
+                }
+            },
+            Step::Unlock(lock) => {
+                self.guest_unlock(cpu, task, lock);
+                self.dispatch(cpu);
+            }
             Step::Exit => self.exit_running(cpu, task),
         }
     }
 
     /// After a system call returns: if the same task still runs, it carries on with its program.
-    fn resume_after_call(&mut self, cpu: u32, task: u32) {
+    pub(crate) fn resume_after_call(&mut self, cpu: u32, task: u32) {
         if self.running_task(cpu) == Some(task) {
             self.cpus[cpu as usize].work_gen += 1;
             self.dispatch(cpu);
@@ -743,15 +714,21 @@ impl Simulation {
 
     /// Models `yield_to(p, preempt=true)` (kernel/sched/syscalls.c) from `task` on `cpu`.
     /// Returns whether it yielded.
-    fn yield_to(&mut self, cpu: u32, task: u32, target: u32) -> bool {
+    pub(crate) fn yield_to(&mut self, cpu: u32, task: u32, target: u32) -> bool {
+        self.yield_to_ret(cpu, task, target) > 0
+    }
+
+    /// `yield_to()`'s return value: −1 (−ESRCH: both runqueues hold a single task), 0 (the
+    /// target runs, sleeps, or yield_to_task_fair declined), 1 (yielded).
+    pub(crate) fn yield_to_ret(&mut self, cpu: u32, task: u32, target: u32) -> i32 {
         let t = &self.tasks[target as usize];
         let p_cpu = t.cpu;
         if self.fair.rqs[cpu as usize].nr_running == 1 && self.fair.rqs[p_cpu as usize].nr_running == 1 {
-            return false; // -ESRCH
+            return -1;
         }
         // A running or sleeping target: nothing to yield to.
         if t.state != TaskState::Runnable {
-            return false;
+            return 0;
         }
         let se = t.se;
         let yielded = self.fair.yield_to_task_fair(cpu, se);
@@ -761,7 +738,7 @@ impl Simulation {
                 self.fair.resched(p_cpu, SwitchReason::WakeupPreempt);
             }
         }
-        yielded
+        i32::from(yielded)
     }
 
     /// CPU time of a task so far (including the running segment).

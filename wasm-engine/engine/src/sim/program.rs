@@ -18,6 +18,10 @@ pub enum Instr {
     YieldTo(u32),
     /// Token ping-pong with a peer task.
     PingPong(PingPongStep),
+    /// Take guest lock (id).
+    Lock(u32),
+    /// Release guest lock (id).
+    Unlock(u32),
     /// Start of a loop: `times` (None = forever), `period` for periodic loops, `end` = pc of
     /// the matching LoopEnd.
     LoopStart { times: Option<u64>, period: Option<u64>, end: u32 },
@@ -48,14 +52,15 @@ pub struct Program {
 }
 
 impl Program {
-    /// Compiles scenario steps; `names` resolves yield_to targets to task ids.
-    pub fn compile(ops: &[OpSpec], names: &[&str]) -> Program {
+    /// Compiles scenario steps; `names` resolves yield_to targets to task ids and `locks`
+    /// guest lock names to lock ids.
+    pub fn compile(ops: &[OpSpec], names: &[&str], locks: &[String]) -> Program {
         let mut p = Program::default();
-        p.emit(ops, names);
+        p.emit(ops, names, locks);
         p
     }
 
-    fn emit(&mut self, ops: &[OpSpec], names: &[&str]) {
+    fn emit(&mut self, ops: &[OpSpec], names: &[&str], locks: &[String]) {
         for op in ops {
             match op {
                 OpSpec::Run(d) => self.code.push(Instr::Run(d.ns())),
@@ -80,7 +85,13 @@ impl Program {
                         first: p.first,
                     }));
                 }
-                OpSpec::Loop(l) => self.emit_loop(l.times, None, |p| p.emit(&l.body, names)),
+                OpSpec::Lock(n) => {
+                    self.code.push(Instr::Lock(locks.iter().position(|l| l == n).expect("known lock") as u32))
+                }
+                OpSpec::Unlock(n) => {
+                    self.code.push(Instr::Unlock(locks.iter().position(|l| l == n).expect("known lock") as u32))
+                }
+                OpSpec::Loop(l) => self.emit_loop(l.times, None, |p| p.emit(&l.body, names, locks)),
                 OpSpec::Periodic(pd) => {
                     let run = pd.run.ns();
                     self.emit_loop(pd.count, Some(pd.period.ns()), |p| p.code.push(Instr::Run(run)))
@@ -114,6 +125,10 @@ pub enum Step {
     YieldTo(u32),
     /// At a ping-pong instruction (the simulation drives it; `finish_step` moves on).
     PingPong(PingPongStep),
+    /// At a guest lock acquisition (the simulation drives it; `finish_step` moves on).
+    Lock(u32),
+    /// Release a guest lock.
+    Unlock(u32),
     /// The program ended.
     Exit,
 }
@@ -199,6 +214,11 @@ impl Cursor {
                     return Step::YieldTo(t);
                 }
                 Instr::PingPong(p) => return Step::PingPong(p),
+                Instr::Lock(l) => return Step::Lock(l),
+                Instr::Unlock(l) => {
+                    self.advance();
+                    return Step::Unlock(l);
+                }
                 Instr::LoopStart { times, .. } => {
                     if times == Some(0) {
                         if let Instr::LoopStart { end, .. } = ins {
@@ -250,6 +270,7 @@ mod tests {
                 body: vec![OpSpec::Run(DurationSpec(10)), OpSpec::Sleep(DurationSpec(5))],
             })],
             &[],
+            &[],
         );
         let mut c = Cursor::default();
         assert_eq!(c.next(&prog, 0), Step::BusyUntil(10));
@@ -265,6 +286,7 @@ mod tests {
     fn periodic_sleeps_to_boundary() {
         let prog = Program::compile(
             &[OpSpec::Periodic(PeriodicSpec { run: DurationSpec(3), period: DurationSpec(10), count: Some(2) })],
+            &[],
             &[],
         );
         let mut c = Cursor::default();

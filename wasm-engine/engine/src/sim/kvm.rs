@@ -1,0 +1,224 @@
+//! KVM guests on the modeled host (first part): vCPU threads, guest spinlocks, pause-loop
+//! exiting (PLE) and `kvm_vcpu_on_spin()` directed yield (virt/kvm/kvm_main.c, 6.12+ single
+//! loop), with the `last_boosted_vcpu` bug of 6.12–6.18 and its 6.19-rc1 fix.
+//!
+//! A vCPU is a host task marked with a VM. Its guest program takes and releases named
+//! spinlocks; a vCPU waiting for a lock spins with PAUSE, and every `ple_window` of spinning
+//! (4096 cycles at 3 GHz ≈ 1.37 µs, doubled at each exit, reset when the vCPU thread is
+//! scheduled back in) the CPU exits to KVM, which looks for a vCPU of the same VM to yield to.
+//! Lock-holder preemption is not scripted: it happens when the host preempts a holder.
+//!
+//! Named model shortcuts: guest code inside a lock is kernel mode (CPL 0), the rest user mode;
+//! a PLE exit costs no extra time; no halted vCPUs, no posted interrupts (IPIs come later).
+
+use super::event::Ev;
+use super::{Simulation, TaskState};
+use crate::obs::log::{EventKind, SwitchReason};
+
+/// The base PLE window: `ple_window` = 4096 cycles, at a 3 GHz TSC (ns).
+pub const PLE_WINDOW_NS: u64 = 1_365;
+/// `ple_window_grow` = 2 (the window doubles at each PAUSE exit).
+pub const PLE_WINDOW_GROW: u64 = 2;
+/// A cap on the grown window (`ple_window_max` is UINT_MAX cycles; capped here at ~1.4 s).
+pub const PLE_WINDOW_MAX_NS: u64 = 1_400_000_000;
+
+/// Which `kvm_vcpu_on_spin()`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum OnSpin {
+    /// 6.12–6.18: stores the loop offset as `last_boosted_vcpu` (the bug).
+    #[default]
+    Mainline,
+    /// 6.19-rc1 fix (Wanpeng Li's patch 6/10): stores the vCPU index.
+    Fixed,
+}
+
+/// Per-vCPU KVM state (`struct kvm_vcpu` fields used by directed yield).
+#[derive(Debug, Clone, Default)]
+pub struct VcpuState {
+    /// VM index (None: not a vCPU).
+    pub vm: Option<u32>,
+    /// Index within the VM.
+    pub idx: u32,
+    /// `preempted`: descheduled while runnable.
+    pub preempted: bool,
+    /// `preempted_in_kernel`: it was at CPL 0 then.
+    pub preempted_in_kernel: bool,
+    /// Currently in guest kernel mode (holding or spinning on a lock).
+    pub in_kernel: bool,
+    /// `spin_loop.in_spin_loop`.
+    pub in_spin_loop: bool,
+    /// `spin_loop.dy_eligible`.
+    pub dy_eligible: bool,
+    /// Current PLE window (ns).
+    pub ple_window: u64,
+    /// Spinning on this lock, with this much of the window left (CPU ns).
+    pub spin: Option<(u32, u64)>,
+}
+
+/// KVM state of the simulation.
+#[derive(Debug, Clone, Default)]
+pub struct KvmState {
+    /// Lock holders by lock id.
+    pub locks: Vec<Option<u32>>,
+    /// vCPU task ids per VM, in vCPU index order.
+    pub vms: Vec<Vec<u32>>,
+    /// `kvm->last_boosted_vcpu` per VM.
+    pub last_boosted: Vec<u32>,
+    /// Per task.
+    pub vcpu: Vec<VcpuState>,
+    /// The on_spin implementation.
+    pub on_spin: OnSpin,
+    /// PLE exits.
+    pub ple_exits: u64,
+    /// Directed yields that yielded.
+    pub directed_yields: u64,
+}
+
+impl Simulation {
+    /// vCPU bookkeeping when `task` leaves a CPU (`kvm_sched_out`).
+    pub(crate) fn kvm_sched_out(&mut self, task: u32, still_runnable: bool) {
+        let v = &mut self.kvm.vcpu[task as usize];
+        if v.vm.is_some() && still_runnable {
+            v.preempted = true;
+            v.preempted_in_kernel = v.in_kernel;
+        }
+    }
+
+    /// vCPU bookkeeping when `task` gets a CPU (`kvm_sched_in`): the PLE window shrinks back
+    /// to its base (`ple_window_shrink` = 0).
+    pub(crate) fn kvm_sched_in(&mut self, task: u32) {
+        let v = &mut self.kvm.vcpu[task as usize];
+        if v.vm.is_some() {
+            v.preempted = false;
+            v.ple_window = PLE_WINDOW_NS;
+        }
+    }
+
+    /// A guest lock acquisition by the running `task`: returns the time its spin window ends,
+    /// or None when it got the lock (the program moves on).
+    pub(crate) fn guest_lock(&mut self, cpu: u32, task: u32, lock: u32) -> Option<u64> {
+        loop {
+            let now = self.fair.now;
+            if self.kvm.locks[lock as usize].is_none() {
+                self.kvm.locks[lock as usize] = Some(task);
+                let v = &mut self.kvm.vcpu[task as usize];
+                v.spin = None;
+                v.in_kernel = true;
+                self.fair.log.event(now, EventKind::GuestLock, cpu, task, lock, 0);
+                return None;
+            }
+            let v = &mut self.kvm.vcpu[task as usize];
+            v.in_kernel = true;
+            let window = v.ple_window.max(1);
+            match v.spin {
+                Some((_, left)) if left > 0 => return Some(now + left),
+                Some(_) => {}
+                None => {
+                    v.spin = Some((lock, window));
+                    return Some(now + window);
+                }
+            }
+            // The window ran out: PAUSE-loop exit.
+            v.spin = None;
+            v.ple_window = (window * PLE_WINDOW_GROW).min(PLE_WINDOW_MAX_NS);
+            self.kvm.ple_exits += 1;
+            self.fair.log.event(now, EventKind::PleExit, cpu, task, lock, 0);
+            if self.kvm_vcpu_on_spin(cpu, task) {
+                self.schedule(cpu, SwitchReason::Yield);
+                if self.running_task(cpu) != Some(task) {
+                    return Some(u64::MAX);
+                }
+                self.cpus[cpu as usize].work_gen += 1;
+            }
+        }
+    }
+
+    /// A guest lock release by `task`: spinners on a CPU notice at once.
+    pub(crate) fn guest_unlock(&mut self, cpu: u32, task: u32, lock: u32) {
+        if self.kvm.locks[lock as usize] == Some(task) {
+            self.kvm.locks[lock as usize] = None;
+        }
+        self.kvm.vcpu[task as usize].in_kernel = false;
+        self.fair.log.event(self.fair.now, EventKind::GuestUnlock, cpu, task, lock, 0);
+        let spinners: Vec<u32> = (0..self.tasks.len() as u32)
+            .filter(|&t| {
+                self.tasks[t as usize].state == TaskState::Running
+                    && t != task
+                    && matches!(self.kvm.vcpu[t as usize].spin, Some((l, _)) if l == lock)
+            })
+            .collect();
+        for t in spinners {
+            let c = self.tasks[t as usize].cpu;
+            self.charge_segment(t);
+            self.cpus[c as usize].work_gen += 1;
+            let gen = self.cpus[c as usize].work_gen;
+            self.queue.push(self.fair.now, Ev::Work { cpu: c, gen });
+        }
+    }
+
+    /// Models `kvm_vcpu_eligible_for_directed_yield()`: a vCPU inside its own spin loop is
+    /// eligible every other time it is looked at.
+    fn eligible_for_directed_yield(&mut self, t: u32) -> bool {
+        let v = &mut self.kvm.vcpu[t as usize];
+        let eligible = !v.in_spin_loop || v.dy_eligible;
+        if v.in_spin_loop {
+            v.dy_eligible = !v.dy_eligible;
+        }
+        eligible
+    }
+
+    /// Models `kvm_vcpu_on_spin(me, yield_to_kernel_mode = true)` (single loop, 6.12+).
+    /// Returns whether it yielded (the caller then schedules).
+    pub(crate) fn kvm_vcpu_on_spin(&mut self, cpu: u32, me: u32) -> bool {
+        let Some(vm) = self.kvm.vcpu[me as usize].vm else { return false };
+        let vcpus = self.kvm.vms[vm as usize].clone();
+        let n = vcpus.len() as u32;
+        if n < 2 {
+            return false;
+        }
+        let my_idx = self.kvm.vcpu[me as usize].idx;
+        self.kvm.vcpu[me as usize].in_spin_loop = true;
+        let start = self.kvm.last_boosted[vm as usize] + 1;
+        let mut tries = 3;
+        let mut yielded = false;
+        for i in 0..n {
+            let idx = (start + i) % n;
+            if idx == my_idx {
+                continue;
+            }
+            let t = vcpus[idx as usize];
+            // `ready`: runnable but not running.
+            if self.tasks[t as usize].state != TaskState::Runnable {
+                continue;
+            }
+            let v = &self.kvm.vcpu[t as usize];
+            if v.preempted && !v.preempted_in_kernel {
+                continue;
+            }
+            if !self.eligible_for_directed_yield(t) {
+                continue;
+            }
+            let r = self.yield_to_ret(cpu, me, t);
+            self.fair.log.event(self.fair.now, EventKind::YieldTo, cpu, me, t, (r > 0) as i64);
+            if r > 0 {
+                self.kvm.last_boosted[vm as usize] = match self.kvm.on_spin {
+                    OnSpin::Mainline => i,
+                    OnSpin::Fixed => idx,
+                };
+                self.kvm.directed_yields += 1;
+                yielded = true;
+                break;
+            }
+            if r < 0 {
+                tries -= 1;
+                if tries == 0 {
+                    break;
+                }
+            }
+        }
+        let v = &mut self.kvm.vcpu[me as usize];
+        v.in_spin_loop = false;
+        v.dy_eligible = false;
+        yielded
+    }
+}
