@@ -41,3 +41,28 @@ fn one_hypercall_per_handoff_whatever_the_rate_limit() {
         }
     }
 }
+
+#[test]
+fn lock_holder_preemption_triggers_ple_exits_and_directed_yields() {
+    let path = common::repo_root().join("scenarios/kvm/lock-holder-preemption.toml");
+    let run = |v: &[(&str, &str)]| {
+        let mut sim = common::load(&path, v);
+        sim.check_invariants = true;
+        sim.run();
+        (Summary::of(&sim), sim.kvm.directed_yields)
+    };
+    let (bug, dy_bug) = run(&[]);
+    let (fixed, dy_fixed) = run(&[("kvm_on_spin", "fixed")]);
+    let ple = |s: &Summary| s.tasks.iter().map(|t| t.ple_exits).sum::<u64>();
+    let locks = |s: &Summary| s.tasks.iter().map(|t| t.guest_locks).sum::<u64>();
+    println!(
+        "lock-holder preemption: mainline {} PLE exits, {dy_bug} directed yields, {} locks; fixed {} PLE exits, {dy_fixed} directed yields, {} locks",
+        ple(&bug),
+        locks(&bug),
+        ple(&fixed),
+        locks(&fixed)
+    );
+    assert!(ple(&bug) > 10 && dy_bug > 10, "holders get preempted, waiters exit and yield");
+    assert!(locks(&bug) > 1000);
+    assert_ne!(bug.digest, fixed.digest, "the last_boosted_vcpu fix changes which vCPU is boosted");
+}
