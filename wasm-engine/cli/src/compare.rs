@@ -93,6 +93,27 @@ pub fn run(file: &str, text: &str, names: &str, extra: &[(String, String)], as_j
             s.push('\n');
         }
     }
+    if runs.iter().any(|(_, _, r)| r.tasks.iter().any(|t| t.ipis_answered > 0)) {
+        s.push_str(&format!("{:<22}", "IPIs answered"));
+        for (_, _, r) in &runs {
+            s.push_str(&format!(" {:>20}", r.tasks.iter().map(|t| t.ipis_answered).sum::<u64>()));
+        }
+        s.push('\n');
+        s.push_str(&format!("{:<22}", "IPI latency mean µs"));
+        for (_, _, r) in &runs {
+            let (n, sum) = r
+                .tasks
+                .iter()
+                .fold((0u64, 0u64), |(n, sum), t| (n + t.ipis_answered, sum + t.ipis_answered * t.ipi_latency_ns_mean));
+            s.push_str(&format!(" {:>20.1}", sum as f64 / n.max(1) as f64 / 1000.0));
+        }
+        s.push('\n');
+        s.push_str(&format!("{:<22}", "pause-loop exits"));
+        for (_, _, r) in &runs {
+            s.push_str(&format!(" {:>20}", r.tasks.iter().map(|t| t.ple_exits).sum::<u64>()));
+        }
+        s.push('\n');
+    }
     if runs.iter().any(|(_, _, r)| r.tasks.iter().any(|t| t.guest_locks > 0)) {
         for (label, f) in [
             ("guest lock acquisitions", (|t: &TaskSummary| t.guest_locks) as fn(&TaskSummary) -> u64),

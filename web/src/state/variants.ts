@@ -31,6 +31,8 @@ export const ENGINE_PRESETS: VariantPreset[] = [
   { key: 'last-buddy', overrides: [['yield_to', 'last_buddy']], doc: "A LAST_BUDDY-like sustained buddy for the yield_to target (Prateek's suggestion; 3 picks assumed)." },
   { key: 'yield-throttle-10us', overrides: [['yield_interval', '10us']], doc: "Kuba Piecuch's yield throttling RFC with yield_interval_ns = 10000." },
   { key: 'on-spin-fixed', overrides: [['kvm_on_spin', 'fixed']], doc: "kvm_vcpu_on_spin() with the last_boosted_vcpu fix of 6.19-rc1 (Wanpeng Li's patch 6/10)." },
+  { key: 'ipi-aware', overrides: [['kvm_ipi_aware', 'true']], doc: "Wanpeng Li's IPI-aware directed yield (v1 patches 7-10): receiver tracking, IPI-first candidates, relaxed round." },
+  { key: 'wanpeng-series', overrides: [['yield_to', 'debooster_v1'], ['kvm_on_spin', 'fixed'], ['kvm_ipi_aware', 'true']], doc: 'The whole v1 series (2025-11-10): debooster v1, the last_boosted_vcpu fix and IPI-aware directed yield.' },
   { key: 'cfs-rq-throttle', overrides: [['throttle', 'cfs_rq']], doc: 'The cfs_rq-based CFS bandwidth throttle of kernels up to 6.17.' },
 ];
 

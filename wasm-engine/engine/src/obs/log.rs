@@ -59,11 +59,15 @@ pub enum EventKind {
     GuestUnlock = 18,
     /// A pause-loop exit of a vCPU spinning on guest lock `arg`.
     PleExit = 19,
+    /// A vCPU sent an IPI to vCPU task `arg` (and waits for it).
+    IpiSend = 20,
+    /// A vCPU handled (EOI'd) the IPI from vCPU task `arg`.
+    IpiHandled = 21,
 }
 
 impl EventKind {
     /// All kinds, in code order.
-    pub const ALL: [EventKind; 20] = [
+    pub const ALL: [EventKind; 22] = [
         EventKind::Switch,
         EventKind::Wakeup,
         EventKind::WakeupNew,
@@ -84,6 +88,8 @@ impl EventKind {
         EventKind::GuestLock,
         EventKind::GuestUnlock,
         EventKind::PleExit,
+        EventKind::IpiSend,
+        EventKind::IpiHandled,
     ];
 
     /// Stable lower-case name.
@@ -109,6 +115,8 @@ impl EventKind {
             EventKind::GuestLock => "guest_lock",
             EventKind::GuestUnlock => "guest_unlock",
             EventKind::PleExit => "ple_exit",
+            EventKind::IpiSend => "ipi_send",
+            EventKind::IpiHandled => "ipi_handled",
         }
     }
 

@@ -43,6 +43,10 @@ pub struct TaskSummary {
     pub guest_locks: u64,
     /// Pause-loop exits.
     pub ple_exits: u64,
+    /// IPIs this vCPU sent that were handled.
+    pub ipis_answered: u64,
+    /// Mean time from sending an IPI to its being handled (ns).
+    pub ipi_latency_ns_mean: u64,
     /// After a yield_to that yielded: mean number of task picks on the yielder's CPU until the
     /// target ran (1 = the very next pick), and the mean delay (ns).
     pub yield_to_picks_mean: f64,
@@ -116,7 +120,9 @@ impl Summary {
         let mut yield_to_calls = vec![0u64; n];
         let mut guest_locks = vec![0u64; n];
         let mut ple_exits = vec![0u64; n];
-        // Per yielder: (target, time, cpu, picks so far) of the last yield_to that yielded.
+        let mut ipi_sent_at: Vec<Option<u64>> = vec![None; n];
+        let mut ipis: Vec<(u64, u64)> = vec![(0, 0); n]; // (answered, total latency)
+                                                         // Per yielder: (target, time, cpu, picks so far) of the last yield_to that yielded.
         let mut pending: Vec<Option<(u32, u64, u16, u64)>> = vec![None; n];
         let mut handoffs: Vec<(u64, u64, u64)> = vec![(0, 0, 0); n]; // (count, picks, delay)
         let mut wakeups = vec![0u64; n];
@@ -185,6 +191,14 @@ impl Summary {
                 Some(EventKind::Sleep) => sleeps[task] += 1,
                 Some(EventKind::GuestLock) => guest_locks[task] += 1,
                 Some(EventKind::PleExit) => ple_exits[task] += 1,
+                Some(EventKind::IpiSend) => ipi_sent_at[task] = Some(t),
+                Some(EventKind::IpiHandled) if (e.arg[i] as usize) < n => {
+                    let s = e.arg[i] as usize;
+                    if let Some(at) = ipi_sent_at[s].take() {
+                        ipis[s].0 += 1;
+                        ipis[s].1 += t - at;
+                    }
+                }
                 _ => {}
             }
         }
@@ -212,6 +226,8 @@ impl Summary {
                     yield_to_calls: yield_to_calls[k],
                     guest_locks: guest_locks[k],
                     ple_exits: ple_exits[k],
+                    ipis_answered: ipis[k].0,
+                    ipi_latency_ns_mean: ipis[k].1 / ipis[k].0.max(1),
                     yield_to_picks_mean: if handoffs[k].0 == 0 {
                         0.0
                     } else {
@@ -275,6 +291,8 @@ impl Summary {
                 "yield_to_calls": t.yield_to_calls,
                 "guest_locks": t.guest_locks,
                 "ple_exits": t.ple_exits,
+                "ipis_answered": t.ipis_answered,
+                "ipi_latency_ns_mean": t.ipi_latency_ns_mean,
                 "yield_to_picks_mean": (t.yield_to_picks_mean * 1000.0).round() / 1000.0,
                 "yield_to_delay_ns_mean": t.yield_to_delay_ns_mean,
                 "wakeups": t.wakeups,
@@ -298,6 +316,12 @@ impl Summary {
                 t.name, t.cpu_time_ns, t.share_pct, t.switches_out, t.switches_out_runnable, t.mean_run_ns, t.yields, t.yields_scheduled, t.yields_to, t.yield_to_calls, t.yield_to_picks_mean, t.yield_to_delay_ns_mean, t.guest_locks, t.ple_exits, t.wakeups, t.sleeps,
                 t.wakeup_latency_ns.p50, t.wakeup_latency_ns.p99, t.wakeup_latency_ns.max
             ));
+            if t.ipis_answered > 0 {
+                s.push_str(&format!(
+                    "task {} ipis_answered={} ipi_latency_ns_mean={}\n",
+                    t.name, t.ipis_answered, t.ipi_latency_ns_mean
+                ));
+            }
         }
         if let Some((ns, adds)) = self.cputimer {
             s.push_str(&format!("cputimer atomic_ns={ns} adds={adds} atomic_pct={:.3}\n", self.cputimer_pct()));

@@ -228,7 +228,23 @@ fn check(s: &ScenarioFile) -> Vec<Issue> {
             }
         }
         if t.vm.is_none() && uses_locks(&t.program) {
-            c.push(tp.key("program"), format!("guest lock steps need a vCPU: give task {:?} a vm", t.name));
+            c.push(tp.key("program"), format!("guest lock and IPI steps need a vCPU: give task {:?} a vm", t.name));
+        }
+        let mut ipis = Vec::new();
+        ipi_targets(&tp.key("program"), &t.program, &mut ipis);
+        for (path, target) in ipis {
+            match s.tasks.iter().find(|o| o.name == target) {
+                None => c.push(path, format!("ipi_wait names {target:?}, which is not a task of this scenario")),
+                Some(o) if o.name == t.name => c.push(path, format!("task {:?} cannot send an IPI to itself", t.name)),
+                Some(o) if o.vm.is_none() || o.vm != t.vm => c.push(
+                    path,
+                    format!(
+                        "ipi_wait target {target:?} must be a vCPU of the same vm ({:?})",
+                        t.vm.as_deref().unwrap_or("")
+                    ),
+                ),
+                Some(_) => {}
+            }
         }
         let mut targets = Vec::new();
         yield_to_targets(&tp.key("program"), &t.program, &mut targets);
@@ -399,17 +415,29 @@ fn never_ends(op: &OpSpec) -> bool {
         | OpSpec::YieldTo(_)
         | OpSpec::PingPong(_)
         | OpSpec::Lock(_)
-        | OpSpec::Unlock(_) => false,
+        | OpSpec::Unlock(_)
+        | OpSpec::IpiWait(_) => false,
     }
 }
 
 /// Whether a program uses guest locks (vCPU-only steps).
 fn uses_locks(ops: &[OpSpec]) -> bool {
     ops.iter().any(|o| match o {
-        OpSpec::Lock(_) | OpSpec::Unlock(_) => true,
+        OpSpec::Lock(_) | OpSpec::Unlock(_) | OpSpec::IpiWait(_) => true,
         OpSpec::Loop(l) => uses_locks(&l.body),
         _ => false,
     })
+}
+
+/// Every `ipi_wait` step of a program with its key path.
+fn ipi_targets<'a>(seq: &KeyPath, ops: &'a [OpSpec], out: &mut Vec<(KeyPath, &'a str)>) {
+    for (i, op) in ops.iter().enumerate() {
+        match op {
+            OpSpec::IpiWait(t) => out.push((seq.index(i).key("ipi_wait"), t.as_str())),
+            OpSpec::Loop(l) => ipi_targets(&seq.index(i).key("loop").key("body"), &l.body, out),
+            _ => {}
+        }
+    }
 }
 
 /// Every `yield_to` step of a program with its key path.
@@ -458,6 +486,7 @@ fn check_ops(c: &mut Checker, seq: &KeyPath, ops: &[OpSpec], depth: usize) {
                     c.push(op_path.clone(), "expected a lock name");
                 }
             }
+            OpSpec::IpiWait(_) => {} // checked against the task list in `check`
             OpSpec::PingPong(p) => {
                 let pp = op_path.key("ping_pong");
                 if p.rounds == 0 {
@@ -514,7 +543,7 @@ fn check_loop(c: &mut Checker, lp: &KeyPath, l: &LoopSpec, depth: usize) {
 fn takes_time(op: &OpSpec) -> bool {
     match op {
         OpSpec::Run(_) | OpSpec::Spin(_) | OpSpec::Sleep(_) | OpSpec::Periodic(_) | OpSpec::PingPong(_) => true,
-        OpSpec::SchedYield(_) | OpSpec::YieldTo(_) | OpSpec::Lock(_) | OpSpec::Unlock(_) => false,
+        OpSpec::SchedYield(_) | OpSpec::YieldTo(_) | OpSpec::Lock(_) | OpSpec::Unlock(_) | OpSpec::IpiWait(_) => false,
         OpSpec::Loop(l) => l.body.iter().any(takes_time),
     }
 }
@@ -523,8 +552,27 @@ fn takes_time(op: &OpSpec) -> bool {
 // CLI variants
 
 /// Names accepted by [`apply_variant`] besides the scheduler features.
-pub const VARIANT_KNOBS: [&str; 9] =
-    ["yield", "lag_clamp", "hz", "cpus", "seed", "base_slice", "timer_slack", "duration", "tunable_scaling"];
+pub const VARIANT_KNOBS: [&str; 19] = [
+    "yield",
+    "yield_to",
+    "yield_interval",
+    "debooster_rate_limit",
+    "kvm_on_spin",
+    "kvm_ipi_aware",
+    "kvm_relaxed_boost",
+    "kvm_apicv",
+    "throttle",
+    "lag_clamp",
+    "autogroup",
+    "profiling_timer",
+    "hz",
+    "cpus",
+    "seed",
+    "base_slice",
+    "timer_slack",
+    "duration",
+    "tunable_scaling",
+];
 
 fn accepted_variants() -> String {
     let mut all: Vec<&str> = VARIANT_KNOBS.to_vec();
@@ -589,6 +637,9 @@ pub fn apply_variant(s: &mut ScenarioFile, name: &str, value: &str) -> Result<()
                 _ => return Err(format!("kvm_on_spin={value}: expected mainline or fixed")),
             })
         }
+        "kvm_ipi_aware" => s.kernel.kvm_ipi_aware = Some(parse_bool(name, value)?),
+        "kvm_relaxed_boost" => s.kernel.kvm_relaxed_boost = Some(parse_bool(name, value)?),
+        "kvm_apicv" => s.kernel.kvm_apicv = Some(parse_bool(name, value)?),
         "throttle" => {
             s.kernel.throttle = Some(match value.trim() {
                 "task_based" => ThrottleSpec::TaskBased,

@@ -162,6 +162,18 @@ pub struct KernelSpec {
     /// `kvm_vcpu_on_spin()` (default: mainline, 6.12–6.18 with the last_boosted_vcpu bug).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub kvm_on_spin: Option<OnSpinSpec>,
+    /// Wanpeng Li's IPI-aware directed yield (v1 patches 7–10): track sender → receiver on
+    /// ICR-write exits and prefer the receiver in kvm_vcpu_on_spin() (default: false).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kvm_ipi_aware: Option<bool>,
+    /// `enable_relaxed_boost` of the IPI-aware series: a second, relaxed candidate round
+    /// (default: true; only with kvm_ipi_aware).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kvm_relaxed_boost: Option<bool>,
+    /// APICv/IPIv: IPIs are posted without an exit, so nothing is tracked, but a pending
+    /// posted interrupt makes a preempted vCPU a directed-yield candidate (default: false).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kvm_apicv: Option<bool>,
     /// The debooster's 6 ms rate limiter (default: true; false models Christian Borntraeger's
     /// run with it commented out).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -310,6 +322,9 @@ pub enum OpSpec {
     Lock(String),
     /// Guest code: release the named guest spinlock.
     Unlock(String),
+    /// Guest code (vCPU tasks only): send an IPI to the named vCPU of the same VM and spin,
+    /// smp_call_function style (PAUSE with pause-loop exits), until it has handled it.
+    IpiWait(String),
     /// Pass a token back and forth with `peer` (Christian Borntraeger's counter ping-pong):
     /// holding the token, do `work`, hand it over; without it, spin for `spin` of CPU time and
     /// then yield_to(peer) (s390's diag 0x9c directed yield), until the token comes back.

@@ -96,6 +96,12 @@ pub struct SimConfig {
     pub locks: Vec<String>,
     /// kvm_vcpu_on_spin() flavour.
     pub on_spin: crate::sim::kvm::OnSpin,
+    /// Wanpeng Li's IPI-aware directed yield.
+    pub ipi_aware: bool,
+    /// Its relaxed second round.
+    pub relaxed_boost: bool,
+    /// APICv/IPIv on.
+    pub apicv: bool,
     /// Tasks, in file order (task id = index).
     pub tasks: Vec<TaskConfig>,
 }
@@ -264,6 +270,9 @@ impl SimConfig {
                 Some(crate::scenario::schema::OnSpinSpec::Fixed) => crate::sim::kvm::OnSpin::Fixed,
                 _ => crate::sim::kvm::OnSpin::Mainline,
             },
+            ipi_aware: s.kernel.kvm_ipi_aware.unwrap_or(false),
+            relaxed_boost: s.kernel.kvm_relaxed_boost.unwrap_or(true),
+            apicv: s.kernel.kvm_apicv.unwrap_or(false),
             tasks,
         })
     }

@@ -26,6 +26,8 @@ pub enum Ev {
     BwPeriod { tg: u32 },
     /// The CFS bandwidth slack timer of a task group.
     BwSlack { tg: u32 },
+    /// A running vCPU finishes handling its pending IPIs (EOI).
+    IpiHandle { task: u32 },
 }
 
 /// A min-heap of `(time_ns, seq, Ev)`.

@@ -51,8 +51,10 @@ pub struct VcpuState {
     pub dy_eligible: bool,
     /// Current PLE window (ns).
     pub ple_window: u64,
-    /// Spinning on this lock, with this much of the window left (CPU ns).
+    /// Spinning on this lock (or IPI wait key), with this much of the window left (CPU ns).
     pub spin: Option<(u32, u64)>,
+    /// IPI state.
+    pub ipi: super::ipi::IpiState,
 }
 
 /// KVM state of the simulation.
@@ -72,6 +74,14 @@ pub struct KvmState {
     pub ple_exits: u64,
     /// Directed yields that yielded.
     pub directed_yields: u64,
+    /// Wanpeng Li's IPI-aware candidate filter and tracking.
+    pub ipi_aware: bool,
+    /// `enable_relaxed_boost` (default: true).
+    pub relaxed_boost: bool,
+    /// APICv/IPIv: ICR writes do not exit, so nothing is tracked.
+    pub apicv: bool,
+    /// IPIs sent.
+    pub ipis: u64,
 }
 
 impl Simulation {
@@ -98,39 +108,49 @@ impl Simulation {
     /// or None when it got the lock (the program moves on).
     pub(crate) fn guest_lock(&mut self, cpu: u32, task: u32, lock: u32) -> Option<u64> {
         loop {
-            let now = self.fair.now;
             if self.kvm.locks[lock as usize].is_none() {
                 self.kvm.locks[lock as usize] = Some(task);
                 let v = &mut self.kvm.vcpu[task as usize];
                 v.spin = None;
                 v.in_kernel = true;
-                self.fair.log.event(now, EventKind::GuestLock, cpu, task, lock, 0);
+                self.fair.log.event(self.fair.now, EventKind::GuestLock, cpu, task, lock, 0);
                 return None;
             }
-            let v = &mut self.kvm.vcpu[task as usize];
-            v.in_kernel = true;
-            let window = v.ple_window.max(1);
-            match v.spin {
-                Some((_, left)) if left > 0 => return Some(now + left),
-                Some(_) => {}
-                None => {
-                    v.spin = Some((lock, window));
-                    return Some(now + window);
-                }
-            }
-            // The window ran out: PAUSE-loop exit.
-            v.spin = None;
-            v.ple_window = (window * PLE_WINDOW_GROW).min(PLE_WINDOW_MAX_NS);
-            self.kvm.ple_exits += 1;
-            self.fair.log.event(now, EventKind::PleExit, cpu, task, lock, 0);
-            if self.kvm_vcpu_on_spin(cpu, task) {
-                self.schedule(cpu, SwitchReason::Yield);
-                if self.running_task(cpu) != Some(task) {
-                    return Some(u64::MAX);
-                }
-                self.cpus[cpu as usize].work_gen += 1;
+            if let Some(t) = self.ple_spin(cpu, task, lock) {
+                return Some(t);
             }
         }
+    }
+
+    /// One step of a PAUSE spin-wait in guest kernel mode: Some(time the current PLE window
+    /// ends, or u64::MAX when the vCPU lost its CPU in a directed yield), or None after a
+    /// pause-loop exit that left it running (the caller re-checks what it waits for).
+    pub(crate) fn ple_spin(&mut self, cpu: u32, task: u32, key: u32) -> Option<u64> {
+        let now = self.fair.now;
+        let v = &mut self.kvm.vcpu[task as usize];
+        v.in_kernel = true;
+        let window = v.ple_window.max(1);
+        match v.spin {
+            Some((_, left)) if left > 0 => return Some(now + left),
+            Some(_) => {}
+            None => {
+                v.spin = Some((key, window));
+                return Some(now + window);
+            }
+        }
+        // The window ran out: PAUSE-loop exit into kvm_vcpu_on_spin().
+        v.spin = None;
+        v.ple_window = (window * PLE_WINDOW_GROW).min(PLE_WINDOW_MAX_NS);
+        self.kvm.ple_exits += 1;
+        self.fair.log.event(now, EventKind::PleExit, cpu, task, key, 0);
+        if self.kvm_vcpu_on_spin(cpu, task) {
+            self.schedule(cpu, SwitchReason::Yield);
+            if self.running_task(cpu) != Some(task) {
+                return Some(u64::MAX);
+            }
+            self.cpus[cpu as usize].work_gen += 1;
+        }
+        None
     }
 
     /// A guest lock release by `task`: spinners on a CPU notice at once.
@@ -156,6 +176,28 @@ impl Simulation {
         }
     }
 
+    /// The per-candidate filter. Mainline: skip a vCPU preempted in guest user mode. Wanpeng
+    /// Li's IPI-aware filter (round 1): the vCPU `me` just sent an IPI to wins; a pending
+    /// posted interrupt (APICv) wins; otherwise it must be preempted, in kernel mode. Round 2
+    /// (relaxed): preempted is enough. A first match in scan order wins, not the "highest
+    /// priority" one.
+    fn candidate_ok(&self, me: u32, t: u32, first_round: bool) -> bool {
+        let v = &self.kvm.vcpu[t as usize];
+        if !self.kvm.ipi_aware {
+            // kvm_arch_dy_has_pending_interrupt(): with APICv, a posted interrupt waiting
+            // for the vCPU also makes it a candidate.
+            let pending = self.kvm.apicv && v.ipi.pending_from_any;
+            return !(v.preempted && !pending && !v.preempted_in_kernel);
+        }
+        if !first_round {
+            return v.preempted;
+        }
+        if self.is_ipi_receiver(me, t) || (self.kvm.apicv && v.ipi.pending_from_any) {
+            return true;
+        }
+        v.preempted && v.preempted_in_kernel
+    }
+
     /// Models `kvm_vcpu_eligible_for_directed_yield()`: a vCPU inside its own spin loop is
     /// eligible every other time it is looked at.
     fn eligible_for_directed_yield(&mut self, t: u32) -> bool {
@@ -178,41 +220,45 @@ impl Simulation {
         }
         let my_idx = self.kvm.vcpu[me as usize].idx;
         self.kvm.vcpu[me as usize].in_spin_loop = true;
-        let start = self.kvm.last_boosted[vm as usize] + 1;
-        let mut tries = 3;
+        let mut tries: i32 = 3;
         let mut yielded = false;
-        for i in 0..n {
-            let idx = (start + i) % n;
-            if idx == my_idx {
-                continue;
-            }
-            let t = vcpus[idx as usize];
-            // `ready`: runnable but not running.
-            if self.tasks[t as usize].state != TaskState::Runnable {
-                continue;
-            }
-            let v = &self.kvm.vcpu[t as usize];
-            if v.preempted && !v.preempted_in_kernel {
-                continue;
-            }
-            if !self.eligible_for_directed_yield(t) {
-                continue;
-            }
-            let r = self.yield_to_ret(cpu, me, t);
-            self.fair.log.event(self.fair.now, EventKind::YieldTo, cpu, me, t, (r > 0) as i64);
-            if r > 0 {
-                self.kvm.last_boosted[vm as usize] = match self.kvm.on_spin {
-                    OnSpin::Mainline => i,
-                    OnSpin::Fixed => idx,
-                };
-                self.kvm.directed_yields += 1;
-                yielded = true;
-                break;
-            }
-            if r < 0 {
-                tries -= 1;
-                if tries == 0 {
-                    break;
+        // Wanpeng Li's series adds a relaxed second round (enable_relaxed_boost); `tries` is
+        // shared by both rounds, as in the patch.
+        let rounds = if self.kvm.ipi_aware && self.kvm.relaxed_boost { 2 } else { 1 };
+        'rounds: for round in 0..rounds {
+            let start = self.kvm.last_boosted[vm as usize] + 1;
+            for i in 0..n {
+                let idx = (start + i) % n;
+                if idx == my_idx {
+                    continue;
+                }
+                let t = vcpus[idx as usize];
+                // `ready`: runnable but not running.
+                if self.tasks[t as usize].state != TaskState::Runnable {
+                    continue;
+                }
+                if !self.candidate_ok(me, t, round == 0) {
+                    continue;
+                }
+                if !self.eligible_for_directed_yield(t) {
+                    continue;
+                }
+                let r = self.yield_to_ret(cpu, me, t);
+                self.fair.log.event(self.fair.now, EventKind::YieldTo, cpu, me, t, (r > 0) as i64);
+                if r > 0 {
+                    self.kvm.last_boosted[vm as usize] = match self.kvm.on_spin {
+                        OnSpin::Mainline => i,
+                        OnSpin::Fixed => idx,
+                    };
+                    self.kvm.directed_yields += 1;
+                    yielded = true;
+                    break 'rounds;
+                }
+                if r < 0 {
+                    tries -= 1;
+                    if tries == 0 {
+                        break 'rounds;
+                    }
                 }
             }
         }

@@ -6,6 +6,7 @@
 
 pub mod config;
 pub mod event;
+pub mod ipi;
 pub mod kvm;
 pub mod program;
 mod sync;
@@ -206,6 +207,9 @@ impl Simulation {
             kvm: kvm::KvmState::default(),
         };
         sim.kvm.on_spin = sim.cfg.on_spin;
+        sim.kvm.ipi_aware = sim.cfg.ipi_aware;
+        sim.kvm.relaxed_boost = sim.cfg.relaxed_boost;
+        sim.kvm.apicv = sim.cfg.apicv;
         sim.kvm.locks = vec![None; sim.cfg.locks.len()];
         sim.kvm.vms = vec![Vec::new(); sim.cfg.vms.len()];
         sim.kvm.last_boosted = vec![0; sim.cfg.vms.len()];
@@ -291,6 +295,7 @@ impl Simulation {
                 }
             }
             Ev::BwSlack { tg } => self.fair.bw_slack_timer(tg),
+            Ev::IpiHandle { task } => self.on_ipi_handle(task),
             Ev::ThrottleWork { cpu, gen } => {
                 if gen == self.cpus[cpu as usize].work_gen {
                     self.on_throttle_work(cpu);
@@ -553,6 +558,7 @@ impl Simulation {
                     t.stats.wakeup_latencies.push(now - w);
                 }
                 self.kvm_sched_in(n);
+                self.ipi_on_sched_in(n);
                 self.arm_tick(cpu);
                 self.arm_hrtick(cpu);
                 self.arm_throttle_work(cpu);
@@ -684,6 +690,19 @@ impl Simulation {
                 }
             },
             Step::Lock(lock) => match self.guest_lock(cpu, task, lock) {
+                Some(u64::MAX) => {}
+                Some(until) => {
+                    let gen = self.cpus[cpu as usize].work_gen;
+                    self.queue.push(until, Ev::Work { cpu, gen });
+                }
+                None => {
+                    self.tasks[task as usize].cursor.finish_step();
+                    if self.running_task(cpu) == Some(task) {
+                        self.dispatch(cpu);
+                    }
+                }
+            },
+            Step::IpiWait(target) => match self.guest_ipi_wait(cpu, task, target) {
                 Some(u64::MAX) => {}
                 Some(until) => {
                     let gen = self.cpus[cpu as usize].work_gen;

@@ -22,6 +22,8 @@ pub enum Instr {
     Lock(u32),
     /// Release guest lock (id).
     Unlock(u32),
+    /// Send an IPI to a vCPU task (id) and wait for it to be handled.
+    IpiWait(u32),
     /// Start of a loop: `times` (None = forever), `period` for periodic loops, `end` = pc of
     /// the matching LoopEnd.
     LoopStart { times: Option<u64>, period: Option<u64>, end: u32 },
@@ -91,6 +93,10 @@ impl Program {
                 OpSpec::Unlock(n) => {
                     self.code.push(Instr::Unlock(locks.iter().position(|l| l == n).expect("known lock") as u32))
                 }
+                OpSpec::IpiWait(t) => {
+                    let id = names.iter().position(|n| n == t).expect("validated ipi_wait target") as u32;
+                    self.code.push(Instr::IpiWait(id));
+                }
                 OpSpec::Loop(l) => self.emit_loop(l.times, None, |p| p.emit(&l.body, names, locks)),
                 OpSpec::Periodic(pd) => {
                     let run = pd.run.ns();
@@ -129,6 +135,8 @@ pub enum Step {
     Lock(u32),
     /// Release a guest lock.
     Unlock(u32),
+    /// At an IPI send-and-wait to this vCPU task (the simulation drives it).
+    IpiWait(u32),
     /// The program ended.
     Exit,
 }
@@ -215,6 +223,7 @@ impl Cursor {
                 }
                 Instr::PingPong(p) => return Step::PingPong(p),
                 Instr::Lock(l) => return Step::Lock(l),
+                Instr::IpiWait(t) => return Step::IpiWait(t),
                 Instr::Unlock(l) => {
                     self.advance();
                     return Step::Unlock(l);

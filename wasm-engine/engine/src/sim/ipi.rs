@@ -1,0 +1,150 @@
+//! Guest IPIs, smp_call_function style, and Wanpeng Li's IPI tracking (x86; v1 patches 7–10).
+//!
+//! A vCPU sends a fixed unicast IPI to another vCPU of its VM and spins (guest kernel mode,
+//! with pause-loop exits) until the receiver has handled it. The receiver handles it
+//! `IPI_HANDLE_NS` after it is both running and interrupted (immediately if it is running, else
+//! once the host scheduler gives it a CPU). Without APICv the ICR write exits to KVM, which
+//! records sender → receiver (`kvm_track_ipi_communication`); the receiver's EOI clears the
+//! record (`kvm_clear_ipi_on_eoi`, v1/v2 rules). With APICv/IPIv nothing is tracked.
+//! Named shortcuts: exit and delivery costs are not modeled beyond `IPI_HANDLE_NS`; an IPI
+//! to a vCPU that is blocked (sleeping) does not kick it: it is handled when the vCPU next
+//! runs.
+
+use super::event::Ev;
+use super::{Simulation, TaskState};
+use crate::obs::log::EventKind;
+
+/// Time from a running receiver being interrupted to its EOI (handler work; assumed 2 µs).
+pub const IPI_HANDLE_NS: u64 = 2_000;
+/// `ipi_window_ns` (default 50 ms).
+pub const IPI_WINDOW_NS: u64 = 50_000_000;
+/// Spin keys of IPI waits are `IPI_KEY | receiver` (lock ids are small).
+pub const IPI_KEY: u32 = 0x4000_0000;
+
+/// Per-vCPU IPI state.
+#[derive(Debug, Clone, Default)]
+pub struct IpiState {
+    /// The vCPU task this one waits on (an IPI it sent).
+    pub waiting_for: Option<u32>,
+    /// Its IPI was handled.
+    pub answered: bool,
+    /// Senders whose IPIs this vCPU has not handled yet.
+    pub pending_from: Vec<u32>,
+    /// Some IPI is pending here (a posted interrupt with APICv).
+    pub pending_from_any: bool,
+    /// `last_ipi_sender` (vCPU task, None = −1).
+    pub last_sender: Option<u32>,
+    /// `last_ipi_receiver`.
+    pub last_receiver: Option<u32>,
+    /// `pending_ipi`.
+    pub pending_ipi: bool,
+    /// `ipi_time_ns`.
+    pub ipi_time: u64,
+}
+
+impl Simulation {
+    /// Models `kvm_vcpu_is_ipi_receiver(me, v)`.
+    pub(crate) fn is_ipi_receiver(&self, me: u32, v: u32) -> bool {
+        let m = &self.kvm.vcpu[me as usize].ipi;
+        m.pending_ipi && m.last_receiver == Some(v) && self.fair.now - m.ipi_time <= IPI_WINDOW_NS
+    }
+
+    /// An IPI wait by the running `task`: returns when its spin window ends, or None when the
+    /// IPI has been handled (the program moves on).
+    pub(crate) fn guest_ipi_wait(&mut self, cpu: u32, task: u32, target: u32) -> Option<u64> {
+        loop {
+            let ipi = &mut self.kvm.vcpu[task as usize].ipi;
+            if ipi.answered {
+                ipi.answered = false;
+                ipi.waiting_for = None;
+                let v = &mut self.kvm.vcpu[task as usize];
+                v.spin = None;
+                v.in_kernel = false;
+                return None;
+            }
+            if ipi.waiting_for.is_none() {
+                self.send_ipi(cpu, task, target);
+            }
+            if let Some(t) = self.ple_spin(cpu, task, IPI_KEY | target) {
+                return Some(t);
+            }
+        }
+    }
+
+    fn send_ipi(&mut self, cpu: u32, task: u32, target: u32) {
+        let now = self.fair.now;
+        self.kvm.ipis += 1;
+        self.kvm.vcpu[task as usize].ipi.waiting_for = Some(target);
+        let r = &mut self.kvm.vcpu[target as usize].ipi;
+        r.pending_from.push(task);
+        r.pending_from_any = true;
+        if !self.kvm.apicv {
+            // kvm_track_ipi_communication: the ICR write exited to KVM.
+            self.kvm.vcpu[target as usize].ipi.last_sender = Some(task);
+            let s = &mut self.kvm.vcpu[task as usize].ipi;
+            s.last_receiver = Some(target);
+            s.pending_ipi = true;
+            s.ipi_time = now;
+        }
+        self.fair.log.event(now, EventKind::IpiSend, cpu, task, target, 0);
+        if self.tasks[target as usize].state == TaskState::Running {
+            self.queue.push(now + IPI_HANDLE_NS, Ev::IpiHandle { task: target });
+        }
+    }
+
+    /// The receiver got a CPU with IPIs pending: it handles them after `IPI_HANDLE_NS`.
+    pub(crate) fn ipi_on_sched_in(&mut self, task: u32) {
+        if !self.kvm.vcpu[task as usize].ipi.pending_from.is_empty() {
+            self.queue.push(self.fair.now + IPI_HANDLE_NS, Ev::IpiHandle { task });
+        }
+    }
+
+    /// The receiver handles its pending IPIs and EOIs them (if it still runs; otherwise it
+    /// will when it is scheduled back in).
+    pub(crate) fn on_ipi_handle(&mut self, task: u32) {
+        if self.tasks[task as usize].state != TaskState::Running {
+            return;
+        }
+        let senders = std::mem::take(&mut self.kvm.vcpu[task as usize].ipi.pending_from);
+        if senders.is_empty() {
+            return;
+        }
+        self.kvm.vcpu[task as usize].ipi.pending_from_any = false;
+        let now = self.fair.now;
+        let cpu = self.tasks[task as usize].cpu;
+        for s in senders {
+            self.kvm.vcpu[s as usize].ipi.answered = true;
+            self.fair.log.event(now, EventKind::IpiHandled, cpu, task, s, 0);
+            self.eoi_clear(task);
+            // A sender spinning on a CPU notices at once.
+            let st = &self.tasks[s as usize];
+            if st.state == TaskState::Running && self.kvm.vcpu[s as usize].spin.is_some() {
+                let c = st.cpu;
+                self.charge_segment(s);
+                self.kvm.vcpu[s as usize].spin = None;
+                self.cpus[c as usize].work_gen += 1;
+                let gen = self.cpus[c as usize].work_gen;
+                self.queue.push(now, Ev::Work { cpu: c, gen });
+            }
+        }
+    }
+
+    /// Models `kvm_clear_ipi_on_eoi()` (v1/v2): the receiver's context is cleared wholesale,
+    /// the sender's pending flag if it still points here within the window.
+    fn eoi_clear(&mut self, receiver: u32) {
+        if self.kvm.apicv {
+            return;
+        }
+        let now = self.fair.now;
+        let r = &mut self.kvm.vcpu[receiver as usize].ipi;
+        let s = r.last_sender.take();
+        r.pending_ipi = false;
+        r.last_receiver = None;
+        if let Some(s) = s {
+            let si = &mut self.kvm.vcpu[s as usize].ipi;
+            if si.last_receiver == Some(receiver) && now - si.ipi_time <= IPI_WINDOW_NS {
+                si.pending_ipi = false;
+            }
+        }
+    }
+}
