@@ -11,6 +11,7 @@
 mod aaron;
 mod bench;
 mod compare;
+mod wanpeng;
 
 use schedlab_engine::obs::explain::explain;
 use schedlab_engine::obs::summary::Summary;
@@ -27,6 +28,9 @@ const USAGE: &str = "usage:
   schedlab bench <scenario>            time one scenario's run (full log)
   schedlab gen aaron                   print the 384-CPU / 1,101-group / 10,000-task bandwidth scenario
   schedlab bench-distribute [--seconds N]  run it under both throttle variants: histogram, wall, memory
+  schedlab gen wanpeng [--preset dbench|dedup|vips] [--vms N]  print a 16-pCPU KVM scenario of Wanpeng Li's table
+  schedlab wanpeng-table [--duration T]    the table's 9 cells (series vs baseline) beside the seed's
+  schedlab bench-kvm [--preset P]          4 VMs x 16 vCPUs on 16 pCPUs, 1 s simulated: wall time
 
 <time> is nanoseconds or a number with a unit (1.5s, 4ms, 300us).
 Variants: any scheduler feature (RUN_TO_PARITY=false), yield=forfeit|deadline_bump,
@@ -41,6 +45,9 @@ struct Args {
     seconds: Option<String>,
     events_only: bool,
     compare: Option<String>,
+    preset: Option<String>,
+    vms: Option<String>,
+    duration: Option<String>,
 }
 
 fn parse_args(argv: &[String]) -> Result<Args, String> {
@@ -58,6 +65,9 @@ fn parse_args(argv: &[String]) -> Result<Args, String> {
         seconds: None,
         events_only: false,
         compare: None,
+        preset: None,
+        vms: None,
+        duration: None,
     };
     while let Some(arg) = it.next() {
         match arg.as_str() {
@@ -76,6 +86,9 @@ fn parse_args(argv: &[String]) -> Result<Args, String> {
             }
             "--at" => a.at = Some(it.next().ok_or("--at needs a time")?.clone()),
             "--seconds" => a.seconds = Some(it.next().ok_or("--seconds needs a number")?.clone()),
+            "--preset" => a.preset = Some(it.next().ok_or("--preset needs a name")?.clone()),
+            "--vms" => a.vms = Some(it.next().ok_or("--vms needs a number")?.clone()),
+            "--duration" => a.duration = Some(it.next().ok_or("--duration needs a time")?.clone()),
             "--variants" => a.compare = Some(it.next().ok_or("--variants needs A,B,...")?.clone()),
             "-h" | "--help" => return Err(String::new()),
             s if s.starts_with("--") => return Err(format!("unknown option {s}")),
@@ -170,8 +183,26 @@ fn run(argv: &[String]) -> Result<(), String> {
         }
         "gen" => match a.file.as_deref() {
             Some("aaron") => out(&aaron::scenario(384, 1100, 10_000, "1s")),
-            other => Err(format!("gen {other:?}: expected gen aaron")),
+            Some("wanpeng") => {
+                let vms = match a.vms.as_deref() {
+                    None => 2,
+                    Some(v) => v
+                        .parse()
+                        .ok()
+                        .filter(|n| (1..=16).contains(n))
+                        .ok_or_else(|| format!("--vms {v:?}: expected 1..=16"))?,
+                };
+                let preset = a.preset.as_deref().unwrap_or("dedup");
+                out(&wanpeng::scenario(preset, vms, 16, 16, a.duration.as_deref().unwrap_or("1s"))?)
+            }
+            other => Err(format!("gen {other:?}: expected gen aaron or gen wanpeng")),
         },
+        "wanpeng-table" => {
+            let d = a.duration.as_deref().unwrap_or("200ms");
+            parse_duration(d).map_err(|e| format!("--duration: {e}"))?;
+            wanpeng::table(d)
+        }
+        "bench-kvm" => wanpeng::bench(a.preset.as_deref().unwrap_or("vips")),
         "bench-distribute" => {
             let secs = a.seconds.as_deref().unwrap_or("1");
             let s: u64 = secs
