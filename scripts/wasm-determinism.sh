@@ -11,7 +11,19 @@ wasm=./target/wasm32-wasip1/release/schedlab.wasm
 n=0; bad=0
 for f in $(find scenarios -name '*.toml' | sort); do
   a=$("$native" simulate "$f")
-  b=$(node --no-warnings scripts/run-wasi.mjs "$wasm" simulate "$f")
+  # Node 20's WASI sometimes dies of SIGSEGV/SIGTRAP inside wasi.start() after the program
+  # has written all its output (seen on yield-storm, about 1 run in 3, with any wasm build;
+  # not a wasm trap). A run killed by a signal is retried, at most 3 times; any other
+  # failure, and any difference in output, still fails.
+  for attempt in 1 2 3; do
+    set +e
+    b=$(node --no-warnings scripts/run-wasi.mjs "$wasm" simulate "$f")
+    rc=$?
+    set -e
+    [ "$rc" -lt 128 ] && break
+    echo "node killed by signal $((rc - 128)) on $f (attempt $attempt), retrying" >&2
+  done
+  [ "$rc" -eq 0 ] || { echo "wasm run of $f failed with exit $rc" >&2; exit 1; }
   n=$((n + 1))
   if [ "$a" != "$b" ]; then
     bad=$((bad + 1))

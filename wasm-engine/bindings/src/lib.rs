@@ -370,7 +370,8 @@ impl SimHandle {
         out
     }
 
-    /// Marker events in `[t0, t1)`: switches, wakeups, yields, sleeps, exits, placements. At
+    /// Marker events in `[t0, t1)`: switches, wakeups, yields, sleeps, exits, placements,
+    /// throttling, and KVM (yield_to, pause-loop exits, IPI send and handling). At
     /// most `limit` rows: a window holding more returns none (markers are for zoomed-in views;
     /// the caller sees an empty set and the slices still show every run).
     pub fn markers(&self, t0: f64, t1: f64, limit: u32) -> Markers {
@@ -395,6 +396,10 @@ impl SimHandle {
                 EventKind::Throttle,
                 EventKind::Unthrottle,
                 EventKind::TaskThrottled,
+                EventKind::YieldTo,
+                EventKind::PleExit,
+                EventKind::IpiSend,
+                EventKind::IpiHandled,
             ]
             .iter()
             .any(|x| *x as u8 == k);

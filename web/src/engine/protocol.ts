@@ -116,6 +116,14 @@ export interface TaskMetrics {
   switches_out_runnable: number;
   mean_run_ns: number;
   yields: number;
+  /** yield_to() calls that yielded, and all calls (directed-yield hypercalls). */
+  yields_to: number;
+  yield_to_calls: number;
+  /** vCPUs: guest spinlock acquisitions, pause-loop exits, IPIs answered and their mean latency. */
+  guest_locks: number;
+  ple_exits: number;
+  ipis_answered: number;
+  ipi_latency_ns_mean: number;
   wakeups: number;
   sleeps: number;
   wakeup_latency_ns: { p50: number; p99: number; max: number };

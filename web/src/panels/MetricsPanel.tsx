@@ -92,6 +92,15 @@ function DiffTable({ meta, summaries }: { meta: ScenarioMeta; summaries: { key: 
     ['wakeup p99', (t) => t.wakeup_latency_ns.p99, formatNs],
     ['yields', (t) => t.yields, (n) => String(n)],
   ];
+  // vCPU scenarios: guest progress and the directed-yield machinery.
+  if (summaries.some(({ s }) => s.tasks.some((t) => t.guest_locks + t.ipis_answered + t.yield_to_calls > 0))) {
+    cols.push(
+      ['guest ops', (t) => t.guest_locks + t.ipis_answered, (n) => String(n)],
+      ['PLE exits', (t) => t.ple_exits, (n) => String(n)],
+      ['yield_to', (t) => t.yield_to_calls, (n) => String(n)],
+      ['IPI latency', (t) => t.ipi_latency_ns_mean, formatNs],
+    );
+  }
   return (
     <table className="diff" data-testid="metrics-table">
       <thead>

@@ -74,7 +74,7 @@ describe('debooster guide', () => {
   });
   it('reads the new summary fields defensively', () => {
     const task = (name: string, share: number, extra: object = {}) => ({
-      name, cpu_time_ns: 0, share_pct: share, switches_out: 0, switches_out_runnable: 0, mean_run_ns: 0, yields: 0, wakeups: 0, sleeps: 0,
+      name, cpu_time_ns: 0, share_pct: share, switches_out: 0, switches_out_runnable: 0, mean_run_ns: 0, yields: 0, yields_to: 0, yield_to_calls: 0, guest_locks: 0, ple_exits: 0, ipis_answered: 0, ipi_latency_ns_mean: 0, wakeups: 0, sleeps: 0,
       wakeup_latency_ns: { p50: 0, p99: 0, max: 0 }, ...extra,
     });
     const s = (tasks: object[], extra: object = {}) => ({ scenario: 'x', duration_ns: 1, digest: '', log_events: 0, queue_events: 0, tasks, cpu_idle_ns: [], ...extra }) as Summary;

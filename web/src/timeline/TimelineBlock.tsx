@@ -80,6 +80,9 @@ export const TimelineBlock = memo(function TimelineBlock(props: TimelineBlockPro
       canvas.dataset.counterTracks = String(counters);
       canvas.dataset.samplesDrawn = String(entity.samplesDrawn);
       canvas.dataset.markersDrawn = String(cpu.markers);
+      canvas.dataset.pleExits = String(cpu.kvm.pleExits);
+      canvas.dataset.ipiArrows = String(cpu.kvm.ipiArrows);
+      canvas.dataset.yieldArrows = String(cpu.kvm.yieldArrows);
       canvas.dataset.cpuPaintMs = (cpuDone - started).toFixed(2);
       canvas.dataset.paintMs = (performance.now() - started).toFixed(2);
       hits.set(variantKey, { canvas, cpu: cpu.hit, entity: entity.hit });

@@ -66,6 +66,12 @@ export const MarkerKind = {
   yield: 7,
   sleep: 10,
   exit: 11,
+  yieldTo: 16,
+  guestLock: 17,
+  guestUnlock: 18,
+  pleExit: 19,
+  ipiSend: 20,
+  ipiHandled: 21,
 } as const;
 
 /** Switch reason codes (MarkerCols.val of a switch marker). */

@@ -8,6 +8,7 @@ import { COLOURS, taskColour, taskColourMerged, taskTextColour } from './palette
 import { affineOf, type TimeScale } from './time_scale';
 import { groupByCached, lastAtOrBefore, type Groups } from './columns';
 import { rasterCpuLanes } from './raster_cpu';
+import { drawKvmOverlay, type KvmOverlayResult } from './render_kvm';
 import { CPU_LANE_H, GUTTER_W, IDLE_TASK, MarkerKind, SwitchReason, type Ctx2D } from './layout';
 
 export interface CpuLanesOpts {
@@ -44,6 +45,8 @@ export interface CpuHitIndex {
 export interface CpuLanesResult {
   rects: number;
   markers: number;
+  /** The KVM overlay: pause-loop exits, IPI arrows, directed-yield arrows. */
+  kvm: KvmOverlayResult;
   hit: CpuHitIndex;
 }
 
@@ -107,7 +110,7 @@ export function renderCpuLanes(ctx: Ctx2D, opts: CpuLanesOpts): CpuLanesResult {
     ctx.fillStyle = COLOURS.mutedText;
     ctx.fillText(`CPU ${c}`, 6, y + laneH / 2);
   }
-  if (!data) return { rects: 0, markers: 0, hit };
+  if (!data) return { rects: 0, markers: 0, kvm: { pleExits: 0, ipiArrows: 0, yieldArrows: 0 }, hit };
 
   const { cpu, task, start, end, count } = data.slices;
   const n = cpu.length;
@@ -181,8 +184,9 @@ export function renderCpuLanes(ctx: Ctx2D, opts: CpuLanesOpts): CpuLanesResult {
   }
 
   const markers = drawMarkers(ctx, data, { k, t0, x0 }, plotX0, plotX1, top, laneH, cpus);
+  const kvm = drawKvmOverlay(ctx, data, { k, t0, x0 }, plotX0, plotX1, top, laneH, cpus);
   ctx.restore();
-  return { rects, markers, hit };
+  return { rects, markers, kvm, hit };
 }
 
 /** How many slices on the drawn CPUs overlap [plotX0, plotX1]. */

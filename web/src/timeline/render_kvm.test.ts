@@ -1,0 +1,63 @@
+import { describe, expect, it } from 'vitest';
+import { drawKvmOverlay, matchIpis, matchYieldTo } from './render_kvm';
+import { windowData } from './fixtures';
+import { fakeCtx } from './fake_ctx';
+import { MarkerKind } from './layout';
+
+const K = MarkerKind;
+
+describe('KVM overlay', () => {
+  // vcpu0 (task 0, CPU 0) sends an IPI to vcpu1 (task 1) at 10 µs; vcpu1 handles it on CPU 1
+  // at 30 µs. vcpu2 (task 2, CPU 0) calls yield_to(1) at 40 µs (yielded) and task 1 is
+  // switched in on CPU 1 at 45 µs; a second yield_to(3) at 50 µs returns early and task 3
+  // never runs in the window. A pause-loop exit at 20 µs.
+  const markers = [
+    { t: 10_000, kind: K.ipiSend, cpu: 0, task: 0, arg: 1 },
+    { t: 20_000, kind: K.pleExit, cpu: 0, task: 0, arg: 0 },
+    { t: 30_000, kind: K.ipiHandled, cpu: 1, task: 1, arg: 0 },
+    { t: 40_000, kind: K.yieldTo, cpu: 0, task: 2, arg: 1, val: 1 },
+    { t: 45_000, kind: K.switch, cpu: 1, task: 1, arg: 4, val: 2 },
+    { t: 50_000, kind: K.yieldTo, cpu: 0, task: 2, arg: 3, val: 0 },
+  ];
+  const data = windowData(0, 100_000, [], [], markers);
+
+  it('pairs each handled IPI with its send', () => {
+    expect(matchIpis(data.markers)).toEqual([[0, 2]]);
+  });
+
+  it('pairs each yield_to with the target’s next switch-in, or none', () => {
+    expect(matchYieldTo(data.markers)).toEqual([
+      [3, 4],
+      [5, -1],
+    ]);
+  });
+
+  it('draws one tick per pause-loop exit and one arrow per IPI and per yield_to', () => {
+    const ctx = fakeCtx();
+    const r = drawKvmOverlay(ctx, data, { k: 0.01, t0: 0, x0: 110 }, 110, 1110, 0, 22, 2);
+    expect(r).toEqual({ pleExits: 1, ipiArrows: 1, yieldArrows: 2 });
+    // The IPI latency label (20 µs) fits between its ends (200 px apart).
+    expect(ctx.of('fillText').some((c) => String(c.args[0]).includes('20'))).toBe(true);
+  });
+
+  it('skips what lies on CPUs that are not drawn', () => {
+    const r = drawKvmOverlay(fakeCtx(), data, { k: 0.01, t0: 0, x0: 110 }, 110, 1110, 0, 22, 1);
+    expect(r.ipiArrows).toBe(0);
+    expect(r.pleExits).toBe(1);
+  });
+});
+
+describe('KVM overlay density', () => {
+  it('leaves IPI arrows out when there are more than one per IPI_MIN_PX of plot width', () => {
+    const rows = [];
+    for (let i = 0; i < 200; i++) {
+      rows.push({ t: i * 1000, kind: K.ipiSend, cpu: 0, task: 0, arg: 1 });
+      rows.push({ t: i * 1000 + 500, kind: K.ipiHandled, cpu: 1, task: 1, arg: 0 });
+    }
+    const data = windowData(0, 200_000, [], [], rows);
+    // 1000 px for 200 arrows: 5 px each, too dense.
+    expect(drawKvmOverlay(fakeCtx(), data, { k: 0.005, t0: 0, x0: 110 }, 110, 1110, 0, 22, 2).ipiArrows).toBe(0);
+    // Zoomed in 4x: 0..50 µs in view, so the 51 IPIs sent at 0, 1, …, 50 µs, about 20 px each.
+    expect(drawKvmOverlay(fakeCtx(), data, { k: 0.02, t0: 0, x0: 110 }, 110, 1110, 0, 22, 2).ipiArrows).toBe(51);
+  });
+});

@@ -1,0 +1,171 @@
+// Pure canvas renderer of the KVM overlay on the CPU lanes: pause-loop exits (an orange tick
+// at the lane bottom), IPI arrows from the sender's send to the receiver's handling (purple,
+// labelled with the delivery latency when there is room) and directed-yield arrows from the
+// yield_to() call to where and when its target next ran (green when yield_to yielded, grey
+// when it returned early). Everything comes from the window's marker columns, so an IPI or a
+// yield whose other end lies outside the window is drawn as a tick only. IPI arrows are left
+// out while they are too dense to read.
+import type { WindowData } from '../engine/protocol';
+import { COLOURS } from './palette';
+import { MarkerKind, type Ctx2D } from './layout';
+import { formatNs } from './time_scale';
+
+export interface KvmOverlayResult {
+  pleExits: number;
+  ipiArrows: number;
+  yieldArrows: number;
+}
+
+/** IPI arrows are drawn when there is at least this much plot width per arrow, CSS px. */
+export const IPI_MIN_PX = 8;
+
+interface Axis {
+  k: number;
+  t0: number;
+  x0: number;
+}
+
+/** The sends matched to their handling: for each ipi_handled marker, the latest ipi_send from
+ * its sender to its receiver before it. Returns [sendIndex, handledIndex] pairs. */
+export function matchIpis(m: WindowData['markers']): [number, number][] {
+  const { kind, task, arg } = m;
+  const lastSend = new Map<string, number>();
+  const out: [number, number][] = [];
+  for (let i = 0; i < kind.length; i++) {
+    if (kind[i] === MarkerKind.ipiSend) lastSend.set(`${task[i]}>${arg[i]}`, i);
+    else if (kind[i] === MarkerKind.ipiHandled) {
+      const key = `${arg[i]}>${task[i]}`;
+      const s = lastSend.get(key);
+      if (s !== undefined) {
+        out.push([s, i]);
+        lastSend.delete(key);
+      }
+    }
+  }
+  return out;
+}
+
+/** yield_to() calls matched to the target's next switch-in: [yieldIndex, switchIndex | -1]. */
+export function matchYieldTo(m: WindowData['markers']): [number, number][] {
+  const { kind, task, arg } = m;
+  const waiting = new Map<number, number[]>(); // target → yield_to marker indices
+  const out: [number, number][] = [];
+  for (let i = 0; i < kind.length; i++) {
+    if (kind[i] === MarkerKind.yieldTo) {
+      const list = waiting.get(arg[i]) ?? [];
+      list.push(i);
+      waiting.set(arg[i], list);
+    } else if (kind[i] === MarkerKind.switch) {
+      const list = waiting.get(task[i]);
+      if (list) {
+        for (const y of list) out.push([y, i]);
+        waiting.delete(task[i]);
+      }
+    }
+  }
+  for (const list of waiting.values()) for (const y of list) out.push([y, -1]);
+  return out.sort((p, q) => p[0] - q[0]);
+}
+
+function arrowHead(ctx: Ctx2D, x1: number, y1: number, x2: number, y2: number) {
+  const a = Math.atan2(y2 - y1, x2 - x1);
+  ctx.moveTo(x2, y2);
+  ctx.lineTo(x2 - 5 * Math.cos(a - 0.45), y2 - 5 * Math.sin(a - 0.45));
+  ctx.moveTo(x2, y2);
+  ctx.lineTo(x2 - 5 * Math.cos(a + 0.45), y2 - 5 * Math.sin(a + 0.45));
+}
+
+/** Draws the overlay (the caller has clipped to the lanes). */
+export function drawKvmOverlay(
+  ctx: Ctx2D,
+  data: WindowData,
+  a: Axis,
+  plotX0: number,
+  plotX1: number,
+  top: number,
+  laneH: number,
+  cpus: number,
+): KvmOverlayResult {
+  const m = data.markers;
+  const { t, kind, cpu, val } = m;
+  const xOf = (i: number) => a.x0 + (t[i] - a.t0) * a.k;
+  const inX = (x: number) => x >= plotX0 - 4 && x <= plotX1 + 4;
+  const res: KvmOverlayResult = { pleExits: 0, ipiArrows: 0, yieldArrows: 0 };
+
+  // Pause-loop exits.
+  ctx.beginPath();
+  for (let i = 0; i < t.length; i++) {
+    if (kind[i] !== MarkerKind.pleExit || cpu[i] >= cpus) continue;
+    const x = xOf(i);
+    if (!inX(x)) continue;
+    const y = top + cpu[i] * laneH;
+    ctx.moveTo(x, y + laneH - 7);
+    ctx.lineTo(x, y + laneH - 1);
+    res.pleExits++;
+  }
+  if (res.pleExits) {
+    ctx.strokeStyle = COLOURS.pleExit;
+    ctx.lineWidth = 1.5;
+    ctx.stroke();
+  }
+
+  // IPI arrows: from the sender's lane (upper third) to the receiver's (upper third).
+  const labels: [number, number, string][] = [];
+  const ipis = matchIpis(m).filter(([s, h]) => xOf(h) >= plotX0 && xOf(s) <= plotX1);
+  // Too dense to read (more than one arrow per IPI_MIN_PX): leave them out; zooming in shows them.
+  const dense = ipis.length * IPI_MIN_PX > plotX1 - plotX0;
+  ctx.beginPath();
+  for (const [s, h] of dense ? [] : ipis) {
+    if (cpu[s] >= cpus || cpu[h] >= cpus) continue;
+    const x1 = xOf(s);
+    const x2 = xOf(h);
+    if (x2 < plotX0 || x1 > plotX1) continue;
+    const y1 = top + cpu[s] * laneH + laneH / 3;
+    const y2 = top + cpu[h] * laneH + laneH / 3;
+    ctx.moveTo(x1, y1);
+    ctx.lineTo(x2, y2);
+    arrowHead(ctx, x1, y1, x2, y2);
+    res.ipiArrows++;
+    if (x2 - x1 > 40) labels.push([(x1 + x2) / 2, (y1 + y2) / 2 - 2, formatNs(t[h] - t[s])]);
+  }
+  if (res.ipiArrows) {
+    ctx.strokeStyle = COLOURS.ipi;
+    ctx.lineWidth = 1.25;
+    ctx.stroke();
+    ctx.font = '9px system-ui, sans-serif';
+    ctx.fillStyle = COLOURS.ipi;
+    ctx.textAlign = 'center';
+    ctx.textBaseline = 'bottom';
+    for (const [x, y, s] of labels) ctx.fillText(s, x, y);
+    ctx.textAlign = 'left';
+  }
+
+  // Directed yields: from the call (lower third of the yielder's lane) to the target's next
+  // switch-in (lower third of its lane), or a short stub when that is not in the window.
+  for (const yielded of [true, false]) {
+    ctx.beginPath();
+    let any = false;
+    for (const [y, sw] of matchYieldTo(m)) {
+      if ((val[y] > 0) !== yielded || cpu[y] >= cpus) continue;
+      const x1 = xOf(y);
+      const y1 = top + cpu[y] * laneH + (2 * laneH) / 3;
+      let x2 = x1 + 10;
+      let y2 = y1 - 6;
+      if (sw >= 0 && cpu[sw] < cpus) {
+        x2 = xOf(sw);
+        y2 = top + cpu[sw] * laneH + (2 * laneH) / 3;
+      }
+      if (x2 < plotX0 || x1 > plotX1) continue;
+      ctx.moveTo(x1, y1);
+      ctx.lineTo(x2, y2);
+      arrowHead(ctx, x1, y1, x2, y2);
+      res.yieldArrows++;
+      any = true;
+    }
+    if (!any) continue;
+    ctx.strokeStyle = yielded ? COLOURS.yieldTo : COLOURS.yieldToFailed;
+    ctx.lineWidth = 1.25;
+    ctx.stroke();
+  }
+  return res;
+}
