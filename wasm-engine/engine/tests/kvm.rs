@@ -111,6 +111,14 @@ fn ipi_receiver_preempted_in_user_mode_is_boosted_only_when_ipi_aware_or_apicv()
     assert!(n_aware > n_main);
     // APICv: kvm_arch_dy_has_pending_interrupt() already makes mainline pick it.
     assert!(dy_apicv > 100 && lat_apicv < lat_main / 10);
+    // The guest's PV sched_yield: one hypercall right after the IPI. It reaches yield_to, but
+    // the receiver has just been preempted after its slice, so it is ineligible and
+    // pick_eevdf() passes over the next buddy: the sender runs on. Only the repeated
+    // pause-loop exits (each forfeiting the sender's slice) get the receiver picked.
+    let (n_pv, lat_pv, dy_pv) = ipi_run(&[("kvm_pv_sched_yield", "true")]);
+    println!("pv sched_yield (mainline): {n_pv} IPIs, {lat_pv} ns mean, {dy_pv} directed yields");
+    assert!(dy_pv >= 10, "the hypercall yields: {dy_pv}");
+    assert!(lat_pv > 10 * lat_aware, "but the ineligible receiver is not picked: {lat_pv} vs {lat_aware}");
 }
 
 #[test]

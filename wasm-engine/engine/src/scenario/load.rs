@@ -552,7 +552,7 @@ fn takes_time(op: &OpSpec) -> bool {
 // CLI variants
 
 /// Names accepted by [`apply_variant`] besides the scheduler features.
-pub const VARIANT_KNOBS: [&str; 19] = [
+pub const VARIANT_KNOBS: [&str; 20] = [
     "yield",
     "yield_to",
     "yield_interval",
@@ -561,6 +561,7 @@ pub const VARIANT_KNOBS: [&str; 19] = [
     "kvm_ipi_aware",
     "kvm_relaxed_boost",
     "kvm_apicv",
+    "kvm_pv_sched_yield",
     "throttle",
     "lag_clamp",
     "autogroup",
@@ -640,6 +641,7 @@ pub fn apply_variant(s: &mut ScenarioFile, name: &str, value: &str) -> Result<()
         "kvm_ipi_aware" => s.kernel.kvm_ipi_aware = Some(parse_bool(name, value)?),
         "kvm_relaxed_boost" => s.kernel.kvm_relaxed_boost = Some(parse_bool(name, value)?),
         "kvm_apicv" => s.kernel.kvm_apicv = Some(parse_bool(name, value)?),
+        "kvm_pv_sched_yield" => s.kernel.kvm_pv_sched_yield = Some(parse_bool(name, value)?),
         "throttle" => {
             s.kernel.throttle = Some(match value.trim() {
                 "task_based" => ThrottleSpec::TaskBased,

@@ -174,6 +174,10 @@ pub struct KernelSpec {
     /// posted interrupt makes a preempted vCPU a directed-yield candidate (default: false).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub kvm_apicv: Option<bool>,
+    /// The guest's PV sched_yield: after an IPI to a vCPU that steal time shows preempted,
+    /// the sender makes the KVM_HC_SCHED_YIELD hypercall to yield to it (default: false).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kvm_pv_sched_yield: Option<bool>,
     /// The debooster's 6 ms rate limiter (default: true; false models Christian Borntraeger's
     /// run with it commented out).
     #[serde(default, skip_serializing_if = "Option::is_none")]

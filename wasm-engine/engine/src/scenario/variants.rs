@@ -81,6 +81,11 @@ pub const VARIANTS: &[Variant] = &[
         doc: "The whole v1 series (2025-11-10): debooster v1, the last_boosted_vcpu fix and IPI-aware directed yield.",
     },
     Variant {
+        name: "pv-sched-yield",
+        overrides: &[("kvm_pv_sched_yield", "true")],
+        doc: "The guest's PV sched_yield: after an IPI to a preempted vCPU, KVM_HC_SCHED_YIELD yields to it.",
+    },
+    Variant {
         name: "cfs-rq-throttle",
         overrides: &[("throttle", "cfs_rq")],
         doc: "The cfs_rq-based CFS bandwidth throttle of kernels up to 6.17.",

@@ -102,6 +102,8 @@ pub struct SimConfig {
     pub relaxed_boost: bool,
     /// APICv/IPIv on.
     pub apicv: bool,
+    /// Guest PV sched_yield.
+    pub pv_sched_yield: bool,
     /// Tasks, in file order (task id = index).
     pub tasks: Vec<TaskConfig>,
 }
@@ -273,6 +275,7 @@ impl SimConfig {
             ipi_aware: s.kernel.kvm_ipi_aware.unwrap_or(false),
             relaxed_boost: s.kernel.kvm_relaxed_boost.unwrap_or(true),
             apicv: s.kernel.kvm_apicv.unwrap_or(false),
+            pv_sched_yield: s.kernel.kvm_pv_sched_yield.unwrap_or(false),
             tasks,
         })
     }

@@ -64,11 +64,37 @@ impl Simulation {
             }
             if ipi.waiting_for.is_none() {
                 self.send_ipi(cpu, task, target);
+                if self.kvm.pv_sched_yield && self.pv_sched_yield(cpu, task, target) {
+                    return Some(u64::MAX);
+                }
             }
             if let Some(t) = self.ple_spin(cpu, task, IPI_KEY | target) {
                 return Some(t);
             }
         }
+    }
+
+    /// The guest's PV sched_yield (`kvm_smp_send_call_func_ipi()`): right after the IPI, if
+    /// the steal-time area says the receiver is preempted, the sender makes the
+    /// KVM_HC_SCHED_YIELD hypercall; KVM's `kvm_sched_yield()` yields to the receiver's vCPU
+    /// when it is ready. True when the sender lost its CPU.
+    fn pv_sched_yield(&mut self, cpu: u32, task: u32, target: u32) -> bool {
+        if !self.kvm.vcpu[target as usize].preempted || self.tasks[target as usize].state != TaskState::Runnable {
+            return false;
+        }
+        self.kvm.pv_yields += 1;
+        let r = self.yield_to_ret(cpu, task, target);
+        self.fair.log.event(self.fair.now, EventKind::YieldTo, cpu, task, target, (r > 0) as i64);
+        if r <= 0 {
+            return false;
+        }
+        self.kvm.directed_yields += 1;
+        self.schedule(cpu, crate::sim::SwitchReason::Yield);
+        if self.running_task(cpu) != Some(task) {
+            return true;
+        }
+        self.cpus[cpu as usize].work_gen += 1;
+        false
     }
 
     fn send_ipi(&mut self, cpu: u32, task: u32, target: u32) {

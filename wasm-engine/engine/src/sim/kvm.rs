@@ -82,6 +82,10 @@ pub struct KvmState {
     pub apicv: bool,
     /// IPIs sent.
     pub ipis: u64,
+    /// The guest uses the PV sched_yield hypercall after IPIs to preempted vCPUs.
+    pub pv_sched_yield: bool,
+    /// KVM_HC_SCHED_YIELD hypercalls made.
+    pub pv_yields: u64,
 }
 
 impl Simulation {

@@ -210,6 +210,7 @@ impl Simulation {
         sim.kvm.ipi_aware = sim.cfg.ipi_aware;
         sim.kvm.relaxed_boost = sim.cfg.relaxed_boost;
         sim.kvm.apicv = sim.cfg.apicv;
+        sim.kvm.pv_sched_yield = sim.cfg.pv_sched_yield;
         sim.kvm.locks = vec![None; sim.cfg.locks.len()];
         sim.kvm.vms = vec![Vec::new(); sim.cfg.vms.len()];
         sim.kvm.last_boosted = vec![0; sim.cfg.vms.len()];
