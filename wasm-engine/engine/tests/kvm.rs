@@ -137,3 +137,39 @@ fn load_err(text: &str) -> String {
         Err(e) => e.to_string(),
     }
 }
+
+#[test]
+fn an_ipi_kicks_a_halted_vcpu() {
+    let text = r#"version = 1
+name = "halt-kick"
+duration = "50ms"
+[host]
+cpus = 2
+[[tasks]]
+name = "vcpu0"
+vm = "vm"
+affinity = [0]
+program = [{ loop = { body = [{ run = "40us" }, { ipi_wait = "vcpu1" }] } }]
+[[tasks]]
+name = "vcpu1"
+vm = "vm"
+affinity = [1]
+program = [{ loop = { body = [{ halt = "10ms" }] } }]
+"#;
+    let (_, mut sim) = schedlab_engine::load("halt.toml", text, &[]).unwrap_or_else(|e| panic!("{e}"));
+    sim.check_invariants = true;
+    sim.run();
+    let s = Summary::of(&sim);
+    println!(
+        "halt-kick: {} IPIs, mean latency {} ns, vcpu1 {} wakeups",
+        s.tasks[0].ipis_answered, s.tasks[0].ipi_latency_ns_mean, s.tasks[1].wakeups
+    );
+    // Each IPI wakes vcpu1 at once: about 50 ms / 42 µs round trips, each answered in a few µs.
+    assert!(s.tasks[0].ipis_answered > 1000, "{}", s.tasks[0].ipis_answered);
+    assert!(s.tasks[0].ipi_latency_ns_mean < 10_000, "{}", s.tasks[0].ipi_latency_ns_mean);
+    assert!(s.tasks[1].wakeups >= s.tasks[0].ipis_answered);
+    let err = load_err(
+        "version = 1\nname = \"h\"\nduration = \"1ms\"\n[[tasks]]\nname = \"t\"\nprogram = [{ halt = \"1ms\" }]\n",
+    );
+    assert!(err.contains("need a vCPU"), "{err}");
+}

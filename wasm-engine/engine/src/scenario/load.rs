@@ -228,7 +228,10 @@ fn check(s: &ScenarioFile) -> Vec<Issue> {
             }
         }
         if t.vm.is_none() && uses_locks(&t.program) {
-            c.push(tp.key("program"), format!("guest lock and IPI steps need a vCPU: give task {:?} a vm", t.name));
+            c.push(
+                tp.key("program"),
+                format!("guest lock, IPI and halt steps need a vCPU: give task {:?} a vm", t.name),
+            );
         }
         let mut ipis = Vec::new();
         ipi_targets(&tp.key("program"), &t.program, &mut ipis);
@@ -416,14 +419,15 @@ fn never_ends(op: &OpSpec) -> bool {
         | OpSpec::PingPong(_)
         | OpSpec::Lock(_)
         | OpSpec::Unlock(_)
-        | OpSpec::IpiWait(_) => false,
+        | OpSpec::IpiWait(_)
+        | OpSpec::Halt(_) => false,
     }
 }
 
 /// Whether a program uses guest locks (vCPU-only steps).
 fn uses_locks(ops: &[OpSpec]) -> bool {
     ops.iter().any(|o| match o {
-        OpSpec::Lock(_) | OpSpec::Unlock(_) | OpSpec::IpiWait(_) => true,
+        OpSpec::Lock(_) | OpSpec::Unlock(_) | OpSpec::IpiWait(_) | OpSpec::Halt(_) => true,
         OpSpec::Loop(l) => uses_locks(&l.body),
         _ => false,
     })
@@ -487,6 +491,9 @@ fn check_ops(c: &mut Checker, seq: &KeyPath, ops: &[OpSpec], depth: usize) {
                 }
             }
             OpSpec::IpiWait(_) => {} // checked against the task list in `check`
+            OpSpec::Halt(d) => {
+                c.finite(&op_path.key("halt"), *d, true, "halt");
+            }
             OpSpec::PingPong(p) => {
                 let pp = op_path.key("ping_pong");
                 if p.rounds == 0 {
@@ -542,7 +549,12 @@ fn check_loop(c: &mut Checker, lp: &KeyPath, l: &LoopSpec, depth: usize) {
 /// Whether a step advances simulated time (run, spin, sleep, periodic, or a loop with such).
 fn takes_time(op: &OpSpec) -> bool {
     match op {
-        OpSpec::Run(_) | OpSpec::Spin(_) | OpSpec::Sleep(_) | OpSpec::Periodic(_) | OpSpec::PingPong(_) => true,
+        OpSpec::Run(_)
+        | OpSpec::Spin(_)
+        | OpSpec::Sleep(_)
+        | OpSpec::Periodic(_)
+        | OpSpec::PingPong(_)
+        | OpSpec::Halt(_) => true,
         OpSpec::SchedYield(_) | OpSpec::YieldTo(_) | OpSpec::Lock(_) | OpSpec::Unlock(_) | OpSpec::IpiWait(_) => false,
         OpSpec::Loop(l) => l.body.iter().any(takes_time),
     }

@@ -329,6 +329,9 @@ pub enum OpSpec {
     /// Guest code (vCPU tasks only): send an IPI to the named vCPU of the same VM and spin,
     /// smp_call_function style (PAUSE with pause-loop exits), until it has handled it.
     IpiWait(String),
+    /// Guest idle (vCPU tasks only): HLT. The vCPU thread blocks in KVM until an IPI kicks
+    /// it or this much time has passed (the guest's timer interrupt).
+    Halt(DurationSpec),
     /// Pass a token back and forth with `peer` (Christian Borntraeger's counter ping-pong):
     /// holding the token, do `work`, hand it over; without it, spin for `spin` of CPU time and
     /// then yield_to(peer) (s390's diag 0x9c directed yield), until the token comes back.

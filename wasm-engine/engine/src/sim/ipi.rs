@@ -6,9 +6,9 @@
 //! once the host scheduler gives it a CPU). Without APICv the ICR write exits to KVM, which
 //! records sender → receiver (`kvm_track_ipi_communication`); the receiver's EOI clears the
 //! record (`kvm_clear_ipi_on_eoi`, v1/v2 rules). With APICv/IPIv nothing is tracked.
-//! Named shortcuts: exit and delivery costs are not modeled beyond `IPI_HANDLE_NS`; an IPI
-//! to a vCPU that is blocked (sleeping) does not kick it: it is handled when the vCPU next
-//! runs.
+//! A vCPU blocked in HLT (`halt` step) is kicked: its thread is woken at once. Named
+//! shortcuts: exit and delivery costs are not modeled beyond `IPI_HANDLE_NS`; a vCPU blocked
+//! otherwise (a host `sleep` step) is not woken by an IPI.
 
 use super::event::Ev;
 use super::{Simulation, TaskState};
@@ -115,6 +115,9 @@ impl Simulation {
         self.fair.log.event(now, EventKind::IpiSend, cpu, task, target, 0);
         if self.tasks[target as usize].state == TaskState::Running {
             self.queue.push(now + IPI_HANDLE_NS, Ev::IpiHandle { task: target });
+        } else {
+            // A halted receiver is kicked; it handles the IPI once it runs.
+            self.kick_halted(target);
         }
     }
 

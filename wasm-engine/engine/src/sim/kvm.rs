@@ -55,6 +55,8 @@ pub struct VcpuState {
     pub spin: Option<(u32, u64)>,
     /// IPI state.
     pub ipi: super::ipi::IpiState,
+    /// Blocked in HLT (an IPI kicks it).
+    pub halted: bool,
 }
 
 /// KVM state of the simulation.
@@ -103,6 +105,7 @@ impl Simulation {
     pub(crate) fn kvm_sched_in(&mut self, task: u32) {
         let v = &mut self.kvm.vcpu[task as usize];
         if v.vm.is_some() {
+            v.halted = false;
             v.preempted = false;
             v.ple_window = PLE_WINDOW_NS;
         }

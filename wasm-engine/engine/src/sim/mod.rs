@@ -623,18 +623,17 @@ impl Simulation {
                     self.queue.push(until, Ev::Work { cpu, gen });
                 }
             }
-            Step::SleepUntil(until) => {
-                let t = &mut self.tasks[task as usize];
-                t.state = TaskState::Sleeping;
-                t.wake_gen += 1;
-                t.stats.sleeps += 1;
-                let gen = t.wake_gen;
-                let wake_at = until + self.cfg.host.timer_slack_ns;
-                self.fair.log.event(now, EventKind::Sleep, cpu, task, NO_TASK, (wake_at - now) as i64);
-                self.queue.push(wake_at, Ev::Wake { task, gen });
-                let se = self.tasks[task as usize].se;
-                self.fair.dequeue_task(se, DEQUEUE_SLEEP);
-                self.schedule(cpu, SwitchReason::Sleep);
+            Step::SleepUntil(until) => self.block(cpu, task, until + self.cfg.host.timer_slack_ns),
+            Step::HaltUntil(_) if !self.kvm.vcpu[task as usize].ipi.pending_from.is_empty() => {
+                // HLT with an interrupt pending does not block (kvm_vcpu_has_events()): the
+                // vCPU handles it first, then goes on with its program.
+                let gen = self.cpus[cpu as usize].work_gen;
+                self.queue.push(now + ipi::IPI_HANDLE_NS, Ev::Work { cpu, gen });
+            }
+            Step::HaltUntil(until) => {
+                // kvm_vcpu_halt(): the guest's timer is an hrtimer in KVM (no slack).
+                self.kvm.vcpu[task as usize].halted = true;
+                self.block(cpu, task, until);
             }
             Step::Yield if self.cfg.host.profiling_timer && self.tasks[task as usize].syscall_pending.is_none() => {
                 // With the contention model the call takes time: yield_task_fair() acts now,
@@ -722,6 +721,32 @@ impl Simulation {
             }
             Step::Exit => self.exit_running(cpu, task),
         }
+    }
+
+    /// The running `task` blocks until `wake_at` (or an earlier wakeup).
+    fn block(&mut self, cpu: u32, task: u32, wake_at: u64) {
+        let now = self.fair.now;
+        let t = &mut self.tasks[task as usize];
+        t.state = TaskState::Sleeping;
+        t.wake_gen += 1;
+        t.stats.sleeps += 1;
+        let gen = t.wake_gen;
+        self.fair.log.event(now, EventKind::Sleep, cpu, task, NO_TASK, (wake_at - now) as i64);
+        self.queue.push(wake_at, Ev::Wake { task, gen });
+        let se = self.tasks[task as usize].se;
+        self.fair.dequeue_task(se, DEQUEUE_SLEEP);
+        self.schedule(cpu, SwitchReason::Sleep);
+    }
+
+    /// `kvm_vcpu_kick()` of a halted vCPU: its thread is woken now (the HLT timer is dropped).
+    pub(crate) fn kick_halted(&mut self, task: u32) {
+        let v = &mut self.kvm.vcpu[task as usize];
+        if !v.halted || self.tasks[task as usize].state != TaskState::Sleeping {
+            return;
+        }
+        v.halted = false;
+        self.tasks[task as usize].wake_gen += 1;
+        self.wake_up(task);
     }
 
     /// After a system call returns: if the same task still runs, it carries on with its program.

@@ -24,6 +24,8 @@ pub enum Instr {
     Unlock(u32),
     /// Send an IPI to a vCPU task (id) and wait for it to be handled.
     IpiWait(u32),
+    /// Guest HLT for at most this long (ns).
+    Halt(u64),
     /// Start of a loop: `times` (None = forever), `period` for periodic loops, `end` = pc of
     /// the matching LoopEnd.
     LoopStart { times: Option<u64>, period: Option<u64>, end: u32 },
@@ -97,6 +99,7 @@ impl Program {
                     let id = names.iter().position(|n| n == t).expect("validated ipi_wait target") as u32;
                     self.code.push(Instr::IpiWait(id));
                 }
+                OpSpec::Halt(d) => self.code.push(Instr::Halt(d.ns())),
                 OpSpec::Loop(l) => self.emit_loop(l.times, None, |p| p.emit(&l.body, names, locks)),
                 OpSpec::Periodic(pd) => {
                     let run = pd.run.ns();
@@ -137,6 +140,8 @@ pub enum Step {
     Unlock(u32),
     /// At an IPI send-and-wait to this vCPU task (the simulation drives it).
     IpiWait(u32),
+    /// Guest HLT: block until an IPI or this absolute time.
+    HaltUntil(u64),
     /// The program ended.
     Exit,
 }
@@ -224,6 +229,10 @@ impl Cursor {
                 Instr::PingPong(p) => return Step::PingPong(p),
                 Instr::Lock(l) => return Step::Lock(l),
                 Instr::IpiWait(t) => return Step::IpiWait(t),
+                Instr::Halt(ns) => {
+                    self.advance();
+                    return Step::HaltUntil(now + ns);
+                }
                 Instr::Unlock(l) => {
                     self.advance();
                     return Step::Unlock(l);
