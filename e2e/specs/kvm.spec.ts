@@ -30,3 +30,21 @@ test('ipi-pipeline: IPI arrows, pause-loop exits and directed yields are drawn; 
   }
   expect(ple).toBeGreaterThan(0);
 });
+
+test('lock-holder-preemption: directed-yield arrows carry the reason kvm_vcpu_on_spin() chose the target', async ({ page }) => {
+  await openApp(page);
+  await chooseScenario(page, 'kvm/lock-holder-preemption');
+  await page.getByRole('button', { name: 'editor' }).click();
+  await page.getByRole('button', { name: 'metrics' }).click();
+  for (let i = 0; i < 3; i++) await page.keyboard.press('w');
+  await waitForIdle(page);
+  let arrows = await attr(page, 'data-yield-arrows');
+  for (let i = 0; i < 60 && arrows === 0; i++) {
+    await page.keyboard.press('d');
+    await waitForIdle(page);
+    arrows = await attr(page, 'data-yield-arrows');
+  }
+  expect(arrows).toBeGreaterThan(0);
+  expect(await attr(page, 'data-yield-reasons')).toBeGreaterThan(0);
+  await page.screenshot({ path: 'artifacts/kvm-yield-reasons.png' });
+});

@@ -1,5 +1,8 @@
+import { readFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { drawKvmOverlay, matchIpis, matchYieldTo } from './render_kvm';
+import { drawKvmOverlay, matchIpis, matchYieldTo, yieldToVal, YIELD_TO_REASONS } from './render_kvm';
 import { windowData } from './fixtures';
 import { fakeCtx } from './fake_ctx';
 import { MarkerKind } from './layout';
@@ -15,7 +18,7 @@ describe('KVM overlay', () => {
     { t: 10_000, kind: K.ipiSend, cpu: 0, task: 0, arg: 1 },
     { t: 20_000, kind: K.pleExit, cpu: 0, task: 0, arg: 0 },
     { t: 30_000, kind: K.ipiHandled, cpu: 1, task: 1, arg: 0 },
-    { t: 40_000, kind: K.yieldTo, cpu: 0, task: 2, arg: 1, val: 1 },
+    { t: 40_000, kind: K.yieldTo, cpu: 0, task: 2, arg: 1, val: 1 | (4 << 1) },
     { t: 45_000, kind: K.switch, cpu: 1, task: 1, arg: 4, val: 2 },
     { t: 50_000, kind: K.yieldTo, cpu: 0, task: 2, arg: 3, val: 0 },
   ];
@@ -35,7 +38,8 @@ describe('KVM overlay', () => {
   it('draws one tick per pause-loop exit and one arrow per IPI and per yield_to', () => {
     const ctx = fakeCtx();
     const r = drawKvmOverlay(ctx, data, { k: 0.01, t0: 0, x0: 110 }, 110, 1110, 0, 22, 2);
-    expect(r).toEqual({ pleExits: 1, ipiArrows: 1, yieldArrows: 2 });
+    expect(r).toEqual({ pleExits: 1, ipiArrows: 1, yieldArrows: 2, reasonLabels: 1 });
+    expect(ctx.of('fillText').some((c) => c.args[0] === 'IPI receiver')).toBe(true);
     // The IPI latency label (20 µs) fits between its ends (200 px apart).
     expect(ctx.of('fillText').some((c) => String(c.args[0]).includes('20'))).toBe(true);
   });
@@ -59,5 +63,21 @@ describe('KVM overlay density', () => {
     expect(drawKvmOverlay(fakeCtx(), data, { k: 0.005, t0: 0, x0: 110 }, 110, 1110, 0, 22, 2).ipiArrows).toBe(0);
     // Zoomed in 4x: 0..50 µs in view, so the 51 IPIs sent at 0, 1, …, 50 µs, about 20 px each.
     expect(drawKvmOverlay(fakeCtx(), data, { k: 0.02, t0: 0, x0: 110 }, 110, 1110, 0, 22, 2).ipiArrows).toBe(51);
+  });
+});
+
+describe('yieldToVal', () => {
+  it('decodes yielded and the reason', () => {
+    expect(yieldToVal(1)).toEqual({ yielded: true, reason: 'direct' });
+    expect(yieldToVal(2 << 1)).toEqual({ yielded: false, reason: 'not preempted' });
+    expect(yieldToVal(1 | (6 << 1))).toEqual({ yielded: true, reason: 'PV sched_yield' });
+  });
+});
+
+describe('YIELD_TO_REASONS', () => {
+  it('mirrors the engine’s YieldToReason names, in code order (obs/log.rs)', () => {
+    const log = readFileSync(resolve(dirname(fileURLToPath(import.meta.url)), '../../../wasm-engine/engine/src/obs/log.rs'), 'utf8');
+    const names = [...log.matchAll(/YieldToReason::\w+ => "([^"]+)"/g)].map((m) => m[1]);
+    expect(names).toEqual([...YIELD_TO_REASONS]);
   });
 });

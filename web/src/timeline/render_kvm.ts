@@ -3,7 +3,8 @@
 // labelled with the delivery latency when there is room) and directed-yield arrows from the
 // yield_to() call to where and when its target next ran (green when yield_to yielded, grey
 // when it returned early). Everything comes from the window's marker columns, so an IPI or a
-// yield whose other end lies outside the window is drawn as a tick only. IPI arrows are left
+// yield whose other end lies outside the window is drawn as a tick only. Each directed yield
+// KVM made is labelled with the reason its target was chosen. IPI arrows are left
 // out while they are too dense to read.
 import type { WindowData } from '../engine/protocol';
 import { COLOURS } from './palette';
@@ -14,6 +15,25 @@ export interface KvmOverlayResult {
   pleExits: number;
   ipiArrows: number;
   yieldArrows: number;
+  /** Reason labels drawn next to directed-yield arrows. */
+  reasonLabels: number;
+}
+
+/** Why kvm_vcpu_on_spin() (or the caller) chose a yield_to() target: a YieldTo marker's val
+ * is `yielded | reason << 1` (engine: obs::log::YieldToReason). */
+export const YIELD_TO_REASONS = [
+  'direct',
+  'preempted in kernel',
+  'not preempted',
+  'pending interrupt',
+  'IPI receiver',
+  'relaxed: preempted',
+  'PV sched_yield',
+] as const;
+
+/** Whether a YieldTo marker's call yielded, and the reason its target was chosen. */
+export function yieldToVal(val: number): { yielded: boolean; reason: string } {
+  return { yielded: (val & 1) === 1, reason: YIELD_TO_REASONS[val >> 1] ?? `reason ${val >> 1}` };
 }
 
 /** IPI arrows are drawn when there is at least this much plot width per arrow, CSS px. */
@@ -90,7 +110,7 @@ export function drawKvmOverlay(
   const { t, kind, cpu, val } = m;
   const xOf = (i: number) => a.x0 + (t[i] - a.t0) * a.k;
   const inX = (x: number) => x >= plotX0 - 4 && x <= plotX1 + 4;
-  const res: KvmOverlayResult = { pleExits: 0, ipiArrows: 0, yieldArrows: 0 };
+  const res: KvmOverlayResult = { pleExits: 0, ipiArrows: 0, yieldArrows: 0, reasonLabels: 0 };
 
   // Pause-loop exits.
   ctx.beginPath();
@@ -142,11 +162,12 @@ export function drawKvmOverlay(
 
   // Directed yields: from the call (lower third of the yielder's lane) to the target's next
   // switch-in (lower third of its lane), or a short stub when that is not in the window.
+  const reasons: [number, number, string][] = [];
   for (const yielded of [true, false]) {
     ctx.beginPath();
     let any = false;
     for (const [y, sw] of matchYieldTo(m)) {
-      if ((val[y] > 0) !== yielded || cpu[y] >= cpus) continue;
+      if (yieldToVal(val[y]).yielded !== yielded || cpu[y] >= cpus) continue;
       const x1 = xOf(y);
       const y1 = top + cpu[y] * laneH + (2 * laneH) / 3;
       let x2 = x1 + 10;
@@ -161,11 +182,29 @@ export function drawKvmOverlay(
       arrowHead(ctx, x1, y1, x2, y2);
       res.yieldArrows++;
       any = true;
+      if (val[y] >> 1 !== 0) reasons.push([x1, y1, yieldToVal(val[y]).reason]);
     }
     if (!any) continue;
     ctx.strokeStyle = yielded ? COLOURS.yieldTo : COLOURS.yieldToFailed;
     ctx.lineWidth = 1.25;
     ctx.stroke();
+  }
+  // The reason kvm_vcpu_on_spin() chose each target, where the labels do not collide.
+  ctx.font = '9px system-ui, sans-serif';
+  ctx.fillStyle = COLOURS.yieldTo;
+  ctx.textAlign = 'left';
+  ctx.textBaseline = 'top';
+  let lastEnd = -Infinity;
+  for (const [x, y, text] of reasons.sort((p, q) => p[0] - q[0])) {
+    if (x < plotX0 || x > plotX1 || x < lastEnd + 4) continue;
+    // On a light plate, so that it reads over any task colour.
+    const w = ctx.measureText(text).width;
+    ctx.fillStyle = 'rgba(255, 255, 255, 0.85)';
+    ctx.fillRect(x + 1, y, w + 2, 10);
+    ctx.fillStyle = COLOURS.yieldTo;
+    ctx.fillText(text, x + 2, y + 1);
+    lastEnd = x + 2 + w;
+    res.reasonLabels++;
   }
   return res;
 }

@@ -126,6 +126,46 @@ impl EventKind {
     }
 }
 
+/// Why a yield_to() target was chosen. A YieldTo event's `val` is `yielded | reason << 1`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+#[repr(u8)]
+pub enum YieldToReason {
+    /// Named by the caller (a yield_to or ping-pong step, s390's diag 0x9c).
+    Direct = 0,
+    /// kvm_vcpu_on_spin(): preempted while in guest kernel mode.
+    PreemptedInKernel = 1,
+    /// kvm_vcpu_on_spin(): runnable and not preempted (it has not run since it woke).
+    NotPreempted = 2,
+    /// kvm_vcpu_on_spin(): a posted interrupt is pending for it (APICv).
+    PendingInterrupt = 3,
+    /// IPI-aware filter: the spinning vCPU's last IPI went to it.
+    IpiReceiver = 4,
+    /// IPI-aware relaxed round: preempted, in any mode.
+    Relaxed = 5,
+    /// The guest's PV sched_yield hypercall after an IPI to it.
+    PvSchedYield = 6,
+}
+
+impl YieldToReason {
+    /// The event `val` of a yield_to() with this reason.
+    pub fn val(self, yielded: bool) -> i64 {
+        yielded as i64 | (self as i64) << 1
+    }
+
+    /// Stable name.
+    pub fn name(self) -> &'static str {
+        match self {
+            YieldToReason::Direct => "direct",
+            YieldToReason::PreemptedInKernel => "preempted in kernel",
+            YieldToReason::NotPreempted => "not preempted",
+            YieldToReason::PendingInterrupt => "pending interrupt",
+            YieldToReason::IpiReceiver => "IPI receiver",
+            YieldToReason::Relaxed => "relaxed: preempted",
+            YieldToReason::PvSchedYield => "PV sched_yield",
+        }
+    }
+}
+
 /// Why the CPU switched away from the previous task.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 #[repr(u8)]

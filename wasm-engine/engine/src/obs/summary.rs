@@ -175,7 +175,7 @@ impl Summary {
                         yields_scheduled[task] += 1;
                     }
                 }
-                Some(EventKind::YieldTo) if e.val[i] == 0 => yield_to_calls[task] += 1,
+                Some(EventKind::YieldTo) if e.val[i] & 1 == 0 => yield_to_calls[task] += 1,
                 Some(EventKind::YieldTo) => {
                     yield_to_calls[task] += 1;
                     yields_to[task] += 1;

@@ -12,7 +12,7 @@
 
 use super::event::Ev;
 use super::{Simulation, TaskState};
-use crate::obs::log::EventKind;
+use crate::obs::log::{EventKind, YieldToReason};
 
 /// Time from a running receiver being interrupted to its EOI (handler work; assumed 2 µs).
 pub const IPI_HANDLE_NS: u64 = 2_000;
@@ -84,7 +84,14 @@ impl Simulation {
         }
         self.kvm.pv_yields += 1;
         let r = self.yield_to_ret(cpu, task, target);
-        self.fair.log.event(self.fair.now, EventKind::YieldTo, cpu, task, target, (r > 0) as i64);
+        self.fair.log.event(
+            self.fair.now,
+            EventKind::YieldTo,
+            cpu,
+            task,
+            target,
+            YieldToReason::PvSchedYield.val(r > 0),
+        );
         if r <= 0 {
             return false;
         }

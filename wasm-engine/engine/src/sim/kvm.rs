@@ -13,7 +13,7 @@
 
 use super::event::Ev;
 use super::{Simulation, TaskState};
-use crate::obs::log::{EventKind, SwitchReason};
+use crate::obs::log::{EventKind, SwitchReason, YieldToReason};
 
 /// The base PLE window: `ple_window` = 4096 cycles, at a 3 GHz TSC (ns).
 pub const PLE_WINDOW_NS: u64 = 1_365;
@@ -188,21 +188,29 @@ impl Simulation {
     /// posted interrupt (APICv) wins; otherwise it must be preempted, in kernel mode. Round 2
     /// (relaxed): preempted is enough. A first match in scan order wins, not the "highest
     /// priority" one.
-    fn candidate_ok(&self, me: u32, t: u32, first_round: bool) -> bool {
+    fn candidate_ok(&self, me: u32, t: u32, first_round: bool) -> Option<YieldToReason> {
         let v = &self.kvm.vcpu[t as usize];
+        // kvm_arch_dy_has_pending_interrupt(): with APICv, a posted interrupt waiting for
+        // the vCPU also makes it a candidate.
+        let pending = self.kvm.apicv && v.ipi.pending_from_any;
         if !self.kvm.ipi_aware {
-            // kvm_arch_dy_has_pending_interrupt(): with APICv, a posted interrupt waiting
-            // for the vCPU also makes it a candidate.
-            let pending = self.kvm.apicv && v.ipi.pending_from_any;
-            return !(v.preempted && !pending && !v.preempted_in_kernel);
+            return match (v.preempted, v.preempted_in_kernel, pending) {
+                (false, _, _) => Some(YieldToReason::NotPreempted),
+                (true, true, _) => Some(YieldToReason::PreemptedInKernel),
+                (true, false, true) => Some(YieldToReason::PendingInterrupt),
+                (true, false, false) => None,
+            };
         }
         if !first_round {
-            return v.preempted;
+            return v.preempted.then_some(YieldToReason::Relaxed);
         }
-        if self.is_ipi_receiver(me, t) || (self.kvm.apicv && v.ipi.pending_from_any) {
-            return true;
+        if self.is_ipi_receiver(me, t) {
+            return Some(YieldToReason::IpiReceiver);
         }
-        v.preempted && v.preempted_in_kernel
+        if pending {
+            return Some(YieldToReason::PendingInterrupt);
+        }
+        (v.preempted && v.preempted_in_kernel).then_some(YieldToReason::PreemptedInKernel)
     }
 
     /// Models `kvm_vcpu_eligible_for_directed_yield()`: a vCPU inside its own spin loop is
@@ -244,14 +252,12 @@ impl Simulation {
                 if self.tasks[t as usize].state != TaskState::Runnable {
                     continue;
                 }
-                if !self.candidate_ok(me, t, round == 0) {
-                    continue;
-                }
+                let Some(reason) = self.candidate_ok(me, t, round == 0) else { continue };
                 if !self.eligible_for_directed_yield(t) {
                     continue;
                 }
                 let r = self.yield_to_ret(cpu, me, t);
-                self.fair.log.event(self.fair.now, EventKind::YieldTo, cpu, me, t, (r > 0) as i64);
+                self.fair.log.event(self.fair.now, EventKind::YieldTo, cpu, me, t, reason.val(r > 0));
                 if r > 0 {
                     self.kvm.last_boosted[vm as usize] = match self.kvm.on_spin {
                         OnSpin::Mainline => i,
