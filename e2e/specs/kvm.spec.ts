@@ -31,7 +31,7 @@ test('ipi-pipeline: IPI arrows, pause-loop exits and directed yields are drawn; 
   expect(ple).toBeGreaterThan(0);
 });
 
-test('lock-holder-preemption: directed-yield arrows carry the reason kvm_vcpu_on_spin() chose the target', async ({ page }) => {
+test('lock-holder-preemption: lock hold strips; directed-yield arrows carry the reason kvm_vcpu_on_spin() chose the target', async ({ page }) => {
   await openApp(page);
   await chooseScenario(page, 'kvm/lock-holder-preemption');
   await page.getByRole('button', { name: 'editor' }).click();
@@ -46,5 +46,7 @@ test('lock-holder-preemption: directed-yield arrows carry the reason kvm_vcpu_on
   }
   expect(arrows).toBeGreaterThan(0);
   expect(await attr(page, 'data-yield-reasons')).toBeGreaterThan(0);
+  // The guest lock's hold strips (the lock is taken tens of thousands of times a second).
+  expect(await attr(page, 'data-lock-holds')).toBeGreaterThan(0);
   await page.screenshot({ path: 'artifacts/kvm-yield-reasons.png' });
 });

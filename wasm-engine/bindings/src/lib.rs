@@ -397,6 +397,8 @@ impl SimHandle {
                 EventKind::Unthrottle,
                 EventKind::TaskThrottled,
                 EventKind::YieldTo,
+                EventKind::GuestLock,
+                EventKind::GuestUnlock,
                 EventKind::PleExit,
                 EventKind::IpiSend,
                 EventKind::IpiHandled,

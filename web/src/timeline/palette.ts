@@ -31,6 +31,7 @@ export const COLOURS = {
   sleep: '#9e9e9e',
   exit: '#000000',
   pleExit: '#ef6c00',
+  lockHeld: '#b71c1c',
   ipi: '#7b1fa2',
   yieldTo: '#2e7d32',
   yieldToFailed: '#90a4ae',

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { drawKvmOverlay, matchIpis, matchYieldTo, yieldToVal, YIELD_TO_REASONS } from './render_kvm';
+import { drawKvmOverlay, matchIpis, matchLocks, matchYieldTo, yieldToVal, YIELD_TO_REASONS } from './render_kvm';
 import { windowData } from './fixtures';
 import { fakeCtx } from './fake_ctx';
 import { MarkerKind } from './layout';
@@ -38,7 +38,7 @@ describe('KVM overlay', () => {
   it('draws one tick per pause-loop exit and one arrow per IPI and per yield_to', () => {
     const ctx = fakeCtx();
     const r = drawKvmOverlay(ctx, data, { k: 0.01, t0: 0, x0: 110 }, 110, 1110, 0, 22, 2);
-    expect(r).toEqual({ pleExits: 1, ipiArrows: 1, yieldArrows: 2, reasonLabels: 1 });
+    expect(r).toEqual({ pleExits: 1, ipiArrows: 1, yieldArrows: 2, reasonLabels: 1, lockHolds: 0 });
     expect(ctx.of('fillText').some((c) => c.args[0] === 'IPI receiver')).toBe(true);
     // The IPI latency label (20 µs) fits between its ends (200 px apart).
     expect(ctx.of('fillText').some((c) => String(c.args[0]).includes('20'))).toBe(true);
@@ -79,5 +79,28 @@ describe('YIELD_TO_REASONS', () => {
     const log = readFileSync(resolve(dirname(fileURLToPath(import.meta.url)), '../../../wasm-engine/engine/src/obs/log.rs'), 'utf8');
     const names = [...log.matchAll(/YieldToReason::\w+ => "([^"]+)"/g)].map((m) => m[1]);
     expect(names).toEqual([...YIELD_TO_REASONS]);
+  });
+});
+
+describe('guest lock holds', () => {
+  // vcpu0 takes lock 0 at 10 µs on CPU 0 and releases it at 60 µs; vcpu1 takes lock 0 at
+  // 70 µs on CPU 1 and still holds it at the window's end.
+  const data = windowData(0, 100_000, [], [], [
+    { t: 10_000, kind: K.guestLock, cpu: 0, task: 0, arg: 0 },
+    { t: 60_000, kind: K.guestUnlock, cpu: 0, task: 0, arg: 0 },
+    { t: 70_000, kind: K.guestLock, cpu: 1, task: 1, arg: 0 },
+  ]);
+  it('pairs each lock with its unlock, or none', () => {
+    expect(matchLocks(data.markers)).toEqual([
+      [0, 1],
+      [2, -1],
+    ]);
+  });
+  it('draws one strip per hold, from the lock to the unlock or the window end', () => {
+    const ctx = fakeCtx();
+    expect(drawKvmOverlay(ctx, data, { k: 0.01, t0: 0, x0: 110 }, 110, 1110, 0, 22, 2).lockHolds).toBe(2);
+    const rects = ctx.of('rect').map((c) => c.args);
+    expect(rects).toContainEqual([210, 1, 500, 3]);
+    expect(rects).toContainEqual([810, 23, 300, 3]);
   });
 });

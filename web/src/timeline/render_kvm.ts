@@ -1,4 +1,5 @@
-// Pure canvas renderer of the KVM overlay on the CPU lanes: pause-loop exits (an orange tick
+// Pure canvas renderer of the KVM overlay on the CPU lanes: guest spinlock hold strips,
+// pause-loop exits (an orange tick
 // at the lane bottom), IPI arrows from the sender's send to the receiver's handling (purple,
 // labelled with the delivery latency when there is room) and directed-yield arrows from the
 // yield_to() call to where and when its target next ran (green when yield_to yielded, grey
@@ -17,6 +18,8 @@ export interface KvmOverlayResult {
   yieldArrows: number;
   /** Reason labels drawn next to directed-yield arrows. */
   reasonLabels: number;
+  /** Guest spinlock hold strips. */
+  lockHolds: number;
 }
 
 /** Why kvm_vcpu_on_spin() (or the caller) chose a yield_to() target: a YieldTo marker's val
@@ -95,6 +98,27 @@ function arrowHead(ctx: Ctx2D, x1: number, y1: number, x2: number, y2: number) {
   ctx.lineTo(x2 - 5 * Math.cos(a + 0.45), y2 - 5 * Math.sin(a + 0.45));
 }
 
+/** Guest spinlock hold intervals [lockIndex, unlockIndex | -1 (still held at the window's
+ * end)], from guest_lock / guest_unlock markers (task = vCPU, arg = lock). */
+export function matchLocks(m: WindowData['markers']): [number, number][] {
+  const { kind, task, arg } = m;
+  const held = new Map<string, number>();
+  const out: [number, number][] = [];
+  for (let i = 0; i < kind.length; i++) {
+    const key = `${task[i]}:${arg[i]}`;
+    if (kind[i] === MarkerKind.guestLock) held.set(key, i);
+    else if (kind[i] === MarkerKind.guestUnlock) {
+      const l = held.get(key);
+      if (l !== undefined) {
+        out.push([l, i]);
+        held.delete(key);
+      }
+    }
+  }
+  for (const l of held.values()) out.push([l, -1]);
+  return out.sort((p, q) => p[0] - q[0]);
+}
+
 /** Draws the overlay (the caller has clipped to the lanes). */
 export function drawKvmOverlay(
   ctx: Ctx2D,
@@ -110,7 +134,24 @@ export function drawKvmOverlay(
   const { t, kind, cpu, val } = m;
   const xOf = (i: number) => a.x0 + (t[i] - a.t0) * a.k;
   const inX = (x: number) => x >= plotX0 - 4 && x <= plotX1 + 4;
-  const res: KvmOverlayResult = { pleExits: 0, ipiArrows: 0, yieldArrows: 0, reasonLabels: 0 };
+  const res: KvmOverlayResult = { pleExits: 0, ipiArrows: 0, yieldArrows: 0, reasonLabels: 0, lockHolds: 0 };
+
+  // Guest spinlocks held: a strip along the top of the CPU lane where the lock was taken, to
+  // the unlock. When the holder is preempted the strip runs on over other tasks' slices:
+  // lock-holder preemption, which is what the waiters' pause-loop exits are about.
+  ctx.beginPath();
+  for (const [l, u] of matchLocks(m)) {
+    if (cpu[l] >= cpus) continue;
+    const xa = Math.max(xOf(l), plotX0);
+    const xb = Math.min(u >= 0 ? xOf(u) : plotX1, plotX1);
+    if (xb < plotX0 || xa > plotX1) continue;
+    ctx.rect(xa, top + cpu[l] * laneH + 1, Math.max(xb - xa, 1), 3);
+    res.lockHolds++;
+  }
+  if (res.lockHolds) {
+    ctx.fillStyle = COLOURS.lockHeld;
+    ctx.fill();
+  }
 
   // Pause-loop exits.
   ctx.beginPath();
