@@ -564,7 +564,7 @@ fn takes_time(op: &OpSpec) -> bool {
 // CLI variants
 
 /// Names accepted by [`apply_variant`] besides the scheduler features.
-pub const VARIANT_KNOBS: [&str; 20] = [
+pub const VARIANT_KNOBS: [&str; 21] = [
     "yield",
     "yield_to",
     "yield_interval",
@@ -574,6 +574,7 @@ pub const VARIANT_KNOBS: [&str; 20] = [
     "kvm_relaxed_boost",
     "kvm_apicv",
     "kvm_pv_sched_yield",
+    "kvm_exit_cost",
     "throttle",
     "lag_clamp",
     "autogroup",
@@ -654,6 +655,7 @@ pub fn apply_variant(s: &mut ScenarioFile, name: &str, value: &str) -> Result<()
         "kvm_relaxed_boost" => s.kernel.kvm_relaxed_boost = Some(parse_bool(name, value)?),
         "kvm_apicv" => s.kernel.kvm_apicv = Some(parse_bool(name, value)?),
         "kvm_pv_sched_yield" => s.kernel.kvm_pv_sched_yield = Some(parse_bool(name, value)?),
+        "kvm_exit_cost" => s.kernel.kvm_exit_cost = Some(parse_dur(name, value)?),
         "throttle" => {
             s.kernel.throttle = Some(match value.trim() {
                 "task_based" => ThrottleSpec::TaskBased,

@@ -178,6 +178,10 @@ pub struct KernelSpec {
     /// the sender makes the KVM_HC_SCHED_YIELD hypercall to yield to it (default: false).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub kvm_pv_sched_yield: Option<bool>,
+    /// CPU time of one VM exit and re-entry, charged to the vCPU for each pause-loop exit and
+    /// (without APICv) each IPI send (default: 0, not calibrated on our machines).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kvm_exit_cost: Option<DurationSpec>,
     /// The debooster's 6 ms rate limiter (default: true; false models Christian Borntraeger's
     /// run with it commented out).
     #[serde(default, skip_serializing_if = "Option::is_none")]

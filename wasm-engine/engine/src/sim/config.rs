@@ -104,6 +104,8 @@ pub struct SimConfig {
     pub apicv: bool,
     /// Guest PV sched_yield.
     pub pv_sched_yield: bool,
+    /// VM exit + entry cost (ns).
+    pub exit_cost: u64,
     /// Tasks, in file order (task id = index).
     pub tasks: Vec<TaskConfig>,
 }
@@ -276,6 +278,7 @@ impl SimConfig {
             relaxed_boost: s.kernel.kvm_relaxed_boost.unwrap_or(true),
             apicv: s.kernel.kvm_apicv.unwrap_or(false),
             pv_sched_yield: s.kernel.kvm_pv_sched_yield.unwrap_or(false),
+            exit_cost: s.kernel.kvm_exit_cost.map_or(0, |d| d.ns()),
             tasks,
         })
     }

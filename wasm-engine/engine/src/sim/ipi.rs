@@ -112,6 +112,7 @@ impl Simulation {
         r.pending_from.push(task);
         r.pending_from_any = true;
         if !self.kvm.apicv {
+            self.kvm.vcpu[task as usize].exit_debt += self.kvm.exit_cost;
             // kvm_track_ipi_communication: the ICR write exited to KVM.
             self.kvm.vcpu[target as usize].ipi.last_sender = Some(task);
             let s = &mut self.kvm.vcpu[task as usize].ipi;

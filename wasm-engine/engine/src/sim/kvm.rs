@@ -57,6 +57,8 @@ pub struct VcpuState {
     pub ipi: super::ipi::IpiState,
     /// Blocked in HLT (an IPI kicks it).
     pub halted: bool,
+    /// VM-exit cost not yet charged (added to the next spin window).
+    pub exit_debt: u64,
 }
 
 /// KVM state of the simulation.
@@ -88,6 +90,9 @@ pub struct KvmState {
     pub pv_sched_yield: bool,
     /// KVM_HC_SCHED_YIELD hypercalls made.
     pub pv_yields: u64,
+    /// CPU time of one VM exit and re-entry (ns), charged for pause-loop exits and, without
+    /// APICv, for ICR writes.
+    pub exit_cost: u64,
 }
 
 impl Simulation {
@@ -141,12 +146,16 @@ impl Simulation {
             Some((_, left)) if left > 0 => return Some(now + left),
             Some(_) => {}
             None => {
-                v.spin = Some((key, window));
-                return Some(now + window);
+                // The cost of the exit that ended the last window (or of the IPI send) is
+                // spent here, before the vCPU spins again: named shortcut, see `exit_cost`.
+                let w = window + std::mem::take(&mut v.exit_debt);
+                v.spin = Some((key, w));
+                return Some(now + w);
             }
         }
         // The window ran out: PAUSE-loop exit into kvm_vcpu_on_spin().
         v.spin = None;
+        v.exit_debt += self.kvm.exit_cost;
         v.ple_window = (window * PLE_WINDOW_GROW).min(PLE_WINDOW_MAX_NS);
         self.kvm.ple_exits += 1;
         self.fair.log.event(now, EventKind::PleExit, cpu, task, key, 0);

@@ -211,6 +211,7 @@ impl Simulation {
         sim.kvm.relaxed_boost = sim.cfg.relaxed_boost;
         sim.kvm.apicv = sim.cfg.apicv;
         sim.kvm.pv_sched_yield = sim.cfg.pv_sched_yield;
+        sim.kvm.exit_cost = sim.cfg.exit_cost;
         sim.kvm.locks = vec![None; sim.cfg.locks.len()];
         sim.kvm.vms = vec![Vec::new(); sim.cfg.vms.len()];
         sim.kvm.last_boosted = vec![0; sim.cfg.vms.len()];
