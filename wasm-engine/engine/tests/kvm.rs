@@ -8,6 +8,7 @@
 
 mod common;
 
+use schedlab_engine::obs::log::{EventKind, YieldToReason};
 use schedlab_engine::obs::summary::Summary;
 use schedlab_engine::scenario::variants;
 
@@ -182,4 +183,65 @@ fn vm_exit_cost_is_charged_to_the_spinning_vcpu() {
     // Each IPI send and pause-loop exit keeps the sender busy 5 us longer before it spins
     // again, so the boost (and the answer) comes later.
     assert!(lat5 > lat0, "{lat5} vs {lat0}");
+}
+
+#[test]
+fn tlb_shootdown_waits_for_every_receiver_and_only_the_last_is_tracked() {
+    let text = r#"version = 1
+name = "shootdown"
+duration = "100ms"
+[host]
+cpus = 2
+[[tasks]]
+name = "vcpu0"
+vm = "vm"
+affinity = [0]
+program = [{ loop = { body = [{ run = "40us" }, { tlb_shootdown = ["vcpu1", "vcpu2", "vcpu3"] }] } }]
+[[tasks]]
+name = "vcpu1"
+vm = "vm"
+affinity = [0]
+program = [{ run = "forever" }]
+[[tasks]]
+name = "vcpu2"
+vm = "vm"
+affinity = [1]
+program = [{ run = "forever" }]
+[[tasks]]
+name = "vcpu3"
+vm = "vm"
+affinity = [1]
+program = [{ run = "forever" }]
+"#;
+    let run = |v: &[(&str, &str)]| {
+        let v: Vec<(String, String)> = v.iter().map(|(a, b)| (a.to_string(), b.to_string())).collect();
+        let (_, mut sim) = schedlab_engine::load("tlb.toml", text, &v).unwrap_or_else(|e| panic!("{e}"));
+        sim.check_invariants = true;
+        sim.run();
+        sim
+    };
+    let sim = run(&[("kvm_ipi_aware", "true")]);
+    let s = Summary::of(&sim);
+    let sends = sim.kvm.ipis;
+    println!(
+        "shootdown, ipi-aware: {sends} IPIs sent, {} handled, mean latency {} ns",
+        s.tasks[0].ipis_answered, s.tasks[0].ipi_latency_ns_mean
+    );
+    // Three IPIs per shootdown, every one handled (bar the last shootdown, maybe in flight).
+    assert_eq!(sends % 3, 0);
+    assert!(s.tasks[0].ipis_answered + 3 >= sends && s.tasks[0].ipis_answered > 30, "{}", s.tasks[0].ipis_answered);
+    // The tracking keeps one receiver per sender: the last ICR write's. Directed yields with
+    // the reason "IPI receiver" only ever go to vcpu3.
+    let e = &sim.fair.log.events;
+    let mut by_target = [0u32; 4];
+    for i in 0..e.kind.len() {
+        if e.kind[i] == EventKind::YieldTo as u8 && e.val[i] >> 1 == YieldToReason::IpiReceiver as i64 {
+            by_target[e.arg[i] as usize] += 1;
+        }
+    }
+    println!("IPI-receiver yields by target: {by_target:?}");
+    assert!(by_target[3] > 0 && by_target[1] == 0 && by_target[2] == 0, "{by_target:?}");
+    // A duplicate target is an error.
+    let err = load_err(&text.replace("[\"vcpu1\", \"vcpu2\", \"vcpu3\"]", "[\"vcpu1\", \"vcpu1\"]"));
+    assert!(err.contains("named twice"), "{err}");
 }

@@ -194,7 +194,8 @@ impl Summary {
                 Some(EventKind::IpiSend) => ipi_sent_at[task] = Some(t),
                 Some(EventKind::IpiHandled) if (e.arg[i] as usize) < n => {
                     let s = e.arg[i] as usize;
-                    if let Some(at) = ipi_sent_at[s].take() {
+                    // Every receiver's handling counts, timed from the sender's last send.
+                    if let Some(at) = ipi_sent_at[s] {
                         ipis[s].0 += 1;
                         ipis[s].1 += t - at;
                     }

@@ -420,6 +420,7 @@ fn never_ends(op: &OpSpec) -> bool {
         | OpSpec::Lock(_)
         | OpSpec::Unlock(_)
         | OpSpec::IpiWait(_)
+        | OpSpec::TlbShootdown(_)
         | OpSpec::Halt(_) => false,
     }
 }
@@ -427,7 +428,7 @@ fn never_ends(op: &OpSpec) -> bool {
 /// Whether a program uses guest locks (vCPU-only steps).
 fn uses_locks(ops: &[OpSpec]) -> bool {
     ops.iter().any(|o| match o {
-        OpSpec::Lock(_) | OpSpec::Unlock(_) | OpSpec::IpiWait(_) | OpSpec::Halt(_) => true,
+        OpSpec::Lock(_) | OpSpec::Unlock(_) | OpSpec::IpiWait(_) | OpSpec::TlbShootdown(_) | OpSpec::Halt(_) => true,
         OpSpec::Loop(l) => uses_locks(&l.body),
         _ => false,
     })
@@ -438,6 +439,11 @@ fn ipi_targets<'a>(seq: &KeyPath, ops: &'a [OpSpec], out: &mut Vec<(KeyPath, &'a
     for (i, op) in ops.iter().enumerate() {
         match op {
             OpSpec::IpiWait(t) => out.push((seq.index(i).key("ipi_wait"), t.as_str())),
+            OpSpec::TlbShootdown(ts) => {
+                for (j, t) in ts.iter().enumerate() {
+                    out.push((seq.index(i).key("tlb_shootdown").index(j), t.as_str()));
+                }
+            }
             OpSpec::Loop(l) => ipi_targets(&seq.index(i).key("loop").key("body"), &l.body, out),
             _ => {}
         }
@@ -491,6 +497,16 @@ fn check_ops(c: &mut Checker, seq: &KeyPath, ops: &[OpSpec], depth: usize) {
                 }
             }
             OpSpec::IpiWait(_) => {} // checked against the task list in `check`
+            OpSpec::TlbShootdown(ts) => {
+                if ts.is_empty() {
+                    c.push(op_path.key("tlb_shootdown"), "expected at least one vCPU to send the shootdown IPI to");
+                }
+                for (j, t) in ts.iter().enumerate() {
+                    if ts[..j].contains(t) {
+                        c.push(op_path.key("tlb_shootdown").index(j), format!("{t:?} is named twice"));
+                    }
+                }
+            }
             OpSpec::Halt(d) => {
                 c.finite(&op_path.key("halt"), *d, true, "halt");
             }
@@ -555,7 +571,12 @@ fn takes_time(op: &OpSpec) -> bool {
         | OpSpec::Periodic(_)
         | OpSpec::PingPong(_)
         | OpSpec::Halt(_) => true,
-        OpSpec::SchedYield(_) | OpSpec::YieldTo(_) | OpSpec::Lock(_) | OpSpec::Unlock(_) | OpSpec::IpiWait(_) => false,
+        OpSpec::SchedYield(_)
+        | OpSpec::YieldTo(_)
+        | OpSpec::Lock(_)
+        | OpSpec::Unlock(_)
+        | OpSpec::IpiWait(_)
+        | OpSpec::TlbShootdown(_) => false,
         OpSpec::Loop(l) => l.body.iter().any(takes_time),
     }
 }

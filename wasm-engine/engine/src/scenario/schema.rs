@@ -333,6 +333,10 @@ pub enum OpSpec {
     /// Guest code (vCPU tasks only): send an IPI to the named vCPU of the same VM and spin,
     /// smp_call_function style (PAUSE with pause-loop exits), until it has handled it.
     IpiWait(String),
+    /// Guest code (vCPU tasks only): a TLB shootdown, flush_tlb_others style: send an IPI to
+    /// each named vCPU of the same VM, in order (x2APIC physical mode: one ICR write each),
+    /// and spin until all have handled theirs.
+    TlbShootdown(Vec<String>),
     /// Guest idle (vCPU tasks only): HLT. The vCPU thread blocks in KVM until an IPI kicks
     /// it or this much time has passed (the guest's timer interrupt).
     Halt(DurationSpec),

@@ -24,10 +24,10 @@ pub const IPI_KEY: u32 = 0x4000_0000;
 /// Per-vCPU IPI state.
 #[derive(Debug, Clone, Default)]
 pub struct IpiState {
-    /// The vCPU task this one waits on (an IPI it sent).
-    pub waiting_for: Option<u32>,
-    /// Its IPI was handled.
-    pub answered: bool,
+    /// The IPIs of the current wait have been sent.
+    pub sent: bool,
+    /// Receivers of those IPIs that have not handled them yet.
+    pub outstanding: Vec<u32>,
     /// Senders whose IPIs this vCPU has not handled yet.
     pub pending_from: Vec<u32>,
     /// Some IPI is pending here (a posted interrupt with APICv).
@@ -49,29 +49,44 @@ impl Simulation {
         m.pending_ipi && m.last_receiver == Some(v) && self.fair.now - m.ipi_time <= IPI_WINDOW_NS
     }
 
-    /// An IPI wait by the running `task`: returns when its spin window ends, or None when the
-    /// IPI has been handled (the program moves on).
-    pub(crate) fn guest_ipi_wait(&mut self, cpu: u32, task: u32, target: u32) -> Option<u64> {
+    /// An IPI wait by the running `task` on the target set `set` of its program: returns when
+    /// its spin window ends, or None when every IPI has been handled (the program moves on).
+    pub(crate) fn guest_ipi_wait(&mut self, cpu: u32, task: u32, set: u32) -> Option<u64> {
         loop {
             let ipi = &mut self.kvm.vcpu[task as usize].ipi;
-            if ipi.answered {
-                ipi.answered = false;
-                ipi.waiting_for = None;
+            if ipi.sent && ipi.outstanding.is_empty() {
+                ipi.sent = false;
                 let v = &mut self.kvm.vcpu[task as usize];
                 v.spin = None;
                 v.in_kernel = false;
                 return None;
             }
-            if ipi.waiting_for.is_none() {
-                self.send_ipi(cpu, task, target);
-                if self.kvm.pv_sched_yield && self.pv_sched_yield(cpu, task, target) {
-                    return Some(u64::MAX);
+            if !ipi.sent {
+                ipi.sent = true;
+                let targets = self.tasks[task as usize].cfg.program.sets[set as usize].clone();
+                for &t in &targets {
+                    self.send_ipi(cpu, task, t);
                 }
+                // kvm_smp_send_call_func_ipi(): one hypercall, for the first preempted target.
+                if self.kvm.pv_sched_yield {
+                    if let Some(&t) = targets.iter().find(|&&t| self.pv_target(t)) {
+                        if self.pv_sched_yield(cpu, task, t) {
+                            return Some(u64::MAX);
+                        }
+                    }
+                }
+                continue;
             }
-            if let Some(t) = self.ple_spin(cpu, task, IPI_KEY | target) {
+            let key = IPI_KEY | ipi.outstanding[0];
+            if let Some(t) = self.ple_spin(cpu, task, key) {
                 return Some(t);
             }
         }
+    }
+
+    /// Whether steal time shows vCPU `t` preempted and KVM sees it ready.
+    fn pv_target(&self, t: u32) -> bool {
+        self.kvm.vcpu[t as usize].preempted && self.tasks[t as usize].state == TaskState::Runnable
     }
 
     /// The guest's PV sched_yield (`kvm_smp_send_call_func_ipi()`): right after the IPI, if
@@ -79,9 +94,6 @@ impl Simulation {
     /// KVM_HC_SCHED_YIELD hypercall; KVM's `kvm_sched_yield()` yields to the receiver's vCPU
     /// when it is ready. True when the sender lost its CPU.
     fn pv_sched_yield(&mut self, cpu: u32, task: u32, target: u32) -> bool {
-        if !self.kvm.vcpu[target as usize].preempted || self.tasks[target as usize].state != TaskState::Runnable {
-            return false;
-        }
         self.kvm.pv_yields += 1;
         let r = self.yield_to_ret(cpu, task, target);
         self.fair.log.event(
@@ -107,7 +119,7 @@ impl Simulation {
     fn send_ipi(&mut self, cpu: u32, task: u32, target: u32) {
         let now = self.fair.now;
         self.kvm.ipis += 1;
-        self.kvm.vcpu[task as usize].ipi.waiting_for = Some(target);
+        self.kvm.vcpu[task as usize].ipi.outstanding.push(target);
         let r = &mut self.kvm.vcpu[target as usize].ipi;
         r.pending_from.push(task);
         r.pending_from_any = true;
@@ -150,12 +162,14 @@ impl Simulation {
         let now = self.fair.now;
         let cpu = self.tasks[task as usize].cpu;
         for s in senders {
-            self.kvm.vcpu[s as usize].ipi.answered = true;
+            let out = &mut self.kvm.vcpu[s as usize].ipi.outstanding;
+            out.retain(|&r| r != task);
+            let done = out.is_empty();
             self.fair.log.event(now, EventKind::IpiHandled, cpu, task, s, 0);
             self.eoi_clear(task);
-            // A sender spinning on a CPU notices at once.
+            // A sender spinning on a CPU notices at once when its last IPI is handled.
             let st = &self.tasks[s as usize];
-            if st.state == TaskState::Running && self.kvm.vcpu[s as usize].spin.is_some() {
+            if done && st.state == TaskState::Running && self.kvm.vcpu[s as usize].spin.is_some() {
                 let c = st.cpu;
                 self.charge_segment(s);
                 self.kvm.vcpu[s as usize].spin = None;

@@ -22,7 +22,8 @@ pub enum Instr {
     Lock(u32),
     /// Release guest lock (id).
     Unlock(u32),
-    /// Send an IPI to a vCPU task (id) and wait for it to be handled.
+    /// Send IPIs to a set of vCPU tasks (index into `Program::sets`) and wait until all are
+    /// handled.
     IpiWait(u32),
     /// Guest HLT for at most this long (ns).
     Halt(u64),
@@ -53,6 +54,8 @@ pub struct PingPongStep {
 pub struct Program {
     /// The instructions; running past the last one exits the task.
     pub code: Vec<Instr>,
+    /// Target sets of IPI waits (task ids, in send order), indexed by `Instr::IpiWait`.
+    pub sets: Vec<Vec<u32>>,
 }
 
 impl Program {
@@ -95,10 +98,8 @@ impl Program {
                 OpSpec::Unlock(n) => {
                     self.code.push(Instr::Unlock(locks.iter().position(|l| l == n).expect("known lock") as u32))
                 }
-                OpSpec::IpiWait(t) => {
-                    let id = names.iter().position(|n| n == t).expect("validated ipi_wait target") as u32;
-                    self.code.push(Instr::IpiWait(id));
-                }
+                OpSpec::IpiWait(t) => self.ipi_wait(std::slice::from_ref(t), names),
+                OpSpec::TlbShootdown(ts) => self.ipi_wait(ts, names),
                 OpSpec::Halt(d) => self.code.push(Instr::Halt(d.ns())),
                 OpSpec::Loop(l) => self.emit_loop(l.times, None, |p| p.emit(&l.body, names, locks)),
                 OpSpec::Periodic(pd) => {
@@ -107,6 +108,13 @@ impl Program {
                 }
             }
         }
+    }
+
+    fn ipi_wait(&mut self, targets: &[String], names: &[&str]) {
+        let set =
+            targets.iter().map(|t| names.iter().position(|n| n == t).expect("validated IPI target") as u32).collect();
+        self.sets.push(set);
+        self.code.push(Instr::IpiWait(self.sets.len() as u32 - 1));
     }
 
     fn emit_loop(&mut self, times: Option<u64>, period: Option<u64>, body: impl FnOnce(&mut Program)) {
@@ -138,7 +146,8 @@ pub enum Step {
     Lock(u32),
     /// Release a guest lock.
     Unlock(u32),
-    /// At an IPI send-and-wait to this vCPU task (the simulation drives it).
+    /// At an IPI send-and-wait to a set of vCPU tasks (`Program::sets` index; the simulation
+    /// drives it).
     IpiWait(u32),
     /// Guest HLT: block until an IPI or this absolute time.
     HaltUntil(u64),
