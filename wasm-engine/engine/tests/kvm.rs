@@ -245,3 +245,21 @@ program = [{ run = "forever" }]
     let err = load_err(&text.replace("[\"vcpu1\", \"vcpu2\", \"vcpu3\"]", "[\"vcpu1\", \"vcpu1\"]"));
     assert!(err.contains("named twice"), "{err}");
 }
+
+#[test]
+fn without_pause_loop_exiting_the_waiters_spin_out_their_slices() {
+    let path = common::repo_root().join("scenarios/kvm/lock-holder-preemption.toml");
+    let run = |v: &[(&str, &str)]| {
+        let mut sim = common::load(&path, v);
+        sim.check_invariants = true;
+        sim.run();
+        Summary::of(&sim)
+    };
+    let ple = run(&[]);
+    let off = run(&[("kvm_ple", "false")]);
+    let locks = |s: &Summary| s.tasks.iter().map(|t| t.guest_locks).sum::<u64>();
+    let exits = |s: &Summary| s.tasks.iter().map(|t| t.ple_exits).sum::<u64>();
+    println!("lock-holder preemption: PLE on {} locks, off {} locks", locks(&ple), locks(&off));
+    assert_eq!(exits(&off), 0);
+    assert!(locks(&off) * 5 < locks(&ple) * 4, "PLE and directed yield must pay off here");
+}

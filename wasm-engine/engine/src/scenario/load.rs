@@ -585,7 +585,7 @@ fn takes_time(op: &OpSpec) -> bool {
 // CLI variants
 
 /// Names accepted by [`apply_variant`] besides the scheduler features.
-pub const VARIANT_KNOBS: [&str; 21] = [
+pub const VARIANT_KNOBS: [&str; 23] = [
     "yield",
     "yield_to",
     "yield_interval",
@@ -596,6 +596,8 @@ pub const VARIANT_KNOBS: [&str; 21] = [
     "kvm_apicv",
     "kvm_pv_sched_yield",
     "kvm_exit_cost",
+    "kvm_ple",
+    "kvm_ple_window",
     "throttle",
     "lag_clamp",
     "autogroup",
@@ -677,6 +679,8 @@ pub fn apply_variant(s: &mut ScenarioFile, name: &str, value: &str) -> Result<()
         "kvm_apicv" => s.kernel.kvm_apicv = Some(parse_bool(name, value)?),
         "kvm_pv_sched_yield" => s.kernel.kvm_pv_sched_yield = Some(parse_bool(name, value)?),
         "kvm_exit_cost" => s.kernel.kvm_exit_cost = Some(parse_dur(name, value)?),
+        "kvm_ple" => s.kernel.kvm_ple = Some(parse_bool(name, value)?),
+        "kvm_ple_window" => s.kernel.kvm_ple_window = Some(parse_dur(name, value)?),
         "throttle" => {
             s.kernel.throttle = Some(match value.trim() {
                 "task_based" => ThrottleSpec::TaskBased,

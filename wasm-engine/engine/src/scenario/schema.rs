@@ -178,6 +178,13 @@ pub struct KernelSpec {
     /// the sender makes the KVM_HC_SCHED_YIELD hypercall to yield to it (default: false).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub kvm_pv_sched_yield: Option<bool>,
+    /// Pause-loop exiting (default: true; false models `ple_gap=0`: PAUSE never exits).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kvm_ple: Option<bool>,
+    /// The base PLE window (default: 4096 cycles at 3 GHz, 1.365 us); it doubles at each
+    /// pause-loop exit and is reset when the vCPU is scheduled in.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kvm_ple_window: Option<DurationSpec>,
     /// CPU time of one VM exit and re-entry, charged to the vCPU for each pause-loop exit and
     /// (without APICv) each IPI send (default: 0, not calibrated on our machines).
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -106,6 +106,10 @@ pub struct SimConfig {
     pub pv_sched_yield: bool,
     /// VM exit + entry cost (ns).
     pub exit_cost: u64,
+    /// Pause-loop exiting on.
+    pub ple: bool,
+    /// Base PLE window (ns).
+    pub ple_window: u64,
     /// Tasks, in file order (task id = index).
     pub tasks: Vec<TaskConfig>,
 }
@@ -279,6 +283,8 @@ impl SimConfig {
             apicv: s.kernel.kvm_apicv.unwrap_or(false),
             pv_sched_yield: s.kernel.kvm_pv_sched_yield.unwrap_or(false),
             exit_cost: s.kernel.kvm_exit_cost.map_or(0, |d| d.ns()),
+            ple: s.kernel.kvm_ple.unwrap_or(true),
+            ple_window: s.kernel.kvm_ple_window.map_or(crate::sim::kvm::PLE_WINDOW_NS, |d| d.ns().max(1)),
             tasks,
         })
     }

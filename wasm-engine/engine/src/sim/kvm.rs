@@ -15,7 +15,8 @@ use super::event::Ev;
 use super::{Simulation, TaskState};
 use crate::obs::log::{EventKind, SwitchReason, YieldToReason};
 
-/// The base PLE window: `ple_window` = 4096 cycles, at a 3 GHz TSC (ns).
+/// The default base PLE window: `ple_window` = 4096 cycles, at a 3 GHz TSC (ns); the
+/// `kvm_ple_window` knob overrides it.
 pub const PLE_WINDOW_NS: u64 = 1_365;
 /// `ple_window_grow` = 2 (the window doubles at each PAUSE exit).
 pub const PLE_WINDOW_GROW: u64 = 2;
@@ -93,6 +94,10 @@ pub struct KvmState {
     /// CPU time of one VM exit and re-entry (ns), charged for pause-loop exits and, without
     /// APICv, for ICR writes.
     pub exit_cost: u64,
+    /// Pause-loop exiting on (`ple_gap` ≠ 0).
+    pub ple: bool,
+    /// The base PLE window (ns).
+    pub ple_window: u64,
 }
 
 impl Simulation {
@@ -112,7 +117,7 @@ impl Simulation {
         if v.vm.is_some() {
             v.halted = false;
             v.preempted = false;
-            v.ple_window = PLE_WINDOW_NS;
+            v.ple_window = self.kvm.ple_window;
         }
     }
 
@@ -139,8 +144,15 @@ impl Simulation {
     /// pause-loop exit that left it running (the caller re-checks what it waits for).
     pub(crate) fn ple_spin(&mut self, cpu: u32, task: u32, key: u32) -> Option<u64> {
         let now = self.fair.now;
+        let ple = self.kvm.ple;
         let v = &mut self.kvm.vcpu[task as usize];
         v.in_kernel = true;
+        if !ple {
+            // ple_gap = 0: PAUSE never exits; the vCPU spins until the lock is released or
+            // the IPI handled (it is told) or the host preempts it.
+            v.spin = Some((key, u64::MAX));
+            return Some(u64::MAX);
+        }
         let window = v.ple_window.max(1);
         match v.spin {
             Some((_, left)) if left > 0 => return Some(now + left),
