@@ -109,3 +109,20 @@ test('every claim of the guide gives the measured figures live', async ({ page }
     ['yield-6.18.0', '48.02'],
   ]);
 });
+
+test('guide: the IPI-aware claim opens ipi-pipeline with four variants and the live IPI counts match', async ({ page }) => {
+  await openApp(page);
+  await page.getByRole('button', { name: 'guide', exact: true }).click();
+  const section = page.getByTestId('guide-ipi-aware');
+  await expect(section).toContainText('Wanpeng Li');
+  await section.getByRole('button', { name: 'Open in schedlab' }).click();
+  await page.waitForFunction(() => window.__schedlab?.state().scenario === 'kvm/ipi-pipeline' && window.__schedlab.state().variants.length === 4);
+  await waitForIdle(page);
+  const live = page.getByTestId('guide-live-ipi-aware');
+  await expect(live).toBeVisible();
+  const rows = await live.locator('tbody tr').evaluateAll((trs) => trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent ?? '')));
+  const expected: Record<string, string> = { baseline: '4762', 'ipi-aware': '3820', 'ipi-aware-no-relaxed': '4760', 'wanpeng-series': '3262' };
+  expect(rows.map((r) => r[0])).toEqual(Object.keys(expected));
+  for (const r of rows) expect(r[1], r[0]).toBe(expected[r[0]]);
+  await page.screenshot({ path: 'artifacts/guide-ipi-aware.png' });
+});

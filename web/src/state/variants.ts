@@ -46,6 +46,9 @@ export const UI_PRESETS: VariantPreset[] = [
   { key: 'next-buddy', overrides: [['NEXT_BUDDY', 'true']], doc: 'Wakeup preemption sets the wakee as next buddy (6.19 default).' },
   { key: 'old-lag-clamp', overrides: [['lag_clamp', 'two_slice_or_tick']], doc: 'Stock 6.18 lag clamp: ±max(2·slice, tick).' },
   { key: 'hz-1000', overrides: [['hz', '1000']], doc: 'CONFIG_HZ=1000: slice expiry noticed every 1 ms.' },
+  { key: 'ipi-aware-no-relaxed', overrides: [['kvm_ipi_aware', 'true'], ['kvm_relaxed_boost', 'false']], doc: 'IPI-aware directed yield without the relaxed second round (enable_relaxed_boost=0).' },
+  { key: 'apicv', overrides: [['kvm_apicv', 'true']], doc: 'APICv/IPIv: IPIs posted without exits; a pending posted interrupt makes a preempted vCPU a candidate.' },
+  { key: 'no-ple', overrides: [['kvm_ple', 'false']], doc: 'ple_gap=0: PAUSE never exits, so spinning vCPUs never yield.' },
 ];
 
 /** Every variant offered in the UI; baseline first. */
