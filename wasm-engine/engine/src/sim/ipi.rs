@@ -7,7 +7,8 @@
 //! records sender → receiver (`kvm_track_ipi_communication`); the receiver's EOI clears the
 //! record (`kvm_clear_ipi_on_eoi`, v1/v2 rules). With APICv/IPIv nothing is tracked.
 //! A vCPU blocked in HLT (`halt` step) is kicked: its thread is woken at once. Named
-//! shortcuts: exit and delivery costs are not modeled beyond `IPI_HANDLE_NS`; a vCPU blocked
+//! shortcuts: delivery takes `IPI_HANDLE_NS`, plus, without APICv, one `kvm_exit_cost` for
+//! the receiver's kick when it is running (the sender pays one for its ICR write); a vCPU blocked
 //! otherwise (a host `sleep` step) is not woken by an IPI.
 
 use super::event::Ev;
@@ -134,7 +135,10 @@ impl Simulation {
         }
         self.fair.log.event(now, EventKind::IpiSend, cpu, task, target, 0);
         if self.tasks[target as usize].state == TaskState::Running {
-            self.queue.push(now + IPI_HANDLE_NS, Ev::IpiHandle { task: target });
+            // Without posted interrupts a running receiver is kicked out of the guest (a VM
+            // exit) for the injection; with APICv the interrupt is posted without one.
+            let kick = if self.kvm.apicv { 0 } else { self.kvm.exit_cost };
+            self.queue.push(now + IPI_HANDLE_NS + kick, Ev::IpiHandle { task: target });
         } else {
             // A halted receiver is kicked; it handles the IPI once it runs.
             self.kick_halted(target);
