@@ -6,11 +6,8 @@
 //! span tree of the text (see [`super::locate`]). Pure: no IO.
 
 use super::locate::{self, KeyPath};
-use super::schema::{
-    CgroupSpec, LagClampMode, LoopSpec, OnSpinSpec, OpSpec, PeriodicSpec, ScenarioFile, TaskSpec, ThrottleSpec,
-    TunableScaling, YieldMode, YieldToSpec, SCENARIO_VERSION,
-};
-use super::units::{format_duration, parse_duration, DurationSpec};
+use super::schema::{CgroupSpec, LoopSpec, OpSpec, PeriodicSpec, ScenarioFile, TaskSpec, SCENARIO_VERSION};
+use super::units::{format_duration, DurationSpec};
 use crate::sched::features::SchedFeatures;
 use std::fmt;
 
@@ -581,144 +578,10 @@ fn takes_time(op: &OpSpec) -> bool {
     }
 }
 
-// ---------------------------------------------------------------------------------------
-// CLI variants
-
-/// Names accepted by [`apply_variant`] besides the scheduler features.
-pub const VARIANT_KNOBS: [&str; 23] = [
-    "yield",
-    "yield_to",
-    "yield_interval",
-    "debooster_rate_limit",
-    "kvm_on_spin",
-    "kvm_ipi_aware",
-    "kvm_relaxed_boost",
-    "kvm_apicv",
-    "kvm_pv_sched_yield",
-    "kvm_exit_cost",
-    "kvm_ple",
-    "kvm_ple_window",
-    "throttle",
-    "lag_clamp",
-    "autogroup",
-    "profiling_timer",
-    "hz",
-    "cpus",
-    "seed",
-    "base_slice",
-    "timer_slack",
-    "duration",
-    "tunable_scaling",
-];
-
-fn accepted_variants() -> String {
-    let mut all: Vec<&str> = VARIANT_KNOBS.to_vec();
-    all.extend(SchedFeatures::NAMES);
-    all.join(", ")
-}
-
-fn parse_bool(name: &str, value: &str) -> Result<bool, String> {
-    match value.trim().to_ascii_lowercase().as_str() {
-        "true" | "on" | "1" | "yes" => Ok(true),
-        "false" | "off" | "0" | "no" => Ok(false),
-        _ => Err(format!("{name}={value}: expected true/false, on/off or 1/0")),
-    }
-}
-
-fn parse_int<T: std::str::FromStr>(name: &str, value: &str) -> Result<T, String> {
-    value.trim().parse::<T>().map_err(|_| format!("{name}={value}: expected a non-negative integer"))
-}
-
-fn parse_dur(name: &str, value: &str) -> Result<DurationSpec, String> {
-    parse_duration(value).map(DurationSpec).map_err(|e| format!("{name}={value}: {e}"))
-}
-
-/// Applies one CLI `--variant NAME=VALUE` override. Callers re-run [`validate`] afterwards.
-pub fn apply_variant(s: &mut ScenarioFile, name: &str, value: &str) -> Result<(), String> {
-    let name = name.trim();
-    if SchedFeatures::is_known(name) {
-        let on = parse_bool(name, value)?;
-        s.kernel.features.insert(name.to_string(), on);
-        return Ok(());
-    }
-    match name {
-        "yield" => {
-            s.kernel.yield_mode = Some(match value.trim() {
-                "forfeit" => YieldMode::Forfeit,
-                "deadline_bump" | "deadline-bump" => YieldMode::DeadlineBump,
-                "hierarchical" => YieldMode::Hierarchical,
-                _ => return Err(format!("yield={value}: expected forfeit, deadline_bump or hierarchical")),
-            })
-        }
-        "yield_to" => {
-            s.kernel.yield_to = Some(match value.trim() {
-                "mainline" => YieldToSpec::Mainline,
-                "debooster_v1" => YieldToSpec::DeboosterV1,
-                "debooster_v2" => YieldToSpec::DeboosterV2,
-                "lag_credit" => YieldToSpec::LagCredit,
-                "lag_transfer" => YieldToSpec::LagTransfer,
-                "last_buddy" => YieldToSpec::LastBuddy,
-                _ => {
-                    return Err(format!(
-                        "yield_to={value}: expected mainline, debooster_v1, debooster_v2, lag_credit, lag_transfer or last_buddy"
-                    ))
-                }
-            })
-        }
-        "yield_interval" => s.kernel.yield_interval = Some(parse_dur(name, value)?),
-        "debooster_rate_limit" => s.kernel.debooster_rate_limit = Some(parse_bool(name, value)?),
-        "kvm_on_spin" => {
-            s.kernel.kvm_on_spin = Some(match value.trim() {
-                "mainline" => OnSpinSpec::Mainline,
-                "fixed" => OnSpinSpec::Fixed,
-                _ => return Err(format!("kvm_on_spin={value}: expected mainline or fixed")),
-            })
-        }
-        "kvm_ipi_aware" => s.kernel.kvm_ipi_aware = Some(parse_bool(name, value)?),
-        "kvm_relaxed_boost" => s.kernel.kvm_relaxed_boost = Some(parse_bool(name, value)?),
-        "kvm_apicv" => s.kernel.kvm_apicv = Some(parse_bool(name, value)?),
-        "kvm_pv_sched_yield" => s.kernel.kvm_pv_sched_yield = Some(parse_bool(name, value)?),
-        "kvm_exit_cost" => s.kernel.kvm_exit_cost = Some(parse_dur(name, value)?),
-        "kvm_ple" => s.kernel.kvm_ple = Some(parse_bool(name, value)?),
-        "kvm_ple_window" => s.kernel.kvm_ple_window = Some(parse_dur(name, value)?),
-        "throttle" => {
-            s.kernel.throttle = Some(match value.trim() {
-                "task_based" => ThrottleSpec::TaskBased,
-                "cfs_rq" => ThrottleSpec::CfsRq,
-                _ => return Err(format!("throttle={value}: expected task_based or cfs_rq")),
-            })
-        }
-        "lag_clamp" => {
-            s.kernel.lag_clamp = Some(match value.trim() {
-                "max_slice_tick" => LagClampMode::MaxSliceTick,
-                "two_slice_or_tick" => LagClampMode::TwoSliceOrTick,
-                _ => return Err(format!("lag_clamp={value}: expected max_slice_tick or two_slice_or_tick")),
-            })
-        }
-        "autogroup" => s.host.autogroup = parse_bool(name, value)?,
-        "profiling_timer" => s.host.profiling_timer = parse_bool(name, value)?,
-        "hz" => s.host.hz = parse_int(name, value)?,
-        "cpus" => s.host.cpus = parse_int(name, value)?,
-        "seed" => s.seed = parse_int(name, value)?,
-        "base_slice" => s.host.base_slice = Some(parse_dur(name, value)?),
-        "timer_slack" => s.host.timer_slack = Some(parse_dur(name, value)?),
-        "duration" => s.duration = parse_dur(name, value)?,
-        "tunable_scaling" => {
-            s.host.tunable_scaling = match value.trim() {
-                "none" => TunableScaling::None,
-                "linear" => TunableScaling::Linear,
-                "log" => TunableScaling::Log,
-                _ => return Err(format!("tunable_scaling={value}: expected none, linear or log")),
-            }
-        }
-        _ => return Err(format!("unknown variant {name:?}, expected one of {}", accepted_variants())),
-    }
-    Ok(())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::scenario::apply_variant;
 
     const GOOD: &str = r#"version = 1
 name = "t"

@@ -1,7 +1,9 @@
-//! Scenario files: types (`schema`), units, loading with located errors (`load`), and the
-//! generated JSON Schema (`json_schema`).
+//! Scenario files: types (`schema`), units, loading with located errors (`load`), knobs set
+//! from outside the file (`knobs`), named variants (`variants`), and the generated JSON
+//! Schema (`json_schema`).
 
 pub mod json_schema;
+pub mod knobs;
 pub mod load;
 pub mod locate;
 pub mod schema;
@@ -9,5 +11,6 @@ pub mod units;
 pub mod variants;
 
 pub use json_schema::json_schema_string;
-pub use load::{apply_variant, parse_scenario, validate, ScenarioError};
+pub use knobs::apply_variant;
+pub use load::{parse_scenario, validate, ScenarioError};
 pub use schema::*;
