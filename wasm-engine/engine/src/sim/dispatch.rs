@@ -1,0 +1,189 @@
+//! Running a task's program: `dispatch` takes the running task's next step (run, spin,
+//! sleep, sched_yield, yield_to, ping-pong, guest lock and IPI steps, HLT) and acts on it;
+//! blocking, KVM's kick of a halted vCPU, and `yield_to()` with its return value.
+
+use super::event::Ev;
+use super::program::Step;
+use super::{ipi, Simulation, TaskState};
+use crate::obs::log::{EventKind, SwitchReason, NO_TASK};
+use crate::sched::fair::DEQUEUE_SLEEP;
+
+impl Simulation {
+    /// Lets the running task on `cpu` execute its program until it needs time or gives up
+    /// the CPU, then acts on that.
+    pub(crate) fn dispatch(&mut self, cpu: u32) {
+        let Some(task) = self.running_task(cpu) else { return };
+        self.charge_segment(task);
+        let now = self.fair.now;
+        let t = &mut self.tasks[task as usize];
+        let step = t.cursor.next(&t.cfg.program, now);
+        match step {
+            Step::BusyUntil(until) => {
+                if until != u64::MAX {
+                    let gen = self.cpus[cpu as usize].work_gen;
+                    self.queue.push(until, Ev::Work { cpu, gen });
+                }
+            }
+            Step::SleepUntil(until) => self.block(cpu, task, until + self.cfg.host.timer_slack_ns),
+            Step::HaltUntil(_) if !self.kvm.vcpu[task as usize].ipi.pending_from.is_empty() => {
+                // HLT with an interrupt pending does not block (kvm_vcpu_has_events()): the
+                // vCPU handles it first, then goes on with its program.
+                let gen = self.cpus[cpu as usize].work_gen;
+                self.queue.push(now + ipi::IPI_HANDLE_NS, Ev::Work { cpu, gen });
+            }
+            Step::HaltUntil(until) => {
+                // kvm_vcpu_halt(): the guest's timer is an hrtimer in KVM (no slack).
+                self.kvm.vcpu[task as usize].halted = true;
+                self.block(cpu, task, until);
+            }
+            Step::Yield if self.cfg.host.profiling_timer && self.tasks[task as usize].syscall_pending.is_none() => {
+                // With the contention model the call takes time: yield_task_fair() acts now,
+                // the switch (if any) happens once the syscall and its atomic adds are done.
+                self.tasks[task as usize].stats.yields += 1;
+                let resched = self.fair.yield_task(cpu);
+                self.fair.log.event(now, EventKind::Yield, cpu, task, NO_TASK, resched as i64);
+                let (base, adds) =
+                    if resched { (self.cputimer_cost.syscall_ns, 2) } else { (self.cputimer_cost.fast_syscall_ns, 0) };
+                let atomic = self.cputimer.add(&self.cputimer_cost, cpu, now, adds);
+                let t = &mut self.tasks[task as usize];
+                t.syscall_pending = Some(resched);
+                t.cursor.rewind();
+                let gen = self.cpus[cpu as usize].work_gen;
+                self.queue.push(now + base + atomic, Ev::Work { cpu, gen });
+            }
+            Step::Yield if self.tasks[task as usize].syscall_pending.is_some() => {
+                let resched = self.tasks[task as usize].syscall_pending.take().expect("checked");
+                if resched {
+                    self.schedule(cpu, SwitchReason::Yield);
+                } else if let Some(reason) = self.fair.rqs[cpu as usize].need_resched {
+                    // A resched raised during the call takes effect at the return to user space.
+                    self.schedule(cpu, reason);
+                }
+                self.resume_after_call(cpu, task);
+            }
+            Step::Yield => {
+                self.tasks[task as usize].stats.yields += 1;
+                let resched = self.fair.yield_task(cpu);
+                self.fair.log.event(now, EventKind::Yield, cpu, task, NO_TASK, resched as i64);
+                if resched {
+                    self.schedule(cpu, SwitchReason::Yield);
+                }
+                self.resume_after_call(cpu, task);
+            }
+            Step::YieldTo(target) => {
+                let yielded = self.yield_to(cpu, task, target);
+                self.fair.log.event(now, EventKind::YieldTo, cpu, task, target, yielded as i64);
+                if yielded {
+                    self.schedule(cpu, SwitchReason::Yield);
+                }
+                self.resume_after_call(cpu, task);
+            }
+            Step::PingPong(pp) => match self.ping_pong(cpu, task, pp) {
+                Some(u64::MAX) => {}
+                Some(until) => {
+                    let gen = self.cpus[cpu as usize].work_gen;
+                    self.queue.push(until, Ev::Work { cpu, gen });
+                }
+                None => {
+                    if self.running_task(cpu) == Some(task) {
+                        self.dispatch(cpu);
+                    }
+                }
+            },
+            Step::Lock(lock) => match self.guest_lock(cpu, task, lock) {
+                Some(u64::MAX) => {}
+                Some(until) => {
+                    let gen = self.cpus[cpu as usize].work_gen;
+                    self.queue.push(until, Ev::Work { cpu, gen });
+                }
+                None => {
+                    self.tasks[task as usize].cursor.finish_step();
+                    if self.running_task(cpu) == Some(task) {
+                        self.dispatch(cpu);
+                    }
+                }
+            },
+            Step::IpiWait(target) => match self.guest_ipi_wait(cpu, task, target) {
+                Some(u64::MAX) => {}
+                Some(until) => {
+                    let gen = self.cpus[cpu as usize].work_gen;
+                    self.queue.push(until, Ev::Work { cpu, gen });
+                }
+                None => {
+                    self.tasks[task as usize].cursor.finish_step();
+                    if self.running_task(cpu) == Some(task) {
+                        self.dispatch(cpu);
+                    }
+                }
+            },
+            Step::Unlock(lock) => {
+                self.guest_unlock(cpu, task, lock);
+                self.dispatch(cpu);
+            }
+            Step::Exit => self.exit_running(cpu, task),
+        }
+    }
+
+    /// The running `task` blocks until `wake_at` (or an earlier wakeup).
+    fn block(&mut self, cpu: u32, task: u32, wake_at: u64) {
+        let now = self.fair.now;
+        let t = &mut self.tasks[task as usize];
+        t.state = TaskState::Sleeping;
+        t.wake_gen += 1;
+        t.stats.sleeps += 1;
+        let gen = t.wake_gen;
+        self.fair.log.event(now, EventKind::Sleep, cpu, task, NO_TASK, (wake_at - now) as i64);
+        self.queue.push(wake_at, Ev::Wake { task, gen });
+        let se = self.tasks[task as usize].se;
+        self.fair.dequeue_task(se, DEQUEUE_SLEEP);
+        self.schedule(cpu, SwitchReason::Sleep);
+    }
+
+    /// `kvm_vcpu_kick()` of a halted vCPU: its thread is woken now (the HLT timer is dropped).
+    pub(crate) fn kick_halted(&mut self, task: u32) {
+        let v = &mut self.kvm.vcpu[task as usize];
+        if !v.halted || self.tasks[task as usize].state != TaskState::Sleeping {
+            return;
+        }
+        v.halted = false;
+        self.tasks[task as usize].wake_gen += 1;
+        self.wake_up(task);
+    }
+
+    /// After a system call returns: if the same task still runs, it carries on with its program.
+    pub(crate) fn resume_after_call(&mut self, cpu: u32, task: u32) {
+        if self.running_task(cpu) == Some(task) {
+            self.cpus[cpu as usize].work_gen += 1;
+            self.dispatch(cpu);
+        }
+    }
+
+    /// Models `yield_to(p, preempt=true)` (kernel/sched/syscalls.c) from `task` on `cpu`.
+    /// Returns whether it yielded.
+    pub(crate) fn yield_to(&mut self, cpu: u32, task: u32, target: u32) -> bool {
+        self.yield_to_ret(cpu, task, target) > 0
+    }
+
+    /// `yield_to()`'s return value: −1 (−ESRCH: both runqueues hold a single task), 0 (the
+    /// target runs, sleeps, or yield_to_task_fair declined), 1 (yielded).
+    pub(crate) fn yield_to_ret(&mut self, cpu: u32, task: u32, target: u32) -> i32 {
+        let t = &self.tasks[target as usize];
+        let p_cpu = t.cpu;
+        if self.fair.rqs[cpu as usize].nr_running == 1 && self.fair.rqs[p_cpu as usize].nr_running == 1 {
+            return -1;
+        }
+        // A running or sleeping target: nothing to yield to.
+        if t.state != TaskState::Runnable {
+            return 0;
+        }
+        let se = t.se;
+        let yielded = self.fair.yield_to_task_fair(cpu, se);
+        if yielded {
+            self.tasks[task as usize].stats.yields_to += 1;
+            if p_cpu != cpu {
+                self.fair.resched(p_cpu, SwitchReason::WakeupPreempt);
+            }
+        }
+        i32::from(yielded)
+    }
+}
