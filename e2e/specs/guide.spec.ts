@@ -108,6 +108,19 @@ test('every claim of the guide gives the measured figures live', async ({ page }
     ['forfeit-6.19', '1.37'],
     ['yield-6.18.0', '48.02'],
   ]);
+  // (g, h) KVM at 16 pCPUs: IPIs answered, without and with APICv.
+  const wt = await liveTable(page, 'wanpeng-table');
+  expect(wt.map((r) => [r[0], r[1]])).toEqual([
+    ['baseline', '72679'],
+    ['wanpeng-series', '99814'],
+  ]);
+  const ap = await liveTable(page, 'apicv');
+  expect(ap.map((r) => [r[0], r[1]])).toEqual([
+    ['baseline', '72679'],
+    ['wanpeng-series', '99814'],
+    ['apicv', '98545'],
+    ['apicv-series', '99567'],
+  ]);
 });
 
 test('guide: the IPI-aware claim opens ipi-pipeline with four variants and the live IPI counts match', async ({ page }) => {

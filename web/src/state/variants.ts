@@ -48,6 +48,7 @@ export const UI_PRESETS: VariantPreset[] = [
   { key: 'hz-1000', overrides: [['hz', '1000']], doc: 'CONFIG_HZ=1000: slice expiry noticed every 1 ms.' },
   { key: 'ipi-aware-no-relaxed', overrides: [['kvm_ipi_aware', 'true'], ['kvm_relaxed_boost', 'false']], doc: 'IPI-aware directed yield without the relaxed second round (enable_relaxed_boost=0).' },
   { key: 'apicv', overrides: [['kvm_apicv', 'true']], doc: 'APICv/IPIv: IPIs posted without exits; a pending posted interrupt makes a preempted vCPU a candidate.' },
+  { key: 'apicv-series', overrides: [['kvm_apicv', 'true'], ['yield_to', 'debooster_v1'], ['kvm_on_spin', 'fixed'], ['kvm_ipi_aware', 'true']], doc: 'wanpeng-series on an APICv/IPIv host: nothing is tracked, posted interrupts still mark receivers.' },
   { key: 'no-ple', overrides: [['kvm_ple', 'false']], doc: 'ple_gap=0: PAUSE never exits, so spinning vCPUs never yield.' },
 ];
 
