@@ -48,5 +48,7 @@ test('lock-holder-preemption: lock hold strips; directed-yield arrows carry the 
   expect(await attr(page, 'data-yield-reasons')).toBeGreaterThan(0);
   // The guest lock's hold strips (the lock is taken tens of thousands of times a second).
   expect(await attr(page, 'data-lock-holds')).toBeGreaterThan(0);
+  // Waiters burning CPU in their spin-waits.
+  expect(await attr(page, 'data-spin-bands')).toBeGreaterThan(0);
   await page.screenshot({ path: 'artifacts/kvm-yield-reasons.png' });
 });

@@ -402,6 +402,8 @@ impl SimHandle {
                 EventKind::PleExit,
                 EventKind::IpiSend,
                 EventKind::IpiHandled,
+                EventKind::GuestSpin,
+                EventKind::GuestSpinEnd,
             ]
             .iter()
             .any(|x| *x as u8 == k);

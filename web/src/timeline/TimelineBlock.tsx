@@ -85,6 +85,7 @@ export const TimelineBlock = memo(function TimelineBlock(props: TimelineBlockPro
       canvas.dataset.yieldArrows = String(cpu.kvm.yieldArrows);
       canvas.dataset.yieldReasons = String(cpu.kvm.reasonLabels);
       canvas.dataset.lockHolds = String(cpu.kvm.lockHolds);
+      canvas.dataset.spinBands = String(cpu.kvm.spinBands);
       canvas.dataset.cpuPaintMs = (cpuDone - started).toFixed(2);
       canvas.dataset.paintMs = (performance.now() - started).toFixed(2);
       hits.set(variantKey, { canvas, cpu: cpu.hit, entity: entity.hit });

@@ -72,6 +72,8 @@ export const MarkerKind = {
   pleExit: 19,
   ipiSend: 20,
   ipiHandled: 21,
+  guestSpin: 22,
+  guestSpinEnd: 23,
 } as const;
 
 /** Switch reason codes (MarkerCols.val of a switch marker). */

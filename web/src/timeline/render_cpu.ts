@@ -110,7 +110,7 @@ export function renderCpuLanes(ctx: Ctx2D, opts: CpuLanesOpts): CpuLanesResult {
     ctx.fillStyle = COLOURS.mutedText;
     ctx.fillText(`CPU ${c}`, 6, y + laneH / 2);
   }
-  if (!data) return { rects: 0, markers: 0, kvm: { pleExits: 0, ipiArrows: 0, yieldArrows: 0, reasonLabels: 0, lockHolds: 0 }, hit };
+  if (!data) return { rects: 0, markers: 0, kvm: { pleExits: 0, ipiArrows: 0, yieldArrows: 0, reasonLabels: 0, lockHolds: 0, spinBands: 0 }, hit };
 
   const { cpu, task, start, end, count } = data.slices;
   const n = cpu.length;

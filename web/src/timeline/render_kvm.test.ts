@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { drawKvmOverlay, matchIpis, matchLocks, matchYieldTo, yieldToVal, YIELD_TO_REASONS } from './render_kvm';
+import { drawKvmOverlay, matchIpis, matchLocks, matchSpins, matchYieldTo, yieldToVal, YIELD_TO_REASONS } from './render_kvm';
 import { windowData } from './fixtures';
 import { fakeCtx } from './fake_ctx';
 import { MarkerKind } from './layout';
@@ -38,7 +38,7 @@ describe('KVM overlay', () => {
   it('draws one tick per pause-loop exit and one arrow per IPI and per yield_to', () => {
     const ctx = fakeCtx();
     const r = drawKvmOverlay(ctx, data, { k: 0.01, t0: 0, x0: 110 }, 110, 1110, 0, 22, 2);
-    expect(r).toEqual({ pleExits: 1, ipiArrows: 1, yieldArrows: 2, reasonLabels: 1, lockHolds: 0 });
+    expect(r).toEqual({ pleExits: 1, ipiArrows: 1, yieldArrows: 2, reasonLabels: 1, lockHolds: 0, spinBands: 0 });
     expect(ctx.of('fillText').some((c) => c.args[0] === 'IPI receiver')).toBe(true);
     // The IPI latency label (20 µs) fits between its ends (200 px apart).
     expect(ctx.of('fillText').some((c) => String(c.args[0]).includes('20'))).toBe(true);
@@ -102,5 +102,34 @@ describe('guest lock holds', () => {
     const rects = ctx.of('rect').map((c) => c.args);
     expect(rects).toContainEqual([210, 1, 500, 3]);
     expect(rects).toContainEqual([810, 23, 300, 3]);
+  });
+});
+
+describe('spin-wait bands', () => {
+  // vcpu0 (task 0) spins from 20 µs to 80 µs; it runs on CPU 0 over 0–50 µs and on CPU 1
+  // over 60–100 µs, so the band covers 20–50 µs on CPU 0 and 60–80 µs on CPU 1.
+  const data = windowData(
+    0,
+    100_000,
+    [
+      { cpu: 0, task: 0, start: 0, end: 50_000 },
+      { cpu: 1, task: 0, start: 60_000, end: 100_000 },
+      { cpu: 1, task: 1, start: 0, end: 60_000 },
+    ],
+    [],
+    [
+      { t: 20_000, kind: K.guestSpin, cpu: 0, task: 0, arg: 0 },
+      { t: 80_000, kind: K.guestSpinEnd, cpu: 1, task: 0, arg: 0 },
+    ],
+  );
+  it('pairs each spin start with its end', () => {
+    expect(matchSpins(data.markers)).toEqual([[0, 1]]);
+  });
+  it('bands only the on-CPU parts of the wait', () => {
+    const ctx = fakeCtx();
+    expect(drawKvmOverlay(ctx, data, { k: 0.01, t0: 0, x0: 110 }, 110, 1110, 0, 22, 2).spinBands).toBe(2);
+    const rects = ctx.of('rect').map((c) => c.args);
+    expect(rects).toContainEqual([310, 9.5, 300, 3]);
+    expect(rects).toContainEqual([710, 31.5, 200, 3]);
   });
 });

@@ -1,4 +1,5 @@
-// Pure canvas renderer of the KVM overlay on the CPU lanes: guest spinlock hold strips,
+// Pure canvas renderer of the KVM overlay on the CPU lanes: guest spin-wait bands (CPU time a
+// waiting vCPU burns), guest spinlock hold strips,
 // pause-loop exits (an orange tick
 // at the lane bottom), IPI arrows from the sender's send to the receiver's handling (purple,
 // labelled with the delivery latency when there is room) and directed-yield arrows from the
@@ -20,6 +21,8 @@ export interface KvmOverlayResult {
   reasonLabels: number;
   /** Guest spinlock hold strips. */
   lockHolds: number;
+  /** Spin-wait bands (on-CPU parts of guest spin-waits). */
+  spinBands: number;
 }
 
 /** Why kvm_vcpu_on_spin() (or the caller) chose a yield_to() target: a YieldTo marker's val
@@ -119,6 +122,26 @@ export function matchLocks(m: WindowData['markers']): [number, number][] {
   return out.sort((p, q) => p[0] - q[0]);
 }
 
+/** Guest spin-waits per vCPU: [startIndex, endIndex | -1 (still spinning at the window's
+ * end)], from guest_spin / guest_spin_end markers. */
+export function matchSpins(m: WindowData['markers']): [number, number][] {
+  const { kind, task } = m;
+  const open = new Map<number, number>();
+  const out: [number, number][] = [];
+  for (let i = 0; i < kind.length; i++) {
+    if (kind[i] === MarkerKind.guestSpin) open.set(task[i], i);
+    else if (kind[i] === MarkerKind.guestSpinEnd) {
+      const s = open.get(task[i]);
+      if (s !== undefined) {
+        out.push([s, i]);
+        open.delete(task[i]);
+      }
+    }
+  }
+  for (const s of open.values()) out.push([s, -1]);
+  return out.sort((p, q) => p[0] - q[0]);
+}
+
 /** Draws the overlay (the caller has clipped to the lanes). */
 export function drawKvmOverlay(
   ctx: Ctx2D,
@@ -134,7 +157,29 @@ export function drawKvmOverlay(
   const { t, kind, cpu, val } = m;
   const xOf = (i: number) => a.x0 + (t[i] - a.t0) * a.k;
   const inX = (x: number) => x >= plotX0 - 4 && x <= plotX1 + 4;
-  const res: KvmOverlayResult = { pleExits: 0, ipiArrows: 0, yieldArrows: 0, reasonLabels: 0, lockHolds: 0 };
+  const res: KvmOverlayResult = { pleExits: 0, ipiArrows: 0, yieldArrows: 0, reasonLabels: 0, lockHolds: 0, spinBands: 0 };
+
+  // Spin-waits: an orange band across the middle of the lane wherever the waiting vCPU is on
+  // a CPU (its run slices inside the wait), i.e. CPU time burnt spinning.
+  const sl = data.slices;
+  ctx.beginPath();
+  for (const [sIdx, eIdx] of matchSpins(m)) {
+    const who = m.task[sIdx];
+    const from = t[sIdx];
+    const to = eIdx >= 0 ? t[eIdx] : Infinity;
+    for (let j = 0; j < sl.task.length; j++) {
+      if (sl.task[j] !== who || sl.cpu[j] >= cpus || sl.end[j] <= from || sl.start[j] >= to) continue;
+      const xa = Math.max(a.x0 + (Math.max(sl.start[j], from) - a.t0) * a.k, plotX0);
+      const xb = Math.min(a.x0 + (Math.min(sl.end[j], to) - a.t0) * a.k, plotX1);
+      if (xb < plotX0 || xa > plotX1) continue;
+      ctx.rect(xa, top + sl.cpu[j] * laneH + laneH / 2 - 1.5, Math.max(xb - xa, 1), 3);
+      res.spinBands++;
+    }
+  }
+  if (res.spinBands) {
+    ctx.fillStyle = COLOURS.pleExit;
+    ctx.fill();
+  }
 
   // Guest spinlocks held: a strip along the top of the CPU lane where the lock was taken, to
   // the unlock. When the holder is preempted the strip runs on over other tasks' slices:

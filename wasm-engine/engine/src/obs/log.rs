@@ -63,11 +63,15 @@ pub enum EventKind {
     IpiSend = 20,
     /// A vCPU handled (EOI'd) the IPI from vCPU task `arg`.
     IpiHandled = 21,
+    /// A vCPU starts spin-waiting in the guest (on lock `arg`, or `IPI_KEY | receiver`).
+    GuestSpin = 22,
+    /// Its spin-wait is over (lock taken, or every IPI handled).
+    GuestSpinEnd = 23,
 }
 
 impl EventKind {
     /// All kinds, in code order.
-    pub const ALL: [EventKind; 22] = [
+    pub const ALL: [EventKind; 24] = [
         EventKind::Switch,
         EventKind::Wakeup,
         EventKind::WakeupNew,
@@ -90,6 +94,8 @@ impl EventKind {
         EventKind::PleExit,
         EventKind::IpiSend,
         EventKind::IpiHandled,
+        EventKind::GuestSpin,
+        EventKind::GuestSpinEnd,
     ];
 
     /// Stable lower-case name.
@@ -117,6 +123,8 @@ impl EventKind {
             EventKind::PleExit => "ple_exit",
             EventKind::IpiSend => "ipi_send",
             EventKind::IpiHandled => "ipi_handled",
+            EventKind::GuestSpin => "guest_spin",
+            EventKind::GuestSpinEnd => "guest_spin_end",
         }
     }
 

@@ -57,6 +57,8 @@ impl Simulation {
             let ipi = &mut self.kvm.vcpu[task as usize].ipi;
             if ipi.sent && ipi.outstanding.is_empty() {
                 ipi.sent = false;
+                let first = self.tasks[task as usize].cfg.program.sets[set as usize][0];
+                self.end_spin_wait(cpu, task, IPI_KEY | first);
                 let v = &mut self.kvm.vcpu[task as usize];
                 v.spin = None;
                 v.in_kernel = false;

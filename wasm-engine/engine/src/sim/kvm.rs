@@ -60,6 +60,8 @@ pub struct VcpuState {
     pub halted: bool,
     /// VM-exit cost not yet charged (added to the next spin window).
     pub exit_debt: u64,
+    /// In a guest spin-wait (between GuestSpin and GuestSpinEnd).
+    pub waiting: bool,
 }
 
 /// KVM state of the simulation.
@@ -127,6 +129,7 @@ impl Simulation {
         loop {
             if self.kvm.locks[lock as usize].is_none() {
                 self.kvm.locks[lock as usize] = Some(task);
+                self.end_spin_wait(cpu, task, lock);
                 let v = &mut self.kvm.vcpu[task as usize];
                 v.spin = None;
                 v.in_kernel = true;
@@ -139,6 +142,15 @@ impl Simulation {
         }
     }
 
+    /// Ends a spin-wait of `task` (if it was waiting) in the log.
+    pub(crate) fn end_spin_wait(&mut self, cpu: u32, task: u32, key: u32) {
+        let v = &mut self.kvm.vcpu[task as usize];
+        if v.waiting {
+            v.waiting = false;
+            self.fair.log.event(self.fair.now, EventKind::GuestSpinEnd, cpu, task, key, 0);
+        }
+    }
+
     /// One step of a PAUSE spin-wait in guest kernel mode: Some(time the current PLE window
     /// ends, or u64::MAX when the vCPU lost its CPU in a directed yield), or None after a
     /// pause-loop exit that left it running (the caller re-checks what it waits for).
@@ -147,6 +159,11 @@ impl Simulation {
         let ple = self.kvm.ple;
         let v = &mut self.kvm.vcpu[task as usize];
         v.in_kernel = true;
+        if !v.waiting {
+            v.waiting = true;
+            self.fair.log.event(now, EventKind::GuestSpin, cpu, task, key, 0);
+        }
+        let v = &mut self.kvm.vcpu[task as usize];
         if !ple {
             // ple_gap = 0: PAUSE never exits; the vCPU spins until the lock is released or
             // the IPI handled (it is told) or the host preempts it.
