@@ -11,6 +11,7 @@ mod common;
 use schedlab_engine::obs::log::{EventKind, YieldToReason};
 use schedlab_engine::obs::summary::Summary;
 use schedlab_engine::scenario::variants;
+use schedlab_engine::sim::Simulation;
 
 fn run(variant: &str, extra: &[(&str, &str)]) -> Summary {
     let path = common::repo_root().join("scenarios/kvm/borntraeger-pingpong.toml");
@@ -85,11 +86,17 @@ vm = "vm"
 program = [{ run = "forever" }]
 "#;
 
-fn ipi_run(v: &[(&str, &str)]) -> (u64, u64, u64) {
+/// Loads scenario text with overrides and runs it with the invariant checker on.
+fn run_text(file: &str, text: &str, v: &[(&str, &str)]) -> Simulation {
     let v: Vec<(String, String)> = v.iter().map(|(a, b)| (a.to_string(), b.to_string())).collect();
-    let (_, mut sim) = schedlab_engine::load("ipi.toml", IPI_TO_USER_MODE, &v).unwrap_or_else(|e| panic!("{e}"));
+    let (_, mut sim) = schedlab_engine::load(file, text, &v).unwrap_or_else(|e| panic!("{e}"));
     sim.check_invariants = true;
     sim.run();
+    sim
+}
+
+fn ipi_run(v: &[(&str, &str)]) -> (u64, u64, u64) {
+    let sim = run_text("ipi.toml", IPI_TO_USER_MODE, v);
     let s = Summary::of(&sim);
     (s.tasks[0].ipis_answered, s.tasks[0].ipi_latency_ns_mean, sim.kvm.directed_yields)
 }
@@ -157,9 +164,7 @@ vm = "vm"
 affinity = [1]
 program = [{ loop = { body = [{ halt = "10ms" }] } }]
 "#;
-    let (_, mut sim) = schedlab_engine::load("halt.toml", text, &[]).unwrap_or_else(|e| panic!("{e}"));
-    sim.check_invariants = true;
-    sim.run();
+    let sim = run_text("halt.toml", text, &[]);
     let s = Summary::of(&sim);
     println!(
         "halt-kick: {} IPIs, mean latency {} ns, vcpu1 {} wakeups",
@@ -213,14 +218,7 @@ vm = "vm"
 affinity = [1]
 program = [{ run = "forever" }]
 "#;
-    let run = |v: &[(&str, &str)]| {
-        let v: Vec<(String, String)> = v.iter().map(|(a, b)| (a.to_string(), b.to_string())).collect();
-        let (_, mut sim) = schedlab_engine::load("tlb.toml", text, &v).unwrap_or_else(|e| panic!("{e}"));
-        sim.check_invariants = true;
-        sim.run();
-        sim
-    };
-    let sim = run(&[("kvm_ipi_aware", "true")]);
+    let sim = run_text("tlb.toml", text, &[("kvm_ipi_aware", "true")]);
     let s = Summary::of(&sim);
     let sends = sim.kvm.ipis;
     println!(

@@ -90,37 +90,37 @@ impl Simulation {
                     }
                 }
             },
-            Step::Lock(lock) => match self.guest_lock(cpu, task, lock) {
-                Some(u64::MAX) => {}
-                Some(until) => {
-                    let gen = self.cpus[cpu as usize].work_gen;
-                    self.queue.push(until, Ev::Work { cpu, gen });
-                }
-                None => {
-                    self.tasks[task as usize].cursor.finish_step();
-                    if self.running_task(cpu) == Some(task) {
-                        self.dispatch(cpu);
-                    }
-                }
-            },
-            Step::IpiWait(target) => match self.guest_ipi_wait(cpu, task, target) {
-                Some(u64::MAX) => {}
-                Some(until) => {
-                    let gen = self.cpus[cpu as usize].work_gen;
-                    self.queue.push(until, Ev::Work { cpu, gen });
-                }
-                None => {
-                    self.tasks[task as usize].cursor.finish_step();
-                    if self.running_task(cpu) == Some(task) {
-                        self.dispatch(cpu);
-                    }
-                }
-            },
+            Step::Lock(lock) => {
+                let r = self.guest_lock(cpu, task, lock);
+                self.after_guest_wait(cpu, task, r);
+            }
+            Step::IpiWait(set) => {
+                let r = self.guest_ipi_wait(cpu, task, set);
+                self.after_guest_wait(cpu, task, r);
+            }
             Step::Unlock(lock) => {
                 self.guest_unlock(cpu, task, lock);
                 self.dispatch(cpu);
             }
             Step::Exit => self.exit_running(cpu, task),
+        }
+    }
+
+    /// Acts on a guest spin-wait step's outcome: `Some(u64::MAX)` the vCPU lost its CPU,
+    /// `Some(t)` it spins until `t`, `None` the wait is over and the program moves on.
+    fn after_guest_wait(&mut self, cpu: u32, task: u32, r: Option<u64>) {
+        match r {
+            Some(u64::MAX) => {}
+            Some(until) => {
+                let gen = self.cpus[cpu as usize].work_gen;
+                self.queue.push(until, Ev::Work { cpu, gen });
+            }
+            None => {
+                self.tasks[task as usize].cursor.finish_step();
+                if self.running_task(cpu) == Some(task) {
+                    self.dispatch(cpu);
+                }
+            }
         }
     }
 
