@@ -93,38 +93,30 @@ pub fn run(file: &str, text: &str, names: &str, extra: &[(String, String)], as_j
             s.push('\n');
         }
     }
-    if runs.iter().any(|(_, _, r)| r.tasks.iter().any(|t| t.ipis_answered > 0)) {
-        s.push_str(&format!("{:<22}", "IPIs answered"));
+    // vCPU rows: guest progress, IPI latency and pause-loop exits, for what the scenario has.
+    let any = |f: fn(&TaskSummary) -> u64| runs.iter().any(|(_, _, r)| r.tasks.iter().any(|t| f(t) > 0));
+    let (locks, ipis) = (any(|t| t.guest_locks), any(|t| t.ipis_answered));
+    let mut row = |label: &str, cell: &dyn Fn(&Summary) -> String| {
+        s.push_str(&format!("{label:<22}"));
         for (_, _, r) in &runs {
-            s.push_str(&format!(" {:>20}", r.tasks.iter().map(|t| t.ipis_answered).sum::<u64>()));
+            s.push_str(&format!(" {:>20}", cell(r)));
         }
         s.push('\n');
-        s.push_str(&format!("{:<22}", "IPI latency mean µs"));
-        for (_, _, r) in &runs {
-            let (n, sum) = r
-                .tasks
-                .iter()
-                .fold((0u64, 0u64), |(n, sum), t| (n + t.ipis_answered, sum + t.ipis_answered * t.ipi_latency_ns_mean));
-            s.push_str(&format!(" {:>20.1}", sum as f64 / n.max(1) as f64 / 1000.0));
-        }
-        s.push('\n');
-        s.push_str(&format!("{:<22}", "pause-loop exits"));
-        for (_, _, r) in &runs {
-            s.push_str(&format!(" {:>20}", r.tasks.iter().map(|t| t.ple_exits).sum::<u64>()));
-        }
-        s.push('\n');
+    };
+    let sum = |r: &Summary, f: fn(&TaskSummary) -> u64| r.tasks.iter().map(f).sum::<u64>();
+    if locks {
+        row("guest lock acquisitions", &|r| sum(r, |t| t.guest_locks).to_string());
     }
-    if runs.iter().any(|(_, _, r)| r.tasks.iter().any(|t| t.guest_locks > 0)) {
-        for (label, f) in [
-            ("guest lock acquisitions", (|t: &TaskSummary| t.guest_locks) as fn(&TaskSummary) -> u64),
-            ("pause-loop exits", |t: &TaskSummary| t.ple_exits),
-        ] {
-            s.push_str(&format!("{label:<22}"));
-            for (_, _, r) in &runs {
-                s.push_str(&format!(" {:>20}", r.tasks.iter().map(f).sum::<u64>()));
-            }
-            s.push('\n');
-        }
+    if ipis {
+        row("IPIs answered", &|r| sum(r, |t| t.ipis_answered).to_string());
+        row("IPI latency mean µs", &|r| {
+            let n = sum(r, |t| t.ipis_answered);
+            let total = sum(r, |t| t.ipis_answered * t.ipi_latency_ns_mean);
+            format!("{:.1}", total as f64 / n.max(1) as f64 / 1000.0)
+        });
+    }
+    if locks || ipis {
+        row("pause-loop exits", &|r| sum(r, |t| t.ple_exits).to_string());
     }
     if runs.iter().any(|(_, _, r)| r.tasks.iter().any(|t| t.yield_to_calls > 0)) {
         s.push_str(&format!("{:<22}", "yield_to calls"));
