@@ -7,13 +7,15 @@
 //!   functions named as in kernel/sched/fair.c;
 //! * `obs`: the columnar observation log, metrics, window queries and explanations;
 //! * `sim`: tasks, behaviour programs, the event queue and `Simulation`, the long-lived handle;
-//! * `check`: invariant checkers.
+//! * `check`: invariant checkers;
+//! * `import`: trace importers (tracefs text, trace-cmd report and `.dat`, perf script, bpftrace).
 //!
 //! **Architecture invariant:** pure Rust. No IO, no wall clock, no threads, no hash-order
 //! dependence; integer nanoseconds and the kernel's fixed point throughout.
 
 pub mod check;
 pub mod cost;
+pub mod import;
 pub mod obs;
 pub mod rng;
 pub mod scenario;
