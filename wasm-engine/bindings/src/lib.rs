@@ -270,7 +270,8 @@ impl SimHandle {
             "cgroups": cfg.cgroups.iter().map(|g| json!({"path": g.path, "parent": g.parent, "shares": g.shares >> 10,
                 "quota_ns": g.quota_ns, "period_ns": g.period_ns})).collect::<Vec<_>>(),
             "tasks": cfg.tasks.iter().map(|t| json!({"name": t.name, "nice": t.nice, "policy": format!("{:?}", t.policy).to_lowercase(),
-                "affinity": t.affinity, "slice_ns": t.slice_ns, "tg": t.tg})).collect::<Vec<_>>(),
+                "affinity": t.affinity, "slice_ns": t.slice_ns, "tg": t.tg, "vm": t.vm})).collect::<Vec<_>>(),
+            "vms": cfg.vms,
         });
         self.names = cfg.tasks.iter().map(|t| t.name.clone()).collect();
         let sim = Simulation::new(cfg);

@@ -11,6 +11,9 @@ export interface ScenarioTaskMeta {
   slice_ns: number | null;
   /** Task group id: 0 = root, cgroup i = i + 1. */
   tg: number;
+  /** Index into `ScenarioMeta.vms` when the task is a vCPU thread (vCPU index = its rank
+   * among the VM's tasks in file order), else null. */
+  vm: number | null;
 }
 
 export interface ScenarioMeta {
@@ -29,6 +32,17 @@ export interface ScenarioMeta {
   /** Every task group, the root (tg 0) first. */
   groups: GroupMeta[];
   tasks: ScenarioTaskMeta[];
+  /** VM names, in order of first appearance (`vm = "…"` on tasks). */
+  vms: string[];
+  /** Host topology per CPU (`[host] sockets/cores_per_socket/threads_per_core`), absent for a
+   * flat host. */
+  topology?: CpuTopology[];
+}
+
+export interface CpuTopology {
+  socket: number;
+  core: number;
+  thread: number;
 }
 
 export interface LocatedError {
