@@ -273,9 +273,17 @@ impl SimHandle {
                 "affinity": t.affinity, "slice_ns": t.slice_ns, "tg": t.tg, "vm": t.vm})).collect::<Vec<_>>(),
             "vms": cfg.vms,
         });
+        let mut meta = meta;
+        if sf.host.topology.is_some() {
+            meta["topology"] = cfg
+                .host
+                .topology
+                .iter()
+                .map(|t| json!({"socket": t.socket, "core": t.core, "thread": t.thread}))
+                .collect();
+        }
         self.names = cfg.tasks.iter().map(|t| t.name.clone()).collect();
         let sim = Simulation::new(cfg);
-        let mut meta = meta;
         // Per group: its node id in samples/picks and its cfs_rq id on each CPU (counter keys).
         meta["groups"] = Value::Array(
             sim.fair

@@ -261,3 +261,97 @@ fn without_pause_loop_exiting_the_waiters_spin_out_their_slices() {
     assert_eq!(exits(&off), 0);
     assert!(locks(&off) * 5 < locks(&ple) * 4, "PLE and directed yield must pay off here");
 }
+
+/// vcpu0 on CPU 0 sends IPIs to vcpu1, which computes on CPU 1 (always running).
+const IPI_TO_RUNNING: &str = r#"version = 1
+name = "ipi-running"
+duration = "20ms"
+[host]
+cpus = 2
+[[tasks]]
+name = "vcpu0"
+vm = "vm"
+affinity = [0]
+program = [{ loop = { body = [{ run = "40us" }, { ipi_wait = "vcpu1" }] } }]
+[[tasks]]
+name = "vcpu1"
+vm = "vm"
+affinity = [1]
+program = [{ run = "forever" }]
+"#;
+
+#[test]
+fn ipi_delivery_latency_follows_the_host_topology() {
+    let latency = |topo: &str, v: &[(&str, &str)]| {
+        let text = IPI_TO_RUNNING.replace("cpus = 2", topo);
+        let sim = run_text("ipi-running.toml", &text, v);
+        Summary::of(&sim).tasks[0].ipi_latency_ns_mean
+    };
+    let lat = [("ipi_latency_smt", "300ns"), ("ipi_latency_core", "700ns"), ("ipi_latency_socket", "1500ns")];
+    let flat = latency("cpus = 2", &[]);
+    let smt = latency("topology = { cores_per_socket = 1, threads_per_core = 2 }", &lat);
+    let cores = latency("topology = { cores_per_socket = 2 }", &lat);
+    let sockets = latency("topology = { sockets = 2, cores_per_socket = 1 }", &lat);
+    println!("IPI latency to a running receiver: flat {flat} ns, SMT {smt}, core {cores}, socket {sockets}");
+    // The receiver is always running, so each IPI is handled IPI_HANDLE_NS after it arrives.
+    assert_eq!(flat, 2_000);
+    assert_eq!((smt, cores, sockets), (2_300, 2_700, 3_500));
+    // Without APICv the kick's exit adds its cost; with posted interrupts it does not.
+    let kick = latency("topology = { sockets = 2, cores_per_socket = 1 }", &[lat[2], ("kvm_exit_cost", "1us")]);
+    let posted = latency(
+        "topology = { sockets = 2, cores_per_socket = 1 }",
+        &[lat[2], ("kvm_exit_cost", "1us"), ("kvm_apicv", "true")],
+    );
+    assert_eq!((kick, posted), (4_500, 3_500));
+}
+
+#[test]
+fn x86_topology_numbers_first_threads_socket_by_socket() {
+    use schedlab_engine::sim::config::{x86_topology, CpuTopo};
+    let t = x86_topology(schedlab_engine::scenario::schema::TopologySpec {
+        sockets: 2,
+        cores_per_socket: 2,
+        threads_per_core: 2,
+    });
+    let c = |socket, core, thread| CpuTopo { socket, core, thread };
+    assert_eq!(t, vec![c(0, 0, 0), c(0, 1, 0), c(1, 0, 0), c(1, 1, 0), c(0, 0, 1), c(0, 1, 1), c(1, 0, 1), c(1, 1, 1)]);
+    let err = load_err(&IPI_TO_RUNNING.replace("cpus = 2", "cpus = 3\ntopology = { cores_per_socket = 2 }"));
+    assert!(err.contains("topology has 2 CPUs"), "{err}");
+}
+
+#[test]
+fn ple_window_grow_and_shrink_follow_the_vmx_rules() {
+    use schedlab_engine::sim::kvm::PleConfig;
+    let base = PleConfig::default();
+    assert_eq!((base.grow(1_365), base.grow(2_730)), (2_730, 5_460));
+    assert_eq!(base.shrink(5_460), 1_365, "ple_window_shrink = 0 resets to the base");
+    let p = PleConfig { grow: 8192, shrink: 2, ..base };
+    // A modifier at or above 4096 adds cycles (8192 cycles = 2730 ns at 3 GHz).
+    assert_eq!(p.grow(1_365), 1_365 + 2_730);
+    assert_eq!(p.shrink(5_460), 2_730);
+    assert_eq!(p.shrink(2_000), 1_365, "never below the base");
+    assert_eq!(PleConfig { grow: 1, ..base }.grow(5_000), 5_000, "grow 1: no growth");
+    assert_eq!(PleConfig { grow: 0, ..base }.grow(5_000), 1_365, "grow 0: back to the base");
+    assert_eq!(PleConfig { max: 3_000, ..base }.grow(2_730), 3_000);
+}
+
+#[test]
+fn pause_loop_exiting_is_configured_per_vm() {
+    let text = include_str!("../../../scenarios/kvm/lock-holder-preemption.toml");
+    let base = run_text("lhp.toml", text, &[]);
+    let vm = base.cfg.vms[0].clone();
+    let off = format!("{text}\n[[vms]]\nname = \"{vm}\"\nple = false\n");
+    let off = run_text("lhp.toml", &off, &[]);
+    let exits = |s: &Simulation| Summary::of(s).tasks.iter().map(|t| t.ple_exits).sum::<u64>();
+    // The VM's own setting beats the host-wide default, and equals the host-wide knob.
+    let host_off = run_text("lhp.toml", text, &[("kvm_ple", "false")]);
+    assert!(exits(&base) > 10);
+    assert_eq!((exits(&off), exits(&host_off)), (0, 0));
+    assert_eq!(off.fair.log.digest(), host_off.fair.log.digest());
+    let grown = format!("{text}\n[[vms]]\nname = \"{vm}\"\nple_window_grow = 1\n");
+    let grown = run_text("lhp.toml", &grown, &[]);
+    println!("lock-holder-preemption PLE exits: default {}, grow 1 {}", exits(&base), exits(&grown));
+    assert_ne!(exits(&grown), exits(&base), "a window that never grows exits more often");
+    let err = load_err(&format!("{text}\n[[vms]]\nname = \"nope\"\n"));
+    assert!(err.contains("no task is a vCPU of vm \"nope\""), "{err}");
+}

@@ -7,7 +7,7 @@ use super::units::{parse_duration, DurationSpec};
 use crate::sched::features::SchedFeatures;
 
 /// Names accepted by [`apply_variant`] besides the scheduler features.
-pub const VARIANT_KNOBS: [&str; 23] = [
+pub const VARIANT_KNOBS: [&str; 28] = [
     "yield",
     "yield_to",
     "yield_interval",
@@ -20,6 +20,11 @@ pub const VARIANT_KNOBS: [&str; 23] = [
     "kvm_exit_cost",
     "kvm_ple",
     "kvm_ple_window",
+    "kvm_ple_window_grow",
+    "kvm_ple_window_shrink",
+    "ipi_latency_smt",
+    "ipi_latency_core",
+    "ipi_latency_socket",
     "throttle",
     "lag_clamp",
     "autogroup",
@@ -103,6 +108,13 @@ pub fn apply_variant(s: &mut ScenarioFile, name: &str, value: &str) -> Result<()
         "kvm_exit_cost" => s.kernel.kvm_exit_cost = Some(parse_dur(name, value)?),
         "kvm_ple" => s.kernel.kvm_ple = Some(parse_bool(name, value)?),
         "kvm_ple_window" => s.kernel.kvm_ple_window = Some(parse_dur(name, value)?),
+        "kvm_ple_window_grow" => s.kernel.kvm_ple_window_grow = Some(parse_int(name, value)?),
+        "kvm_ple_window_shrink" => s.kernel.kvm_ple_window_shrink = Some(parse_int(name, value)?),
+        "ipi_latency_smt" => s.host.ipi_latency.get_or_insert_with(Default::default).smt = Some(parse_dur(name, value)?),
+        "ipi_latency_core" => s.host.ipi_latency.get_or_insert_with(Default::default).core = Some(parse_dur(name, value)?),
+        "ipi_latency_socket" => {
+            s.host.ipi_latency.get_or_insert_with(Default::default).socket = Some(parse_dur(name, value)?)
+        }
         "throttle" => {
             s.kernel.throttle = Some(match value.trim() {
                 "task_based" => ThrottleSpec::TaskBased,

@@ -175,6 +175,25 @@ fn check(s: &ScenarioFile) -> Vec<Issue> {
     if h.cpus == 0 || h.cpus > MAX_CPUS {
         c.push(host.key("cpus"), format!("expected a CPU count in 1..={MAX_CPUS}, got {}", h.cpus));
     }
+    if let Some(t) = h.topology {
+        let tp = host.key("topology");
+        for (k, v) in
+            [("sockets", t.sockets), ("cores_per_socket", t.cores_per_socket), ("threads_per_core", t.threads_per_core)]
+        {
+            if v == 0 {
+                c.push(tp.key(k), format!("expected {k} of at least 1, got 0"));
+            }
+        }
+        let n = h.ncpus();
+        if n > MAX_CPUS {
+            c.push(tp.clone(), format!("the topology has {n} CPUs, more than {MAX_CPUS}"));
+        } else if h.cpus != 1 && h.cpus != n {
+            c.push(
+                host.key("cpus"),
+                format!("cpus = {} but the topology has {n} CPUs (leave cpus out or make them agree)", h.cpus),
+            );
+        }
+    }
     if !HZ_VALUES.contains(&h.hz) {
         c.push(host.key("hz"), format!("expected CONFIG_HZ to be one of 100, 250, 300, 1000, got {}", h.hz));
     }
@@ -204,6 +223,29 @@ fn check(s: &ScenarioFile) -> Vec<Issue> {
     // cgroups.
     check_cgroups(&mut c, &root.key("cgroups"), &s.cgroups);
 
+    // VMs.
+    for (i, v) in s.vms.iter().enumerate() {
+        let vp = root.key("vms").index(i);
+        if !s.tasks.iter().any(|t| t.vm.as_deref() == Some(v.name.as_str())) {
+            c.push(
+                vp.key("name"),
+                format!("no task is a vCPU of vm {:?} (expected a task with vm = {:?})", v.name, v.name),
+            );
+        } else if let Some(j) = s.vms[..i].iter().position(|o| o.name == v.name) {
+            c.push(vp.key("name"), format!("vm {:?} is already configured by vms[{j}]", v.name));
+        }
+        if let Some(w) = v.ple_window {
+            if w.ns() == 0 || w.ns() > 1_400_000_000 {
+                c.push(vp.key("ple_window"), "expected a PLE window in 1ns..=1.4s");
+            }
+        }
+        if let Some(m) = v.ple_window_max {
+            if m.ns() == 0 {
+                c.push(vp.key("ple_window_max"), "expected a maximum PLE window of at least 1ns");
+            }
+        }
+    }
+
     // Tasks.
     let tasks = root.key("tasks");
     if s.tasks.is_empty() {
@@ -218,7 +260,7 @@ fn check(s: &ScenarioFile) -> Vec<Issue> {
         } else if let Some(j) = s.tasks[..i].iter().position(|o| o.name == t.name) {
             c.push(tp.key("name"), format!("duplicate task name {:?} (already used by tasks[{j}])", t.name));
         }
-        check_task(&mut c, &tp, t, h.cpus);
+        check_task(&mut c, &tp, t, h.ncpus());
         if let Some(g) = &t.cgroup {
             if g != "/" && !s.cgroups.iter().any(|cg| &cg.path == g) {
                 c.push(tp.key("cgroup"), format!("cgroup {g:?} is not declared in [[cgroups]]"));

@@ -41,8 +41,41 @@ pub struct ScenarioFile {
     /// cgroups of the cpu controller, parents before children (the root "/" is implicit).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub cgroups: Vec<CgroupSpec>,
+    /// Per-VM KVM settings (optional; a VM named by a task's `vm` and not listed here gets the
+    /// host-wide `kvm_*` knobs of `[kernel]`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub vms: Vec<VmSpec>,
     /// The tasks (threads) of the workload.
     pub tasks: Vec<TaskSpec>,
+}
+
+/// One VM's pause-loop-exiting settings. In KVM the window parameters are kvm_intel module
+/// parameters (host-wide) and a VM can only turn PAUSE exits off (`KVM_CAP_X86_DISABLE_EXITS`
+/// with `KVM_X86_DISABLE_EXITS_PAUSE`); per-VM windows here let one run compare settings side
+/// by side (a model convenience).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct VmSpec {
+    /// The VM's name, as in the tasks' `vm`.
+    pub name: String,
+    /// Pause-loop exiting (default: `kernel.kvm_ple`, true). false models the VM having
+    /// disabled PAUSE exits (or `ple_gap=0`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ple: Option<bool>,
+    /// Base PLE window (`ple_window`; default: `kernel.kvm_ple_window`, 4096 cycles).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ple_window: Option<DurationSpec>,
+    /// `ple_window_grow` (default 2): below 4096 a factor, else cycles added; 1 keeps
+    /// the window where it is, 0 resets it to the base.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ple_window_grow: Option<u32>,
+    /// `ple_window_shrink` (default 0: back to the base at each sched-in): below 4096 a
+    /// divisor, else cycles taken off.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ple_window_shrink: Option<u32>,
+    /// `ple_window_max` (default: 1.4 s, the model's cap for UINT_MAX cycles).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ple_window_max: Option<DurationSpec>,
 }
 
 /// One cgroup of the cpu controller: a task group with one group entity and one cfs_rq per CPU.
@@ -79,9 +112,19 @@ pub use crate::scenario::units::DurationSpec;
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct HostSpec {
-    /// Number of CPUs (default: 1). Each gets one rq with its root cfs_rq.
+    /// Number of CPUs (default: 1, or the topology's count). Each gets one rq with its root
+    /// cfs_rq.
     #[serde(default = "default_cpus")]
     pub cpus: u32,
+    /// x86 topology: sockets × cores × SMT threads as CPUs, numbered as x86 firmware usually
+    /// lists them (first threads of every core, socket by socket, then the second threads).
+    /// Used for IPI delivery latencies and shown on the CPU lanes (default: none, a flat host).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub topology: Option<TopologySpec>,
+    /// LAPIC IPI delivery latency by distance between the sending and receiving CPU (default:
+    /// 0 everywhere; not measured on our machines).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ipi_latency: Option<IpiLatencySpec>,
     /// Timer tick frequency CONFIG_HZ (default: 250; units: Hz).
     #[serde(default = "default_hz")]
     pub hz: u32,
@@ -111,6 +154,8 @@ impl Default for HostSpec {
     fn default() -> Self {
         HostSpec {
             cpus: 1,
+            topology: None,
+            ipi_latency: None,
             hz: 250,
             tunable_scaling: TunableScaling::Log,
             base_slice: None,
@@ -119,6 +164,50 @@ impl Default for HostSpec {
             timer_slack: None,
         }
     }
+}
+
+/// Sockets, cores per socket and SMT threads per core.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct TopologySpec {
+    /// Packages (default 1).
+    #[serde(default = "one")]
+    pub sockets: u32,
+    /// Cores per package.
+    pub cores_per_socket: u32,
+    /// SMT threads per core (default 1; 2 with Hyper-Threading).
+    #[serde(default = "one")]
+    pub threads_per_core: u32,
+}
+
+/// IPI delivery latency from the sender's ICR write to the interrupt reaching the receiving
+/// CPU, by distance (the posted-interrupt notification or the kick IPI).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct IpiLatencySpec {
+    /// To the SMT sibling of the same core.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub smt: Option<DurationSpec>,
+    /// To another core of the same socket.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub core: Option<DurationSpec>,
+    /// To a CPU of another socket.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub socket: Option<DurationSpec>,
+}
+
+impl HostSpec {
+    /// The CPU count: the topology's when there is one, else `cpus`.
+    pub fn ncpus(&self) -> u32 {
+        match self.topology {
+            Some(t) => t.sockets.saturating_mul(t.cores_per_socket).saturating_mul(t.threads_per_core),
+            None => self.cpus,
+        }
+    }
+}
+
+fn one() -> u32 {
+    1
 }
 
 fn default_cpus() -> u32 {
@@ -185,6 +274,14 @@ pub struct KernelSpec {
     /// pause-loop exit and is reset when the vCPU is scheduled in.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub kvm_ple_window: Option<DurationSpec>,
+    /// kvm_intel `ple_window_grow` (default 2): how the window grows at each pause-loop exit
+    /// (below 4096 a factor, else cycles added; 1: no growth; 0: the base window).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kvm_ple_window_grow: Option<u32>,
+    /// kvm_intel `ple_window_shrink` (default 0: back to the base window when the vCPU is
+    /// scheduled in; below 4096 a divisor, else cycles taken off).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kvm_ple_window_shrink: Option<u32>,
     /// CPU time of one VM exit and re-entry, charged to the vCPU for each pause-loop exit and
     /// (without APICv) each IPI send (default: 0, not calibrated on our machines).
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -27,6 +27,49 @@ pub struct HostConfig {
     pub timer_slack_ns: u64,
     /// A process-wide profiling timer is armed (cputimer contention model).
     pub profiling_timer: bool,
+    /// Where each CPU sits (flat host: socket 0, core = CPU, thread 0).
+    pub topology: Vec<CpuTopo>,
+    /// IPI delivery latency (ns) to an SMT sibling, another core of the socket, another socket.
+    pub ipi_latency: [u64; 3],
+}
+
+/// One CPU's place in the x86 topology.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CpuTopo {
+    pub socket: u32,
+    pub core: u32,
+    pub thread: u32,
+}
+
+/// The CPUs of a sockets × cores × threads machine in the order x86 firmware usually lists
+/// them (and Linux numbers them): the first thread of every core, socket by socket, then the
+/// second threads, and so on.
+pub fn x86_topology(t: crate::scenario::schema::TopologySpec) -> Vec<CpuTopo> {
+    let mut out = Vec::new();
+    for thread in 0..t.threads_per_core {
+        for socket in 0..t.sockets {
+            for core in 0..t.cores_per_socket {
+                out.push(CpuTopo { socket, core, thread });
+            }
+        }
+    }
+    out
+}
+
+impl HostConfig {
+    /// IPI delivery latency from CPU `from` to CPU `to` (0 on the same CPU).
+    pub fn ipi_latency(&self, from: u32, to: u32) -> u64 {
+        let (a, b) = (self.topology[from as usize], self.topology[to as usize]);
+        if from == to {
+            0
+        } else if a.socket != b.socket {
+            self.ipi_latency[2]
+        } else if a.core != b.core {
+            self.ipi_latency[1]
+        } else {
+            self.ipi_latency[0]
+        }
+    }
 }
 
 /// One cgroup (task group) of the cpu controller.
@@ -106,10 +149,8 @@ pub struct SimConfig {
     pub pv_sched_yield: bool,
     /// VM exit + entry cost (ns).
     pub exit_cost: u64,
-    /// Pause-loop exiting on.
-    pub ple: bool,
-    /// Base PLE window (ns).
-    pub ple_window: u64,
+    /// Pause-loop-exiting settings per VM (index = VM id).
+    pub vm_ple: Vec<crate::sim::kvm::PleConfig>,
     /// Tasks, in file order (task id = index).
     pub tasks: Vec<TaskConfig>,
 }
@@ -127,7 +168,7 @@ pub fn tunable_factor(scaling: TunableScaling, ncpus: u32) -> u64 {
 impl SimConfig {
     /// Builds the configuration from a scenario that passed `scenario::validate`.
     pub fn from_scenario(s: &ScenarioFile) -> Result<SimConfig, String> {
-        let ncpus = s.host.cpus;
+        let ncpus = s.host.ncpus();
         let normalized = s.host.base_slice.map(|d| d.ns()).unwrap_or(NORMALIZED_BASE_SLICE_NS);
         let base_slice = normalized * tunable_factor(s.host.tunable_scaling, ncpus);
         let params = SchedParams {
@@ -255,6 +296,25 @@ impl SimConfig {
                 }
             })
             .collect();
+        let vm_ple = {
+            let host = crate::sim::kvm::PleConfig {
+                ple: s.kernel.kvm_ple.unwrap_or(true),
+                window: s.kernel.kvm_ple_window.map_or(crate::sim::kvm::PLE_WINDOW_NS, |d| d.ns().max(1)),
+                ..Default::default()
+            };
+            vms.iter()
+                .map(|name| match s.vms.iter().find(|v| &v.name == name) {
+                    None => host,
+                    Some(v) => crate::sim::kvm::PleConfig {
+                        ple: v.ple.unwrap_or(host.ple),
+                        window: v.ple_window.map_or(host.window, |d| d.ns().max(1)),
+                        grow: v.ple_window_grow.unwrap_or(host.grow),
+                        shrink: v.ple_window_shrink.unwrap_or(host.shrink),
+                        max: v.ple_window_max.map_or(host.max, |d| d.ns().max(1)),
+                    },
+                })
+                .collect()
+        };
         Ok(SimConfig {
             name: s.name.clone(),
             seed: s.seed,
@@ -264,6 +324,15 @@ impl SimConfig {
                 hz: s.host.hz,
                 timer_slack_ns: s.host.timer_slack.map(|d| d.ns()).unwrap_or(DEFAULT_TIMER_SLACK_NS),
                 profiling_timer: s.host.profiling_timer,
+                topology: match s.host.topology {
+                    Some(t) => x86_topology(t),
+                    None => (0..ncpus).map(|core| CpuTopo { socket: 0, core, thread: 0 }).collect(),
+                },
+                ipi_latency: {
+                    let l = s.host.ipi_latency.unwrap_or_default();
+                    let ns = |d: Option<crate::scenario::units::DurationSpec>| d.map_or(0, |d| d.ns());
+                    [ns(l.smt), ns(l.core), ns(l.socket)]
+                },
             },
             params,
             features,
@@ -283,8 +352,7 @@ impl SimConfig {
             apicv: s.kernel.kvm_apicv.unwrap_or(false),
             pv_sched_yield: s.kernel.kvm_pv_sched_yield.unwrap_or(false),
             exit_cost: s.kernel.kvm_exit_cost.map_or(0, |d| d.ns()),
-            ple: s.kernel.kvm_ple.unwrap_or(true),
-            ple_window: s.kernel.kvm_ple_window.map_or(crate::sim::kvm::PLE_WINDOW_NS, |d| d.ns().max(1)),
+            vm_ple,
             tasks,
         })
     }

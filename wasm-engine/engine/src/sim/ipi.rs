@@ -7,8 +7,10 @@
 //! records sender → receiver (`kvm_track_ipi_communication`); the receiver's EOI clears the
 //! record (`kvm_clear_ipi_on_eoi`, v1/v2 rules). With APICv/IPIv nothing is tracked.
 //! A vCPU blocked in HLT (`halt` step) is kicked: its thread is woken at once. Named
-//! shortcuts: delivery takes `IPI_HANDLE_NS`, plus, without APICv, one `kvm_exit_cost` for
-//! the receiver's kick when it is running (the sender pays one for its ICR write); a vCPU blocked
+//! shortcuts: delivery to a running receiver takes the host's LAPIC latency between the two
+//! pCPUs (`[host.ipi_latency]` by SMT sibling / core / socket, default 0) plus `IPI_HANDLE_NS`,
+//! plus, without APICv, one `kvm_exit_cost` for the receiver's kick (the sender pays one for
+//! its ICR write); a halted receiver is woken at once (no wakeup latency); a vCPU blocked
 //! otherwise (a host `sleep` step) is not woken by an IPI.
 
 use super::event::Ev;
@@ -139,8 +141,11 @@ impl Simulation {
         if self.tasks[target as usize].state == TaskState::Running {
             // Without posted interrupts a running receiver is kicked out of the guest (a VM
             // exit) for the injection; with APICv the interrupt is posted without one.
+            // Either way a physical IPI crosses the host (the kick, or the posted-interrupt
+            // notification): its latency depends on where the two pCPUs sit.
             let kick = if self.kvm.apicv { 0 } else { self.kvm.exit_cost };
-            self.queue.push(now + IPI_HANDLE_NS + kick, Ev::IpiHandle { task: target });
+            let wire = self.cfg.host.ipi_latency(cpu, self.tasks[target as usize].cpu);
+            self.queue.push(now + wire + IPI_HANDLE_NS + kick, Ev::IpiHandle { task: target });
         } else {
             // A halted receiver is kicked; it handles the IPI once it runs.
             self.kick_halted(target);

@@ -19,9 +19,67 @@ use crate::obs::log::{EventKind, SwitchReason, YieldToReason};
 /// `kvm_ple_window` knob overrides it.
 pub const PLE_WINDOW_NS: u64 = 1_365;
 /// `ple_window_grow` = 2 (the window doubles at each PAUSE exit).
-pub const PLE_WINDOW_GROW: u64 = 2;
+pub const PLE_WINDOW_GROW: u32 = 2;
 /// A cap on the grown window (`ple_window_max` is UINT_MAX cycles; capped here at ~1.4 s).
 pub const PLE_WINDOW_MAX_NS: u64 = 1_400_000_000;
+/// The kvm_intel module's default `ple_window` in cycles: `ple_window_grow` and
+/// `ple_window_shrink` below it are factors, at or above it cycle counts.
+pub const PLE_WINDOW_CYCLES: u32 = 4096;
+/// TSC cycles per ns of the modeled host (3 GHz).
+pub const TSC_CYCLES_PER_NS: u64 = 3;
+
+/// One VM's pause-loop-exiting settings (kvm_intel `ple_gap`/`ple_window*` module
+/// parameters, or the VM's `KVM_X86_DISABLE_EXITS_PAUSE`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PleConfig {
+    /// PAUSE exits on.
+    pub ple: bool,
+    /// Base window (ns).
+    pub window: u64,
+    /// `ple_window_grow`.
+    pub grow: u32,
+    /// `ple_window_shrink`.
+    pub shrink: u32,
+    /// `ple_window_max` (ns).
+    pub max: u64,
+}
+
+impl Default for PleConfig {
+    fn default() -> Self {
+        PleConfig { ple: true, window: PLE_WINDOW_NS, grow: PLE_WINDOW_GROW, shrink: 0, max: PLE_WINDOW_MAX_NS }
+    }
+}
+
+impl PleConfig {
+    /// Models `__grow_ple_window()` (arch/x86/kvm/vmx/vmx.c): a modifier below the module's
+    /// base window multiplies, otherwise adds cycles; 0 resets to the base (1 keeps it).
+    pub fn grow(&self, val: u64) -> u64 {
+        let g = self.grow;
+        let next = if g < 1 {
+            self.window
+        } else if g < PLE_WINDOW_CYCLES {
+            val.saturating_mul(g as u64)
+        } else {
+            val.saturating_add(g as u64 / TSC_CYCLES_PER_NS)
+        };
+        next.min(self.max.max(self.window))
+    }
+
+    /// Models `__shrink_ple_window()`, called when the vCPU is scheduled in: a modifier of 0
+    /// resets to the base; below the module's base window it divides, otherwise subtracts
+    /// cycles; never below the base.
+    pub fn shrink(&self, val: u64) -> u64 {
+        let s = self.shrink;
+        let next = if s < 1 {
+            self.window
+        } else if s < PLE_WINDOW_CYCLES {
+            val / s as u64
+        } else {
+            val.saturating_sub(s as u64 / TSC_CYCLES_PER_NS)
+        };
+        next.max(self.window)
+    }
+}
 
 /// Which `kvm_vcpu_on_spin()`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -96,10 +154,8 @@ pub struct KvmState {
     /// CPU time of one VM exit and re-entry (ns), charged for pause-loop exits and, without
     /// APICv, for ICR writes.
     pub exit_cost: u64,
-    /// Pause-loop exiting on (`ple_gap` ≠ 0).
-    pub ple: bool,
-    /// The base PLE window (ns).
-    pub ple_window: u64,
+    /// Pause-loop-exiting settings per VM.
+    pub vm_ple: Vec<PleConfig>,
 }
 
 impl Simulation {
@@ -112,14 +168,14 @@ impl Simulation {
         }
     }
 
-    /// vCPU bookkeeping when `task` gets a CPU (`kvm_sched_in`): the PLE window shrinks back
-    /// to its base (`ple_window_shrink` = 0).
+    /// vCPU bookkeeping when `task` gets a CPU (`kvm_sched_in`, with the VMX sched-in hook's
+    /// `shrink_ple_window()`; by default `ple_window_shrink` = 0 resets the window).
     pub(crate) fn kvm_sched_in(&mut self, task: u32) {
         let v = &mut self.kvm.vcpu[task as usize];
-        if v.vm.is_some() {
+        if let Some(vm) = v.vm {
             v.halted = false;
             v.preempted = false;
-            v.ple_window = self.kvm.ple_window;
+            v.ple_window = self.kvm.vm_ple[vm as usize].shrink(v.ple_window);
         }
     }
 
@@ -156,7 +212,8 @@ impl Simulation {
     /// pause-loop exit that left it running (the caller re-checks what it waits for).
     pub(crate) fn ple_spin(&mut self, cpu: u32, task: u32, key: u32) -> Option<u64> {
         let now = self.fair.now;
-        let ple = self.kvm.ple;
+        let cfg = self.kvm.vm_ple[self.kvm.vcpu[task as usize].vm.unwrap_or(0) as usize];
+        let ple = cfg.ple;
         let v = &mut self.kvm.vcpu[task as usize];
         v.in_kernel = true;
         if !v.waiting {
@@ -185,7 +242,7 @@ impl Simulation {
         // The window ran out: PAUSE-loop exit into kvm_vcpu_on_spin().
         v.spin = None;
         v.exit_debt += self.kvm.exit_cost;
-        v.ple_window = (window * PLE_WINDOW_GROW).min(PLE_WINDOW_MAX_NS);
+        v.ple_window = cfg.grow(window);
         self.kvm.ple_exits += 1;
         self.fair.log.event(now, EventKind::PleExit, cpu, task, key, 0);
         if self.kvm_vcpu_on_spin(cpu, task) {

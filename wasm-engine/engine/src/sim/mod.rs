@@ -213,8 +213,7 @@ impl Simulation {
         sim.kvm.apicv = sim.cfg.apicv;
         sim.kvm.pv_sched_yield = sim.cfg.pv_sched_yield;
         sim.kvm.exit_cost = sim.cfg.exit_cost;
-        sim.kvm.ple = sim.cfg.ple;
-        sim.kvm.ple_window = sim.cfg.ple_window;
+        sim.kvm.vm_ple = sim.cfg.vm_ple.clone();
         sim.kvm.locks = vec![None; sim.cfg.locks.len()];
         sim.kvm.vms = vec![Vec::new(); sim.cfg.vms.len()];
         sim.kvm.last_boosted = vec![0; sim.cfg.vms.len()];
@@ -224,7 +223,7 @@ impl Simulation {
                 let v = &mut sim.kvm.vcpu[i];
                 v.vm = Some(vm);
                 v.idx = sim.kvm.vms[vm as usize].len() as u32;
-                v.ple_window = sim.cfg.ple_window;
+                v.ple_window = sim.cfg.vm_ple[vm as usize].window;
                 sim.kvm.vms[vm as usize].push(i as u32);
             }
         }
