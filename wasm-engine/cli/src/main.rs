@@ -28,7 +28,7 @@ const USAGE: &str = "usage:
   schedlab bench <scenario>            time one scenario's run (full log)
   schedlab gen aaron                   print the 384-CPU / 1,101-group / 10,000-task bandwidth scenario
   schedlab bench-distribute [--seconds N]  run it under both throttle variants: histogram, wall, memory
-  schedlab gen wanpeng [--preset dbench|dedup|vips] [--vms N]  print a 16-pCPU KVM scenario of Wanpeng Li's table
+  schedlab gen wanpeng [--preset dbench|dedup|vips|kbuild] [--vms N]  print a 16-pCPU KVM scenario (Wanpeng Li's table presets)
   schedlab wanpeng-table [--duration T]    the table's 9 cells (series vs baseline) beside the seed's
   schedlab bench-kvm [--preset P]          4 VMs x 16 vCPUs on 16 pCPUs, 1 s simulated: wall time
 
