@@ -17,6 +17,7 @@ pub mod check;
 pub mod cost;
 pub mod import;
 pub mod obs;
+pub mod replay;
 pub mod rng;
 pub mod scenario;
 pub mod sched;

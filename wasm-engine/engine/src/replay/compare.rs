@@ -1,0 +1,150 @@
+//! Holds a shadow re-simulation against the trace it came from: per task, observed and
+//! simulated CPU time, share and switches; overall, how much of the observed CPU time the model
+//! had the same task on the same CPU ("per-decision agreement", time-weighted).
+
+use super::observe::Observed;
+use super::shadow::{shadow_scenario, Layout, Shadow};
+use crate::obs::query::cpu_slices;
+use crate::obs::summary::Summary;
+use crate::sim::{config::SimConfig, Simulation};
+use serde::Serialize;
+
+/// One task, observed and simulated.
+#[derive(Debug, Clone, Serialize)]
+pub struct TaskReport {
+    pub name: String,
+    pub pid: i32,
+    pub cpu: u32,
+    pub observed_ns: u64,
+    pub simulated_ns: u64,
+    /// Share of the modeled tasks' CPU time on the task's CPU.
+    pub observed_share_pct: f64,
+    pub simulated_share_pct: f64,
+    pub observed_switches: u64,
+    pub simulated_switches: u64,
+}
+
+/// A task the shadow leaves out (real-time or idle class, or never ran).
+#[derive(Debug, Clone, Serialize)]
+pub struct LeftOut {
+    pub comm: String,
+    pub pid: i32,
+    pub prio: i32,
+    pub runtime_ns: u64,
+}
+
+/// `schedlab replay --json`.
+#[derive(Debug, Clone, Serialize)]
+pub struct ReplayReport {
+    pub scenario: String,
+    pub variants: Vec<(String, String)>,
+    pub window_ns: u64,
+    pub cpus: u32,
+    pub tasks: Vec<TaskReport>,
+    pub left_out: Vec<LeftOut>,
+    /// Of the modeled tasks' observed CPU time, the part during which the model ran the same
+    /// task on the same CPU (%).
+    pub agreement_pct: f64,
+    /// Largest |simulated − observed| share over the tasks (percentage points).
+    pub max_share_error_pp: f64,
+}
+
+/// Builds the shadow scenario, applies `variants`, runs it and compares.
+pub fn replay(
+    obs: &Observed,
+    layout: &Layout,
+    name: &str,
+    variants: &[(String, String)],
+) -> Result<(Shadow, ReplayReport), String> {
+    let mut shadow = shadow_scenario(obs, layout, name)?;
+    for (k, v) in variants {
+        crate::scenario::apply_variant(&mut shadow.scenario, k, v).map_err(|e| format!("--variant {e}"))?;
+    }
+    crate::scenario::validate(name, None, &shadow.scenario).map_err(|e| e.to_string())?;
+    let cfg = SimConfig::from_scenario(&shadow.scenario)?;
+    let mut sim = Simulation::new(cfg);
+    sim.run();
+    let report = compare(obs, &shadow, &sim, variants);
+    Ok((shadow, report))
+}
+
+fn compare(obs: &Observed, shadow: &Shadow, sim: &Simulation, variants: &[(String, String)]) -> ReplayReport {
+    let t0 = obs.t0.unwrap_or(0);
+    let sum = Summary::of(sim);
+    let ncpus = sim.cpus.len() as u32;
+    // Per CPU: the modeled tasks' observed and simulated CPU time (the share denominators).
+    let mut obs_on = vec![0u64; ncpus as usize];
+    let mut sim_on = vec![0u64; ncpus as usize];
+    let mut rows = Vec::new();
+    for (i, t) in obs.tasks.iter().enumerate() {
+        let Some(id) = shadow.task_of[i] else { continue };
+        let cpu = shadow.scenario.tasks[id as usize].affinity.as_ref().map_or(0, |a| a[0]);
+        let s = &sum.tasks[id as usize];
+        obs_on[cpu as usize] += t.runtime_ns;
+        sim_on[cpu as usize] += s.cpu_time_ns;
+        rows.push((i, id, cpu));
+    }
+    let pct = |a: u64, b: u64| if b == 0 { 0.0 } else { 100.0 * a as f64 / b as f64 };
+    let tasks: Vec<TaskReport> = rows
+        .iter()
+        .map(|&(i, id, cpu)| {
+            let t = &obs.tasks[i];
+            let s = &sum.tasks[id as usize];
+            TaskReport {
+                name: shadow.scenario.tasks[id as usize].name.clone(),
+                pid: t.pid,
+                cpu,
+                observed_ns: t.runtime_ns,
+                simulated_ns: s.cpu_time_ns,
+                observed_share_pct: pct(t.runtime_ns, obs_on[cpu as usize]),
+                simulated_share_pct: pct(s.cpu_time_ns, sim_on[cpu as usize]),
+                observed_switches: t.switches_out,
+                simulated_switches: s.switches_out,
+            }
+        })
+        .collect();
+    let left_out = obs
+        .tasks
+        .iter()
+        .enumerate()
+        .filter(|(i, t)| shadow.task_of[*i].is_none() && t.pid != 0 && t.runtime_ns > 0)
+        .map(|(_, t)| LeftOut { comm: t.comm.clone(), pid: t.pid, prio: t.prio, runtime_ns: t.runtime_ns })
+        .collect();
+    // Time-weighted agreement: walk each CPU's observed runs against the simulated slices.
+    let slices = cpu_slices(&sim.fair.log, ncpus, 0, sim.now().max(1), 1, sim.now());
+    let (mut same, mut total) = (0u64, 0u64);
+    for cpu in 0..ncpus {
+        let sim_runs: Vec<(u64, u64, u32)> = (0..slices.len())
+            .filter(|&k| slices.cpu[k] as u32 == cpu)
+            .map(|k| (slices.start[k], slices.end[k], slices.task[k]))
+            .collect();
+        let mut j = 0;
+        for r in obs.runs.iter().filter(|r| r.cpu == cpu) {
+            let Some(id) = shadow.task_of[r.task as usize] else { continue };
+            let (a, b) = (r.start - t0, r.end - t0);
+            total += b - a;
+            while j < sim_runs.len() && sim_runs[j].1 <= a {
+                j += 1;
+            }
+            let mut k = j;
+            while k < sim_runs.len() && sim_runs[k].0 < b {
+                let (s, e, task) = sim_runs[k];
+                if task == id {
+                    same += e.min(b) - s.max(a);
+                }
+                k += 1;
+            }
+        }
+    }
+    let max_err = tasks.iter().map(|t| (t.simulated_share_pct - t.observed_share_pct).abs()).fold(0.0, f64::max);
+    ReplayReport {
+        scenario: shadow.scenario.name.clone(),
+        variants: variants.to_vec(),
+        window_ns: obs.t1.saturating_sub(t0),
+        cpus: ncpus,
+        tasks,
+        left_out,
+        agreement_pct: pct(same, total),
+        max_share_error_pp: max_err,
+    }
+}

@@ -1,0 +1,311 @@
+//! What a trace shows each task doing, read from its `sched_switch` and wakeup records: the
+//! observed schedule (per-CPU run intervals, runtime, switches) and, for the shadow
+//! re-simulation, each task's behaviour as a program of CPU bursts, yields and sleeps.
+//!
+//! The inference, per task (keyed by pid; the comm is the last one the trace printed for it, so
+//! a task that exec'd is named after its new image, as `oracle.py` does):
+//! * CPU time between being switched in and switched out accumulates into a burst;
+//! * a switch-out as `R+` (preempted) continues the burst;
+//! * a switch-out as plain `R` (still runnable, not preempted: `sched_yield()` and the like)
+//!   ends the burst with a yield;
+//! * a switch-out in a blocked state (`S`, `D`, …) ends the burst with a sleep that lasts until
+//!   the next `sched_wakeup`/`sched_wakeup_new` of the task (or its `sched_waking`, when the
+//!   trace has no `sched_wakeup` and the task is switched in after it);
+//! * a task still running or runnable when the trace ends keeps running ("forever").
+//!
+//! Named shortcuts: sleeps are open loop (a fixed duration, not "until the waker runs"), and
+//! pid reuse within one trace is not split into separate tasks.
+
+use crate::import::record::{PrevState, SchedPayload, Skipped, TraceRecord, TraceSink, WakeKind};
+use std::collections::BTreeMap;
+
+/// One step of an inferred behaviour.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ShadowOp {
+    /// CPU time (ns).
+    Run(u64),
+    /// `sched_yield()`.
+    Yield,
+    /// Blocked for this long (ns).
+    Sleep(u64),
+}
+
+/// A task as the trace shows it.
+#[derive(Debug, Clone, Default)]
+pub struct ObservedTask {
+    pub pid: i32,
+    pub comm: String,
+    /// The last priority printed for it (`prio`: 100..=139 fair, below 100 real-time).
+    pub prio: i32,
+    pub runtime_ns: u64,
+    /// Runtime per CPU.
+    pub runtime_on: BTreeMap<u32, u64>,
+    pub switches_out: u64,
+    /// Switched out while still runnable (`R` or `R+`).
+    pub switches_out_runnable: u64,
+    /// Switched out as plain `R`.
+    pub yields: u64,
+    pub sleeps: u64,
+    /// When it was first seen (ns, trace clock).
+    pub first_ns: u64,
+    /// The inferred behaviour.
+    pub ops: Vec<ShadowOp>,
+    /// Still demanding CPU at the end of the trace.
+    pub runs_on: bool,
+    // Inference state.
+    on_cpu: Option<(u32, u64)>,
+    burst: u64,
+    blocked_since: Option<u64>,
+    waking: Option<u64>,
+}
+
+impl ObservedTask {
+    /// The CPU it ran on most.
+    pub fn main_cpu(&self) -> Option<u32> {
+        self.runtime_on.iter().max_by_key(|(c, ns)| (**ns, std::cmp::Reverse(**c))).map(|(c, _)| *c)
+    }
+
+    /// A fair-class task (not idle, not real-time).
+    pub fn is_fair(&self) -> bool {
+        self.pid != 0 && (100..=139).contains(&self.prio)
+    }
+
+    fn end_burst(&mut self) {
+        if self.burst > 0 {
+            self.ops.push(ShadowOp::Run(std::mem::take(&mut self.burst)));
+        }
+    }
+}
+
+/// One observed run: `task` (index into `Observed::tasks`) on `cpu` over `[start, end)`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Run {
+    pub cpu: u32,
+    pub task: u32,
+    pub start: u64,
+    pub end: u64,
+}
+
+/// The observed schedule.
+#[derive(Debug, Clone, Default)]
+pub struct Observed {
+    pub tasks: Vec<ObservedTask>,
+    by_pid: BTreeMap<i32, u32>,
+    pub runs: Vec<Run>,
+    /// First and last record time (ns).
+    pub t0: Option<u64>,
+    pub t1: u64,
+    pub cpus: u32,
+    /// Lines the importer skipped and events it reported lost.
+    pub skipped: u64,
+    pub lost: u64,
+    /// Records whose time went backwards on their CPU (kept, clamped).
+    pub out_of_order: u64,
+    last_on_cpu: Vec<u64>,
+}
+
+impl Observed {
+    fn task(&mut self, pid: i32, comm: &str, prio: i32, ts: u64) -> usize {
+        let i = match self.by_pid.get(&pid) {
+            Some(&i) => i as usize,
+            None => {
+                let i = self.tasks.len();
+                self.by_pid.insert(pid, i as u32);
+                self.tasks.push(ObservedTask { pid, first_ns: ts, ..Default::default() });
+                i
+            }
+        };
+        let t = &mut self.tasks[i];
+        if !comm.is_empty() && comm != "<...>" {
+            t.comm = comm.to_string();
+        }
+        if prio >= 0 {
+            t.prio = prio;
+        }
+        i
+    }
+
+    fn switch(&mut self, cpu: u32, ts: u64, p: &SchedPayload) {
+        let SchedPayload::Switch { prev_comm, prev_pid, prev_prio, prev_state, next_comm, next_pid, next_prio } = p
+        else {
+            return;
+        };
+        let t0 = self.t0.unwrap_or(ts);
+        let prev = self.task(*prev_pid, prev_comm, *prev_prio, t0);
+        let t = &mut self.tasks[prev];
+        // Running since the last switch-in on this CPU, or since the trace began.
+        let since = match t.on_cpu.take() {
+            Some((c, s)) if c == cpu => s,
+            _ => t0.max(self.last_on_cpu.get(cpu as usize).copied().unwrap_or(t0)).min(ts),
+        };
+        let ran = ts - since;
+        t.runtime_ns += ran;
+        *t.runtime_on.entry(cpu).or_default() += ran;
+        t.burst += ran;
+        t.switches_out += 1;
+        if ran > 0 {
+            self.runs.push(Run { cpu, task: prev as u32, start: since, end: ts });
+        }
+        match prev_state {
+            PrevState::Preempted => t.switches_out_runnable += 1,
+            PrevState::Runnable => {
+                t.switches_out_runnable += 1;
+                t.yields += 1;
+                t.end_burst();
+                t.ops.push(ShadowOp::Yield);
+            }
+            PrevState::Blocked(_) | PrevState::Raw(_) => {
+                t.sleeps += 1;
+                t.end_burst();
+                t.blocked_since = Some(ts);
+            }
+        }
+        let next = self.task(*next_pid, next_comm, *next_prio, ts);
+        let n = &mut self.tasks[next];
+        n.on_cpu = Some((cpu, ts));
+        // Switched in without a sched_wakeup we saw: its sleep ended at its sched_waking, or
+        // here.
+        if let Some(b) = n.blocked_since.take() {
+            let end = n.waking.take().unwrap_or(ts).clamp(b, ts);
+            n.ops.push(ShadowOp::Sleep(end - b));
+        }
+    }
+
+    fn wakeup(&mut self, ts: u64, kind: WakeKind, p: &SchedPayload) {
+        let SchedPayload::Wakeup { comm, pid, prio, .. } = p else { return };
+        let i = self.task(*pid, comm, *prio, ts);
+        let t = &mut self.tasks[i];
+        if kind == WakeKind::Waking {
+            if t.blocked_since.is_some() {
+                t.waking = Some(ts);
+            }
+        } else if let Some(b) = t.blocked_since.take() {
+            t.waking = None;
+            t.ops.push(ShadowOp::Sleep(ts - b));
+        }
+    }
+
+    /// Ends the inference at the last record: tasks on a CPU or runnable keep running.
+    pub fn finish(&mut self) {
+        let t1 = self.t1;
+        for (i, t) in self.tasks.iter_mut().enumerate() {
+            if let Some((cpu, since)) = t.on_cpu.take() {
+                let ran = t1.saturating_sub(since);
+                t.runtime_ns += ran;
+                *t.runtime_on.entry(cpu).or_default() += ran;
+                t.burst += ran;
+                if ran > 0 {
+                    self.runs.push(Run { cpu, task: i as u32, start: since, end: t1 });
+                }
+            }
+            t.runs_on = t.blocked_since.is_none();
+            t.end_burst();
+        }
+        self.runs.sort_by_key(|r| (r.cpu, r.start));
+    }
+}
+
+impl TraceSink for Observed {
+    fn record(&mut self, rec: TraceRecord) {
+        let ts = rec.ts_ns;
+        self.t0.get_or_insert(ts);
+        self.t1 = self.t1.max(ts);
+        self.cpus = self.cpus.max(rec.cpu + 1);
+        if self.last_on_cpu.len() < self.cpus as usize {
+            self.last_on_cpu.resize(self.cpus as usize, 0);
+        }
+        let last = &mut self.last_on_cpu[rec.cpu as usize];
+        let ts = if ts < *last {
+            self.out_of_order += 1;
+            *last
+        } else {
+            *last = ts;
+            ts
+        };
+        match &rec.payload {
+            p @ SchedPayload::Switch { .. } => self.switch(rec.cpu, ts, p),
+            p @ SchedPayload::Wakeup { kind, .. } => self.wakeup(ts, *kind, p),
+            _ => {}
+        }
+    }
+
+    fn lost(&mut self, _cpu: u32, count: u64, _line: u64) {
+        self.lost += count;
+    }
+
+    fn skipped(&mut self, _s: Skipped) {
+        self.skipped += 1;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn switch(ts: u64, prev: (&str, i32), state: PrevState, next: (&str, i32)) -> TraceRecord {
+        TraceRecord {
+            ts_ns: ts,
+            cpu: 1,
+            pid: prev.1,
+            comm: prev.0.into(),
+            event: "sched_switch".into(),
+            line: 0,
+            payload: SchedPayload::Switch {
+                prev_comm: prev.0.into(),
+                prev_pid: prev.1,
+                prev_prio: 120,
+                prev_state: state,
+                next_comm: next.0.into(),
+                next_pid: next.1,
+                next_prio: 120,
+            },
+        }
+    }
+
+    fn wakeup(ts: u64, who: (&str, i32)) -> TraceRecord {
+        TraceRecord {
+            ts_ns: ts,
+            cpu: 1,
+            pid: 0,
+            comm: "<idle>".into(),
+            event: "sched_wakeup".into(),
+            line: 0,
+            payload: SchedPayload::Wakeup {
+                kind: WakeKind::Wakeup,
+                comm: who.0.into(),
+                pid: who.1,
+                prio: 120,
+                target_cpu: 1,
+                success: None,
+            },
+        }
+    }
+
+    #[test]
+    fn bursts_yields_and_sleeps_are_inferred_from_switch_states() {
+        let (h, y, s, idle) = (("hog", 10), ("yielder", 11), ("sleeper", 12), ("swapper/1", 0));
+        let mut o = Observed::default();
+        for r in [
+            switch(1_000, h, PrevState::Preempted, y),
+            switch(1_300, y, PrevState::Runnable, s),
+            switch(1_500, s, PrevState::Blocked(1), h),
+            wakeup(2_000, s),
+            switch(2_500, h, PrevState::Preempted, s),
+            switch(2_600, s, PrevState::Blocked(1), idle),
+            switch(2_700, idle, PrevState::Runnable, h),
+            switch(3_000, h, PrevState::Preempted, y),
+        ] {
+            o.record(r);
+        }
+        o.finish();
+        let t = |c: &str| o.tasks.iter().find(|t| t.comm == c).unwrap();
+        // The hog's first run began before the trace: it counts from the first record.
+        assert_eq!(t("hog").ops, vec![ShadowOp::Run(1_300)]);
+        assert_eq!((t("hog").runtime_ns, t("hog").switches_out_runnable, t("hog").runs_on), (1_300, 3, true));
+        assert_eq!(t("yielder").ops, vec![ShadowOp::Run(300), ShadowOp::Yield]);
+        assert_eq!(t("sleeper").ops, vec![ShadowOp::Run(200), ShadowOp::Sleep(500), ShadowOp::Run(100)]);
+        assert!(!t("sleeper").runs_on);
+        assert_eq!(o.runs.len(), 6);
+        assert_eq!((o.t0, o.t1, o.cpus), (Some(1_000), 3_000, 2));
+    }
+}
