@@ -69,6 +69,28 @@ describe('renderVcpuLanes', () => {
     expect(lines).toContainEqual([630, y1]);
   });
 
+  it('bands the on-CPU parts of a spin-wait that spans several runs', () => {
+    // vcpu0 spins 5–95 µs and runs 0–10, 20–30 and 40–50 µs on CPU 0: three bands.
+    const d = windowData(
+      0,
+      100_000,
+      [0, 20_000, 40_000].map((start) => ({ cpu: 0, task: 0, start, end: start + 10_000 })),
+      [],
+      [
+        { t: 5_000, kind: K.guestSpin, cpu: 0, task: 0 },
+        { t: 95_000, kind: K.guestSpinEnd, cpu: 0, task: 0 },
+      ],
+    );
+    const { ctx, r } = paint(new Map(), d);
+    expect(r.spinBands).toBe(3);
+    const bands = ctx.of('rect').filter((c) => c.args[3] === 4).map((c) => [c.args[0], c.args[2]]);
+    expect(bands).toEqual([
+      [160, 50],
+      [310, 100],
+      [510, 100],
+    ]);
+  });
+
   it('a collapsed VM draws its header only, and no arrows', () => {
     const { r, ctx } = paint(new Map([[0, true]]));
     expect(r).toMatchObject({ lanes: 0, headers: 1, running: 0, ipiArrows: 0, yieldArrows: 0 });

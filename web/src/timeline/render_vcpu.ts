@@ -217,16 +217,24 @@ export function renderVcpuLanes(ctx: Ctx2D, opts: VcpuLanesOpts): VcpuLanesResul
   // Spin-waits: an orange band across the on-CPU parts of each wait.
   ctx.beginPath();
   for (const r of lanes) {
+    // Both lists are in time order and neither overlaps itself: one merge pass.
     const runs = (states.segments[r.task] ?? []).filter((s) => s.state === 'running');
-    for (const [a, b] of states.spins[r.task] ?? []) {
-      for (const s of runs) {
-        if (s.end <= a || s.start >= b) continue;
-        const sp = span(Math.max(a, s.start), Math.min(b, s.end));
-        if (!sp) continue;
-        const bh = Math.max(2, Math.round(r.h * 0.3));
-        ctx.rect(sp[0], top + r.y + (r.h - bh) / 2, sp[1], bh);
-        res.spinBands++;
+    const waits = states.spins[r.task] ?? [];
+    const bh = Math.max(2, Math.round(r.h * 0.3));
+    for (let i = 0, j = 0; i < waits.length && j < runs.length; ) {
+      const [a, b] = waits[i];
+      const s = runs[j];
+      const from = Math.max(a, s.start);
+      const to = Math.min(b, s.end);
+      if (to > from) {
+        const sp = span(from, to);
+        if (sp) {
+          ctx.rect(sp[0], top + r.y + (r.h - bh) / 2, sp[1], bh);
+          res.spinBands++;
+        }
       }
+      if (b < s.end) i++;
+      else j++;
     }
   }
   if (res.spinBands) {

@@ -175,7 +175,9 @@ export function vcpuStates(meta: ScenarioMeta, data: WindowData): VcpuStates {
   // inside it) or it had too many events for them to be sent.
   // (The engine rounds the window's ends to whole ns, hence the slack.)
   const end = Math.min(t1, meta.duration_ns) - 1;
-  const known = m.t.length > 0 || !Array.from(sl.start.keys()).some((i) => sl.start[i] > t0 + 1 || sl.end[i] < end);
+  let switched = false;
+  for (let i = 0; i < sl.start.length && !switched; i++) switched = sl.start[i] > t0 + 1 || sl.end[i] < end;
+  const known = m.t.length > 0 || !switched;
   const phase: Phase[] = new Array(n).fill('unknown');
   const since = new Float64Array(n).fill(t0);
   const seen = new Uint8Array(n);
