@@ -80,7 +80,9 @@ export const TimelineBlock = memo(function TimelineBlock(props: TimelineBlockPro
       const bw = renderThrottles(ctx, { data, throttle, scale, width, top: 0, cpus: meta.cpus });
       const cpuDone = performance.now();
       const vcpuTop = meta.cpus * CPU_LANE_H;
+      const vcpuStarted = performance.now();
       const vc = renderVcpuLanes(ctx, { data, layout: vcpu, states: vstates, scale, width, top: vcpuTop, selection });
+      const vcpuMs = performance.now() - vcpuStarted;
       const tracksTop = vcpuTop + vcpu.height;
       const counters = renderCounterTracks(ctx, { data, meta, tracks, scale, width, top: tracksTop });
       const top = tracksTop + tracks.length * COUNTER_TRACK_H + SECTION_GAP;
@@ -111,6 +113,7 @@ export const TimelineBlock = memo(function TimelineBlock(props: TimelineBlockPro
       canvas.dataset.vcpuIpiArrows = String(vc.ipiArrows);
       canvas.dataset.vcpuYieldArrows = String(vc.yieldArrows);
       canvas.dataset.vcpuYieldReasons = String(vc.reasonLabels);
+      canvas.dataset.vcpuPaintMs = vcpuMs.toFixed(2);
       canvas.dataset.cpuPaintMs = (cpuDone - started).toFixed(2);
       canvas.dataset.paintMs = (performance.now() - started).toFixed(2);
       hits.set(variantKey, { canvas, cpu: cpu.hit, entity: entity.hit, vcpu: vc.hit });

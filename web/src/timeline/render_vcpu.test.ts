@@ -91,6 +91,15 @@ describe('renderVcpuLanes', () => {
     ]);
   });
 
+  it('leaves directed-yield arrows out while denser than one per IPI_MIN_PX', () => {
+    const rows = [];
+    for (let i = 0; i < 200; i++) rows.push({ t: i * 500, kind: K.yieldTo, cpu: 0, task: 0, arg: 1, val: 0 });
+    const d = windowData(0, 100_000, [], [], rows);
+    // 200 arrows over 1000 px: 5 px each.
+    expect(paint(new Map(), d).r.yieldArrows).toBe(0);
+    expect(paint(new Map(), windowData(0, 100_000, [], [], rows.slice(0, 100))).r.yieldArrows).toBe(100);
+  });
+
   it('a collapsed VM draws its header only, and no arrows', () => {
     const { r, ctx } = paint(new Map([[0, true]]));
     expect(r).toMatchObject({ lanes: 0, headers: 1, running: 0, ipiArrows: 0, yieldArrows: 0 });

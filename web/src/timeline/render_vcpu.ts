@@ -5,13 +5,14 @@
 // on-CPU parts of its guest spin-waits as an orange band, a red strip along the top while it
 // holds a guest lock, and IPI and directed-yield arrows between the vCPU lanes (as on the
 // pCPU overlay: purple IPIs, green yield_to that yielded, grey ones that returned early, each
-// labelled with the reason its target was chosen).
+// labelled with the reason its target was chosen where the lanes have room; either kind left
+// out while denser than one arrow per IPI_MIN_PX).
 import type { WindowData } from '../engine/protocol';
 import { COLOURS, taskColour, taskColourMerged, taskTextColour } from './palette';
 import { affineOf, type TimeScale } from './time_scale';
 import { GUTTER_W, type Ctx2D } from './layout';
 import { arrowHead, IPI_MIN_PX, matchIpis, matchYieldTo, yieldToVal } from './render_kvm';
-import { VCPU_LANE_H, type VcpuLayout, type VcpuRow, type VcpuStates } from './vcpu_lanes';
+import { opsIn, VCPU_LANE_H, type VcpuLayout, type VcpuRow, type VcpuStates } from './vcpu_lanes';
 
 export interface VcpuLanesOpts {
   data: WindowData | null;
@@ -77,10 +78,10 @@ export function vcpuHitIndex(layout: VcpuLayout, top: number): VcpuHitIndex {
   };
 }
 
-/** The text of a VM header row after its name. */
-export function vmHeaderText(row: VcpuRow, states: VcpuStates | null, hasData: boolean): string {
+/** The text of a VM header row after its name; guest ops are counted over [t0, t1). */
+export function vmHeaderText(row: VcpuRow, states: VcpuStates | null, hasData: boolean, t0 = -Infinity, t1 = Infinity): string {
   const parts = [`${row.vcpus} vCPU${row.vcpus === 1 ? '' : 's'}`];
-  if (states?.known) parts.push(`${states.opsByVm[row.vm] ?? 0} guest ops in view`);
+  if (states?.known) parts.push(`${opsIn(states, row.vm, t0, t1)} guest ops in view`);
   if (row.hidden > 0) parts.push(`${row.hidden} lanes not shown`);
   if (hasData && states && !states.known) parts.push('zoom in for guest ops and the preempted / halted states');
   return parts.join(' · ');
@@ -130,7 +131,8 @@ export function renderVcpuLanes(ctx: Ctx2D, opts: VcpuLanesOpts): VcpuLanesResul
       ctx.fillText(`${r.collapsed ? '▸' : '▾'} ${r.label}`, 6, y + r.h / 2);
       ctx.font = '10px system-ui, sans-serif';
       ctx.fillStyle = COLOURS.mutedText;
-      ctx.fillText(vmHeaderText(r, states, data !== null), plotX0 + 4, y + r.h / 2);
+      const [v0, v1] = scale.domain();
+      ctx.fillText(vmHeaderText(r, states, data !== null, v0, v1), plotX0 + 4, y + r.h / 2);
       alt = false;
       continue;
     }
@@ -293,11 +295,14 @@ export function renderVcpuLanes(ctx: Ctx2D, opts: VcpuLanesOpts): VcpuLanesResul
 
   // Directed yields: from the yield_to() call in the spinner's lane to the target's lane where
   // it next ran, or a short stub when that is outside the window or its lane is not shown.
+  // Like the IPIs, left out while denser than one per IPI_MIN_PX (the pCPU overlay keeps them).
+  const yields = matchYieldTo(m).filter(([y, sw]) => laneOf.has(m.task[y]) && X(m.t[y]) <= plotX1 && Math.max(X(m.t[y]) + 8, sw >= 0 ? X(m.t[sw]) : -Infinity) >= plotX0);
+  const yieldsDense = yields.length * IPI_MIN_PX > plotX1 - plotX0;
   const reasons: [number, number, string][] = [];
-  for (const yielded of [true, false]) {
+  for (const yielded of yieldsDense ? [] : [true, false]) {
     ctx.beginPath();
     let any = false;
-    for (const [y, sw] of matchYieldTo(m)) {
+    for (const [y, sw] of yields) {
       const from = laneOf.get(m.task[y]);
       if (!from || yieldToVal(m.val[y]).yielded !== yielded) continue;
       const x1 = X(m.t[y]);

@@ -3,6 +3,7 @@ import { vmMeta, windowData } from './fixtures';
 import { Flag, IDLE_TASK, MarkerKind, SwitchReason } from './layout';
 import {
   MAX_VCPU_LANES,
+  opsIn,
   pcpuLabels,
   VCPU_BLOCK_GAP,
   VCPU_LANE_H,
@@ -197,7 +198,10 @@ describe('vcpuStates', () => {
     expect(s.spins[0]).toEqual([[5_000, 8_000]]);
     expect(s.locks[0]).toEqual([[8_000, 9_000]]);
     expect(s.locks[1]).toEqual([[90_000, 100_000]]);
-    expect(s.opsByVm).toEqual([3]);
+    expect(s.opsByVm).toEqual([[8_000, 50_000, 90_000]]);
+    expect(opsIn(s, 0, 0, 100_000)).toBe(3);
+    expect(opsIn(s, 0, 8_000, 90_000)).toBe(2);
+    expect(opsIn(s, 0, 8_001, 50_000)).toBe(0);
   });
 });
 

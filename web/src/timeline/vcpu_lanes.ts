@@ -123,8 +123,8 @@ export interface VcpuStates {
   spins: [number, number][][];
   /** Per task id: intervals [start, end] holding a guest lock. */
   locks: [number, number][][];
-  /** Guest ops (lock acquisitions and IPIs handled) per VM in the window. */
-  opsByVm: number[];
+  /** Per VM, the times of its guest ops (lock acquisitions and IPIs handled) in the window. */
+  opsByVm: number[][];
   /** Whether the window's markers were sent (a window with too many events gets none, and
    * then only running is known). */
   known: boolean;
@@ -142,7 +142,7 @@ export function vcpuStates(meta: ScenarioMeta, data: WindowData): VcpuStates {
   const segments: VcpuSegment[][] = [];
   const spins: [number, number][][] = Array.from({ length: n }, () => []);
   const locks: [number, number][][] = Array.from({ length: n }, () => []);
-  const opsByVm = (meta.vms ?? []).map(() => 0);
+  const opsByVm: number[][] = (meta.vms ?? []).map(() => []);
   const { t0, t1 } = data;
   const tol = Math.max(0, data.bucket);
 
@@ -225,7 +225,7 @@ export function vcpuStates(meta: ScenarioMeta, data: WindowData): VcpuStates {
       case MarkerKind.guestLock:
       case MarkerKind.ipiHandled: {
         const vm = task < n ? (meta.tasks[task].vm ?? null) : null;
-        if (vm !== null && vm < opsByVm.length) opsByVm[vm]++;
+        if (vm !== null && vm < opsByVm.length) opsByVm[vm].push(at);
         break;
       }
       default:
@@ -259,6 +259,22 @@ export function vcpuStates(meta: ScenarioMeta, data: WindowData): VcpuStates {
     if (task < n && isVcpu[task]) locks[task].push([m.t[l], u >= 0 ? m.t[u] : t1]);
   }
   return { segments, spins, locks, opsByVm, known };
+}
+
+/** How many of VM `vm`'s guest ops lie in [t0, t1). */
+export function opsIn(states: VcpuStates, vm: number, t0: number, t1: number): number {
+  const times = states.opsByVm[vm] ?? [];
+  const lowerBound = (t: number) => {
+    let a = 0;
+    let b = times.length;
+    while (a < b) {
+      const mid = (a + b) >> 1;
+      if (times[mid] < t) a = mid + 1;
+      else b = mid;
+    }
+    return a;
+  };
+  return lowerBound(t1) - lowerBound(t0);
 }
 
 /** The pCPU lane labels: "CPU 3", with the host topology when the scenario has one
