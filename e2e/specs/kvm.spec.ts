@@ -52,3 +52,39 @@ test('lock-holder-preemption: lock hold strips; directed-yield arrows carry the 
   expect(await attr(page, 'data-spin-bands')).toBeGreaterThan(0);
   await page.screenshot({ path: 'artifacts/kvm-yield-reasons.png' });
 });
+
+test('ipi-pipeline: vCPU lanes grouped by VM under the pCPU lanes, with states and IPI arrows between them', async ({ page }) => {
+  await openApp(page);
+  await chooseScenario(page, 'kvm/ipi-pipeline');
+  await page.getByRole('button', { name: 'editor' }).click();
+  await page.getByRole('button', { name: 'metrics' }).click();
+  await waitForIdle(page);
+  // One VM header row and its 4 vCPU lanes, whatever the zoom.
+  expect(await attr(page, 'data-vm-headers')).toBe(1);
+  expect(await attr(page, 'data-vcpu-lanes')).toBe(4);
+  expect(await attr(page, 'data-vcpu-running-segments')).toBeGreaterThan(0);
+  // Preempted spans and IPI arrows need the markers, sent for zoomed-in windows only.
+  for (let i = 0; i < 12 && (await attr(page, 'data-vcpu-ipi-arrows')) === 0; i++) {
+    await page.keyboard.press('w');
+    await waitForIdle(page);
+  }
+  expect(await attr(page, 'data-vcpu-ipi-arrows')).toBeGreaterThan(0);
+  expect(await attr(page, 'data-vcpu-running-segments')).toBeGreaterThan(0);
+  expect(await attr(page, 'data-vcpu-preempted-segments')).toBeGreaterThan(0);
+  expect(await attr(page, 'data-vcpu-spin-bands')).toBeGreaterThan(0);
+  await page.screenshot({ path: '/tmp/vcpu-lanes.png' });
+  await page.screenshot({ path: 'artifacts/kvm-vcpu-lanes.png' });
+  // The VM header's toggle collapses the lanes (a click) and expands them (the keyboard).
+  const toggle = page.getByTestId('vm-toggle').first();
+  await expect(toggle).toHaveAttribute('aria-expanded', 'true');
+  await toggle.click();
+  await waitForIdle(page);
+  await expect(toggle).toHaveAttribute('aria-expanded', 'false');
+  expect(await attr(page, 'data-vcpu-lanes')).toBe(0);
+  expect(await attr(page, 'data-vcpu-ipi-arrows')).toBe(0);
+  await toggle.focus();
+  await page.keyboard.press('Enter');
+  await waitForIdle(page);
+  await expect(toggle).toHaveAttribute('aria-expanded', 'true');
+  expect(await attr(page, 'data-vcpu-lanes')).toBe(4);
+});

@@ -1,11 +1,12 @@
-// The timeline view: a shared SVG time axis over one canvas block per variant (CPU lanes, then
-// entity lanes), a cursor line across all blocks, and the zoom / pan / click / keyboard input.
-import { memo, useEffect, useMemo, useRef, useState, type RefObject } from 'react';
+// The timeline view: a shared SVG time axis over one canvas block per variant (CPU lanes, the
+// vCPU lanes of any VMs, then entity lanes), a cursor line across all blocks, and the zoom / pan / click / keyboard input.
+import { memo, useCallback, useEffect, useMemo, useRef, useState, type RefObject } from 'react';
 import type { ScenarioMeta, WindowData } from '../engine/protocol';
 import { GUTTER_W } from './layout';
 import { TimeAxis } from './TimeAxis';
 import { TimelineBlock, type BlockHit } from './TimelineBlock';
 import { useTimelineInput } from './use_timeline_input';
+import { vmCollapsed } from './vcpu_lanes';
 
 export interface TimelineVariant {
   key: string;
@@ -33,6 +34,8 @@ export interface TimelineProps {
   onToggleGroup: (tg: number) => void;
 }
 
+const NO_VMS: ReadonlyMap<number, boolean> = new Map();
+
 /** Tracks an element's content width with a ResizeObserver. */
 function useWidth(ref: RefObject<HTMLElement | null>): number {
   const [width, setWidth] = useState(0);
@@ -57,6 +60,18 @@ function TimelineImpl(props: TimelineProps) {
   const blocks = useRef<HTMLDivElement>(null);
   const width = useWidth(root);
   const hits = useMemo(() => new Map<string, BlockHit>(), []);
+  // VMs whose vCPU lanes the user collapsed or expanded (the rest follow vcpuLayout's default);
+  // kept here, per loaded scenario.
+  const [vms, setVms] = useState<{ meta: ScenarioMeta; collapsed: ReadonlyMap<number, boolean> }>({ meta, collapsed: new Map() });
+  const vmOverrides = vms.meta === meta ? vms.collapsed : NO_VMS;
+  const onToggleVm = useCallback(
+    (vm: number) =>
+      setVms((prev) => {
+        const cur = prev.meta === meta ? prev.collapsed : NO_VMS;
+        return { meta, collapsed: new Map(cur).set(vm, !vmCollapsed(meta, cur, vm)) };
+      }),
+    [meta],
+  );
 
   useTimelineInput(blocks, {
     meta,
@@ -92,6 +107,8 @@ function TimelineImpl(props: TimelineProps) {
             mode={mode}
             collapsed={collapsed}
             hits={hits}
+            vmCollapsed={vmOverrides}
+            onToggleVm={onToggleVm}
           />
         ))}
         {cursorVisible && (

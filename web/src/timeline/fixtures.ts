@@ -1,5 +1,5 @@
 // Hand-made WindowData for the timeline's unit tests.
-import type { WindowData } from '../engine/protocol';
+import type { ScenarioMeta, WindowData } from '../engine/protocol';
 
 export interface SliceRow {
   cpu: number;
@@ -64,4 +64,15 @@ export function windowData(t0: number, t1: number, slices: SliceRow[], samples: 
       val: Float64Array.from(markers, (m) => m.val ?? 0),
     },
   };
+}
+
+/** A scenario meta with tasks named `names`, each in VM `vm[i]` (null: a host task). */
+export function vmMeta(names: string[], vm: (number | null)[], vms: string[], cpus = 2): ScenarioMeta {
+  return {
+    name: 'test',
+    cpus,
+    duration_ns: 1e6,
+    vms,
+    tasks: names.map((name, i) => ({ name, nice: 0, policy: 'normal', affinity: [], slice_ns: null, tg: 0, vm: vm[i] })),
+  } as unknown as ScenarioMeta;
 }

@@ -27,6 +27,8 @@ export interface CpuLanesOpts {
   laneHeight?: number;
   /** Device pixels per CSS px (the canvas transform's scale); the bitmap path needs it. */
   dpr?: number;
+  /** Lane labels (default "CPU n"). */
+  labels?: readonly string[];
 }
 
 /** From this many visible slices on, the slices are rasterized into a bitmap. */
@@ -108,7 +110,7 @@ export function renderCpuLanes(ctx: Ctx2D, opts: CpuLanesOpts): CpuLanesResult {
       ctx.fillRect(plotX0, y + 1, plotX1 - plotX0, laneH - 2);
     }
     ctx.fillStyle = COLOURS.mutedText;
-    ctx.fillText(`CPU ${c}`, 6, y + laneH / 2);
+    ctx.fillText(opts.labels?.[c] ?? `CPU ${c}`, 6, y + laneH / 2);
   }
   if (!data) return { rects: 0, markers: 0, kvm: { pleExits: 0, ipiArrows: 0, yieldArrows: 0, reasonLabels: 0, lockHolds: 0, spinBands: 0 }, hit };
 

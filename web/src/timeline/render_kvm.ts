@@ -93,7 +93,8 @@ export function matchYieldTo(m: WindowData['markers']): [number, number][] {
   return out.sort((p, q) => p[0] - q[0]);
 }
 
-function arrowHead(ctx: Ctx2D, x1: number, y1: number, x2: number, y2: number) {
+/** Two short strokes at (x2, y2) pointing along the line from (x1, y1). */
+export function arrowHead(ctx: Ctx2D, x1: number, y1: number, x2: number, y2: number) {
   const a = Math.atan2(y2 - y1, x2 - x1);
   ctx.moveTo(x2, y2);
   ctx.lineTo(x2 - 5 * Math.cos(a - 0.45), y2 - 5 * Math.sin(a - 0.45));

@@ -62,7 +62,8 @@ export function useTimelineInput(root: RefObject<HTMLElement | null>, state: Inp
     };
 
     const onDown = (e: PointerEvent) => {
-      if (e.button !== 0) return;
+      // Buttons over the lanes (a VM header's collapse toggle) handle their own clicks.
+      if (e.button !== 0 || (e.target as Element | null)?.closest?.('button')) return;
       const { t0, t1 } = latest.current.view;
       drag = { id: e.pointerId, x: e.clientX, t0, t1, moved: false };
       el.setPointerCapture?.(e.pointerId);
@@ -160,7 +161,7 @@ function click(s: InputState, clientX: number, clientY: number, root: HTMLElemen
       s.onToggleGroup?.(tg);
       return;
     }
-    s.onSelect(hit.cpu.taskAt(cx, cy) ?? hit.entity.taskAt(cx, cy) ?? null);
+    s.onSelect(hit.cpu.taskAt(cx, cy) ?? hit.vcpu?.taskAt(cx, cy) ?? hit.entity.taskAt(cx, cy) ?? null);
     return;
   }
   s.onSelect(null);
