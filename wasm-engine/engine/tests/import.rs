@@ -178,7 +178,7 @@ fn linux_618_k_task_switch_counts() {
             assert_eq!(t.len(), 1, "{exp} {file} pid {pid}: one generation");
             assert_eq!(t[0].switches_out, switches, "{exp} {file} pid {pid}");
             let comm = s.task_comm(t[0]);
-            assert!(comm.ends_with("k_a") || comm.contains("k_"), "{exp} {pid}: {comm}");
+            assert!(comm.rsplit(" → ").next().unwrap().starts_with("k_"), "{exp} {pid}: {comm}");
             if file == "trace.txt" {
                 assert_eq!(t[0].out_preempted, preempted, "{exp} pid {pid} R+");
             } else {
@@ -207,6 +207,9 @@ fn linux_618_eevdf_state_dumps() {
         assert_eq!((tasks, s.eevdf.len() - tasks), (s_lines, g_lines), "{exp}");
         let sum = ImportSummary::new(&st, &s);
         assert_eq!(sum.eevdf_samples, (s_lines + g_lines) as u64);
+        let s_sum: u64 = sum.eevdf_tasks.iter().map(|t| t.samples).sum();
+        assert_eq!(s_sum, s_lines as u64);
+        assert!(sum.eevdf_tasks.iter().any(|t| t.comm.starts_with("k_") && t.samples > 0));
     }
 }
 
@@ -484,4 +487,24 @@ fn pid_reuse_starts_a_new_generation() {
     let gens: Vec<(u32, String, u64)> =
         task(&s, 10).iter().map(|t| (t.generation, s.task_comm(t), t.switches_out)).collect();
     assert_eq!(gens, vec![(0, "a".to_string(), 1), (1, "p → b".to_string(), 1), (2, "p".to_string(), 0)]);
+}
+
+/// `trace-cmd report -N`: the report's prefix (no latency flags, padded event column) with the
+/// kernel `TP_printk` payloads.
+#[test]
+fn trace_cmd_report_dash_n_form() {
+    let (s, st) = import_text(
+        concat!(
+            "cpus=2\n",
+            "      capture.sh-22673 [000]   544.830869: sched_wakeup_new:     comm=capture.sh pid=22694 prio=120 target_cpu=000\n",
+            "      capture.sh-22673 [000]   544.830873: sched_switch:         prev_comm=capture.sh prev_pid=22673 prev_prio=120 prev_state=R+ ==> next_comm=capture.sh next_pid=22694 next_prio=120\n",
+        )
+        .as_bytes(),
+    );
+    assert_eq!(st.format, Some(Format::TraceCmdReport));
+    assert_eq!(s.meta.get("switch_form").map(String::as_str), Some("kernel"));
+    assert_eq!(s.switches.prev_state, vec![PrevState::Preempted]);
+    assert_eq!(s.wakeups.kind, vec![WakeKind::WakeupNew]);
+    assert_eq!(s.tasks[s.switches.next[0] as usize].pid, 22694);
+    assert!(ImportSummary::new(&st, &s).missing.iter().all(|m| !m.what.contains("R+")));
 }

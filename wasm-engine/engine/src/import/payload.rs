@@ -74,6 +74,23 @@ pub fn pairs(text: &str) -> Option<Vec<(&str, &str)>> {
     Some(out)
 }
 
+/// A field value as a number and its unit suffix: `973671 [ns]` → (973671, Some("ns")),
+/// `-5` → (-5, None), `0x1f` → (31, None). `None` when the value is not numeric.
+pub fn numeric_value(v: &str) -> Option<(i64, Option<&str>)> {
+    let (num, unit) = match v.split_once([' ', '\t']) {
+        Some((n, u)) => {
+            let u = u.trim();
+            (n, Some(u.strip_prefix('[').and_then(|x| x.strip_suffix(']')).unwrap_or(u)))
+        }
+        None => (v, None),
+    };
+    let n = match num.strip_prefix("0x") {
+        Some(hex) => i64::from_str_radix(hex, 16).ok()?,
+        None => parse_i64(num)?,
+    };
+    Some((n, unit))
+}
+
 fn get<'a>(p: &[(&str, &'a str)], key: &str) -> Option<&'a str> {
     p.iter().find(|(k, _)| *k == key).map(|(_, v)| *v)
 }
@@ -322,6 +339,15 @@ mod tests {
         assert_eq!(p, vec![("comm", "Web Content"), ("pid", "7"), ("runtime", "973671 [ns]"), ("vruntime", "5 [ns]")]);
         assert_eq!(pairs("0xffff00000819ff24s: TRACE_MARKER_START"), None);
         assert_eq!(pairs("overutilized=0\t  ").unwrap(), vec![("overutilized", "0")]);
+    }
+
+    #[test]
+    fn numeric_values_and_units() {
+        assert_eq!(numeric_value("973671 [ns]"), Some((973_671, Some("ns"))));
+        assert_eq!(numeric_value("-5"), Some((-5, None)));
+        assert_eq!(numeric_value("0x1f"), Some((31, None)));
+        assert_eq!(numeric_value("12 usecs"), Some((12, Some("usecs"))));
+        assert_eq!(numeric_value("W|m"), None);
     }
 
     #[test]

@@ -70,6 +70,29 @@ impl PrevState {
         }
     }
 
+    /// A `u32` for typed-array columns: `R` 0, `R+` 0x100 (6.x `TASK_REPORT_MAX`), blocked states
+    /// their report bits (0x01..=0x80, [`state_bits::UNKNOWN`] 0x8000), and a raw number `n` as
+    /// `0x8000_0000 | (n & 0x7fff_ffff)` (lossy for numbers above 2^31; the exact value stays in
+    /// the record).
+    pub fn code(self) -> u32 {
+        match self {
+            PrevState::Runnable => 0,
+            PrevState::Preempted => 0x100,
+            PrevState::Blocked(bits) => u32::from(bits),
+            PrevState::Raw(n) => 0x8000_0000 | (n as u32 & 0x7fff_ffff),
+        }
+    }
+
+    /// Inverse of [`PrevState::code`] (raw numbers come back masked to 31 bits).
+    pub fn from_code(code: u32) -> PrevState {
+        match code {
+            0 => PrevState::Runnable,
+            0x100 => PrevState::Preempted,
+            c if c & 0x8000_0000 != 0 => PrevState::Raw(i64::from(c & 0x7fff_ffff)),
+            c => PrevState::Blocked(c as u16),
+        }
+    }
+
     /// True for `R` and `R+` (the task stayed on the runqueue).
     pub fn is_runnable(self) -> bool {
         matches!(self, PrevState::Runnable | PrevState::Preempted)
@@ -205,4 +228,25 @@ pub trait TraceSink {
     /// `cpu_empty` (`CPU 3 is empty`), `tracer`, `switch_form` (`kernel`, `plugin`, `raw`: the first
     /// sched_switch rendering seen). Default: ignored.
     fn meta(&mut self, _key: &str, _value: &str, _line: u64) {}
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn state_codes_round_trip() {
+        for s in [
+            PrevState::Runnable,
+            PrevState::Preempted,
+            PrevState::Blocked(state_bits::S | state_bits::D),
+            PrevState::Blocked(state_bits::UNKNOWN),
+            PrevState::Raw(4096),
+            PrevState::Raw(64),
+        ] {
+            assert_eq!(PrevState::from_code(s.code()), s, "{s:?}");
+        }
+        assert_eq!(PrevState::Blocked(state_bits::S | state_bits::D).kernel_text(), "S|D");
+        assert_eq!(PrevState::Preempted.kernel_text(), "R+");
+    }
 }

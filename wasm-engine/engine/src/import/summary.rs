@@ -3,7 +3,7 @@
 //! `schedlab import --json` and for the web worker; [`ImportSummary::text`] is the CLI's report.
 
 use super::detect::Format;
-use super::record::PrevState;
+use super::record::{EevdfEntity, PrevState};
 use super::store::TraceStore;
 use super::text::ImportStats;
 use serde::Serialize;
@@ -32,6 +32,17 @@ pub struct TaskRow {
     pub wakeups: u64,
 }
 
+/// Tasks of the bpftrace EEVDF-state dump.
+#[derive(Clone, Debug, Serialize, PartialEq, Eq)]
+pub struct EevdfTaskRow {
+    pub pid: i32,
+    pub comm: String,
+    /// `S` lines (the task's own entity).
+    pub samples: u64,
+    /// `G` lines (its parent group entity).
+    pub group_samples: u64,
+}
+
 /// Something a view needs that the trace does not have.
 #[derive(Clone, Debug, Serialize, PartialEq, Eq)]
 pub struct Missing {
@@ -58,6 +69,9 @@ pub struct ImportSummary {
     pub total_events: u64,
     pub events: BTreeMap<String, u64>,
     pub eevdf_samples: u64,
+    pub eevdf_tasks: Vec<EevdfTaskRow>,
+    /// First and last bpftrace `nsecs` (CLOCK_MONOTONIC: not the trace clock of the tracepoints).
+    pub eevdf_span_ns: Option<(u64, u64)>,
     pub tasks: Vec<TaskRow>,
     pub cpus: Vec<u32>,
     /// `cpus=N` / `#P:N` from the header, when present.
@@ -123,6 +137,25 @@ impl ImportSummary {
         }
         let switch_forms: Vec<String> =
             store.meta.get("switch_form").map(|v| v.split(',').map(str::to_string).collect()).unwrap_or_default();
+        let mut eevdf: BTreeMap<i32, EevdfTaskRow> = BTreeMap::new();
+        for e in &store.eevdf {
+            let row = eevdf.entry(e.pid).or_insert_with(|| EevdfTaskRow {
+                pid: e.pid,
+                comm: String::new(),
+                samples: 0,
+                group_samples: 0,
+            });
+            match &e.entity {
+                EevdfEntity::Task { comm, .. } => {
+                    row.samples += 1;
+                    if row.comm.is_empty() {
+                        row.comm = comm.clone();
+                    }
+                }
+                EevdfEntity::Group { .. } => row.group_samples += 1,
+            }
+        }
+        let eevdf_span_ns = store.eevdf.iter().map(|e| e.ts_ns).min().zip(store.eevdf.iter().map(|e| e.ts_ns).max());
         let mut s = ImportSummary {
             format: stats.format,
             format_name: match (stats.binary, stats.format) {
@@ -139,6 +172,8 @@ impl ImportSummary {
             total_events: store.records,
             events,
             eevdf_samples: store.eevdf.len() as u64,
+            eevdf_tasks: eevdf.into_values().collect(),
+            eevdf_span_ns,
             tasks,
             cpus: (0..store.cpus.len() as u32).filter(|&c| store.cpus[c as usize].records > 0).collect(),
             cpus_declared: store.meta.get("cpus").and_then(|v| v.trim().parse().ok()),
@@ -275,6 +310,13 @@ impl ImportSummary {
             s.push_str("skipped lines:\n");
             for r in &self.skipped {
                 s.push_str(&format!("  {:>7}  {} (e.g. line:col {})\n", r.count, r.reason, r.examples.join(", ")));
+            }
+        }
+        if let Some((a, b)) = self.eevdf_span_ns {
+            s.push_str(&format!("EEVDF samples: {} .. {} ns (bpftrace nsecs) ({})\n", a, b, ms(b - a)));
+            s.push_str("      pid   S lines   G lines  comm\n");
+            for t in &self.eevdf_tasks {
+                s.push_str(&format!("  {:>7}  {:>8}  {:>8}  {}\n", t.pid, t.samples, t.group_samples, t.comm));
             }
         }
         let mut tasks: Vec<&TaskRow> = self.tasks.iter().filter(|t| t.switches > 0).collect();
