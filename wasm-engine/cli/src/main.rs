@@ -5,12 +5,14 @@
 //! schedlab explain  <scenario> --at <time> [--variant NAME=VALUE ...] [--json]
 //! schedlab schema
 //! schedlab bench [--seconds N]
+//! schedlab import <trace> [--json]
 //! ```
 //! Bad input prints `schedlab: <file>:<line>:<col>: <what was expected>` and exits 2.
 
 mod aaron;
 mod bench;
 mod compare;
+mod import;
 mod wanpeng;
 
 use schedlab_engine::obs::explain::explain;
@@ -31,6 +33,9 @@ const USAGE: &str = "usage:
   schedlab gen wanpeng [--preset dbench|dedup|vips|kbuild] [--vms N]  print a 16-pCPU KVM scenario (Wanpeng Li's table presets)
   schedlab wanpeng-table [--duration T]    the table's 9 cells (series vs baseline) beside the seed's
   schedlab bench-kvm [--preset P]          4 VMs x 16 vCPUs on 16 pCPUs, 1 s simulated: wall time
+  schedlab import <trace> [--json]         read a text trace (tracefs, trace-cmd report, perf script,
+                                           systrace HTML, bpftrace EEVDF state): what it holds and lacks
+  schedlab bench-import [--mb N]           trace importer throughput on an N MiB synthetic trace (200)
 
 <time> is nanoseconds or a number with a unit (1.5s, 4ms, 300us).
 Variants: any scheduler feature (RUN_TO_PARITY=false), yield=forfeit|deadline_bump,
@@ -48,6 +53,7 @@ struct Args {
     preset: Option<String>,
     vms: Option<String>,
     duration: Option<String>,
+    mb: Option<String>,
 }
 
 fn parse_args(argv: &[String]) -> Result<Args, String> {
@@ -68,6 +74,7 @@ fn parse_args(argv: &[String]) -> Result<Args, String> {
         preset: None,
         vms: None,
         duration: None,
+        mb: None,
     };
     while let Some(arg) = it.next() {
         match arg.as_str() {
@@ -89,6 +96,7 @@ fn parse_args(argv: &[String]) -> Result<Args, String> {
             "--preset" => a.preset = Some(it.next().ok_or("--preset needs a name")?.clone()),
             "--vms" => a.vms = Some(it.next().ok_or("--vms needs a number")?.clone()),
             "--duration" => a.duration = Some(it.next().ok_or("--duration needs a time")?.clone()),
+            "--mb" => a.mb = Some(it.next().ok_or("--mb needs a number")?.clone()),
             "--variants" => a.compare = Some(it.next().ok_or("--variants needs A,B,...")?.clone()),
             "-h" | "--help" => return Err(String::new()),
             s if s.starts_with("--") => return Err(format!("unknown option {s}")),
@@ -126,7 +134,7 @@ fn out(s: &str) -> Result<(), String> {
 
 fn run(argv: &[String]) -> Result<(), String> {
     let a = parse_args(argv)?;
-    let takes_file = matches!(a.cmd.as_str(), "simulate" | "explain" | "bench" | "gen" | "compare");
+    let takes_file = matches!(a.cmd.as_str(), "simulate" | "explain" | "bench" | "gen" | "compare" | "import");
     if !takes_file && a.file.is_some() {
         return Err(format!("{} takes no scenario argument", a.cmd));
     }
@@ -211,6 +219,21 @@ fn run(argv: &[String]) -> Result<(), String> {
                 .filter(|n| (1..=60).contains(n))
                 .ok_or_else(|| format!("--seconds {secs:?}: expected 1..=60"))?;
             aaron::bench(384, 1100, 10_000, &format!("{s}s"))
+        }
+        "import" => {
+            let file = a.file.ok_or("import needs a trace file")?;
+            import::run(&file, a.json).and_then(|s| out(&s))
+        }
+        "bench-import" => {
+            let mb = match a.mb.as_deref() {
+                None => 200,
+                Some(v) => v
+                    .parse()
+                    .ok()
+                    .filter(|n| (1..=4096).contains(n))
+                    .ok_or_else(|| format!("--mb {v:?}: expected 1..=4096"))?,
+            };
+            import::bench(mb)
         }
         "bench" if a.file.is_some() => {
             let file = a.file.expect("checked");

@@ -5,10 +5,40 @@
 //! worker reads `Blob` slices), never paths, and keep no wall clock.
 //!
 //! Formats and their modules:
-//! * `/sys/kernel/tracing/trace` text, `trace-cmd report` (plugin, `-N`, `-R` forms) and
-//!   `perf script` text: line parsers;
+//! * `/sys/kernel/tracing/trace` text and `trace-cmd report` (plugin, `-N`, `-R` forms): `ftrace.rs`
+//!   (line prefix) and `payload.rs` (sched_switch / wakeup / migrate payloads, `name=value` pairs);
+//! * `perf script` text: `perf.rs`;
+//! * systrace HTML wrapping tracefs text: handled in `text.rs`;
+//! * the project's bpftrace EEVDF-state capture (`tools/kernel-capture/eevdf-state.bt`): `eevdf.rs`;
 //! * trace-cmd `.dat` versions 6 and 7: a binary decoder using the event format files the file
-//!   carries (`dat`);
-//! * the project's bpftrace EEVDF-state capture (`tools/capture/eevdf-state.bt`).
+//!   carries (`dat`, separate).
+//!
+//! Use: [`text::TextImporter`] (`feed` chunks, then `finish`) into a [`store::TraceStore`], then
+//! [`summary::ImportSummary::new`]. [`import_text`] does all three for bytes already in memory.
 
+pub mod detect;
+pub mod eevdf;
+pub mod ftrace;
+pub mod lex;
+pub mod lines;
+pub mod payload;
+pub mod perf;
 pub mod record;
+pub mod store;
+pub mod summary;
+pub mod text;
+
+pub use detect::{binary_kind, Binary, Format};
+pub use record::{EevdfEntity, EevdfSample, PrevState, SchedPayload, Skipped, TraceRecord, TraceSink, WakeKind};
+pub use store::TraceStore;
+pub use summary::ImportSummary;
+pub use text::{ImportStats, TextImporter};
+
+/// Imports a whole text trace held in memory: (store, stats).
+pub fn import_text(bytes: &[u8]) -> (TraceStore, ImportStats) {
+    let mut store = TraceStore::new();
+    let mut imp = TextImporter::new();
+    imp.feed(bytes, &mut store);
+    imp.finish(&mut store);
+    (store, imp.stats().clone())
+}

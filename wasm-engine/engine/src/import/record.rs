@@ -22,6 +22,83 @@ pub enum PrevState {
     Raw(i64),
 }
 
+/// The report bits of `prev_state` (kernel 6.x `TASK_REPORT`, as `TP_printk` names them).
+pub mod state_bits {
+    pub const S: u16 = 0x01;
+    pub const D: u16 = 0x02;
+    pub const T: u16 = 0x04;
+    pub const LOWER_T: u16 = 0x08;
+    pub const X: u16 = 0x10;
+    pub const Z: u16 = 0x20;
+    pub const P: u16 = 0x40;
+    pub const I: u16 = 0x80;
+    /// Letters outside both tables (older kernels' `K`, `W`, `N`...) set this bit.
+    pub const UNKNOWN: u16 = 0x8000;
+}
+
+impl PrevState {
+    /// The kernel `TP_printk` rendering (`R`, `R+`, `S`, `S|D`...); `Raw` prints its number.
+    pub fn kernel_text(self) -> String {
+        use state_bits as b;
+        match self {
+            PrevState::Runnable => "R".to_string(),
+            PrevState::Preempted => "R+".to_string(),
+            PrevState::Raw(n) => n.to_string(),
+            PrevState::Blocked(bits) => {
+                let names = [
+                    (b::S, 'S'),
+                    (b::D, 'D'),
+                    (b::T, 'T'),
+                    (b::LOWER_T, 't'),
+                    (b::X, 'X'),
+                    (b::Z, 'Z'),
+                    (b::P, 'P'),
+                    (b::I, 'I'),
+                    (b::UNKNOWN, '?'),
+                ];
+                let mut s = String::new();
+                for (bit, c) in names {
+                    if bits & bit != 0 {
+                        if !s.is_empty() {
+                            s.push('|');
+                        }
+                        s.push(c);
+                    }
+                }
+                s
+            }
+        }
+    }
+
+    /// A `u32` for typed-array columns: `R` 0, `R+` 0x100 (6.x `TASK_REPORT_MAX`), blocked states
+    /// their report bits (0x01..=0x80, [`state_bits::UNKNOWN`] 0x8000), and a raw number `n` as
+    /// `0x8000_0000 | (n & 0x7fff_ffff)` (lossy for numbers above 2^31; the exact value stays in
+    /// the record).
+    pub fn code(self) -> u32 {
+        match self {
+            PrevState::Runnable => 0,
+            PrevState::Preempted => 0x100,
+            PrevState::Blocked(bits) => u32::from(bits),
+            PrevState::Raw(n) => 0x8000_0000 | (n as u32 & 0x7fff_ffff),
+        }
+    }
+
+    /// Inverse of [`PrevState::code`] (raw numbers come back masked to 31 bits).
+    pub fn from_code(code: u32) -> PrevState {
+        match code {
+            0 => PrevState::Runnable,
+            0x100 => PrevState::Preempted,
+            c if c & 0x8000_0000 != 0 => PrevState::Raw(i64::from(c & 0x7fff_ffff)),
+            c => PrevState::Blocked(c as u16),
+        }
+    }
+
+    /// True for `R` and `R+` (the task stayed on the runqueue).
+    pub fn is_runnable(self) -> bool {
+        matches!(self, PrevState::Runnable | PrevState::Preempted)
+    }
+}
+
 /// The scheduler tracepoints the replay understands, with their fields typed.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum SchedPayload {
@@ -33,6 +110,9 @@ pub enum SchedPayload {
         next_comm: String,
         next_pid: i32,
         next_prio: i32,
+        /// Keys the kernel's `TP_printk` does not print (vendor kernels, e.g. MediaTek's
+        /// `extra_prev_state=`), in file order.
+        extra: Vec<(String, String)>,
     },
     /// `sched_waking`, `sched_wakeup` and `sched_wakeup_new` (see [`WakeKind`]).
     Wakeup {
@@ -42,6 +122,8 @@ pub enum SchedPayload {
         prio: i32,
         target_cpu: i32,
         success: Option<i32>,
+        /// Vendor keys after the standard ones, in file order (Android's `state=W|m`).
+        extra: Vec<(String, String)>,
     },
     MigrateTask {
         comm: String,
@@ -49,13 +131,12 @@ pub enum SchedPayload {
         prio: i32,
         orig_cpu: i32,
         dest_cpu: i32,
+        /// Vendor keys (Perfetto's protobuf has `running=` and `load=`), in file order.
+        extra: Vec<(String, String)>,
     },
     /// Anything else: the event's fields in file order (`[ns]`-style unit suffixes kept in the
     /// value); `text` is the payload as printed when the format has no `name=value` form.
-    Other {
-        fields: Vec<(String, String)>,
-        text: Option<String>,
-    },
+    Other { fields: Vec<(String, String)>, text: Option<String> },
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -89,10 +170,83 @@ pub struct Skipped {
     pub reason: String,
 }
 
+/// One line of the project's bpftrace capture (`tools/kernel-capture/eevdf-state.bt`, run at
+/// `tracepoint:sched:sched_switch` for tasks named `k*`): the real EEVDF state of the task leaving
+/// the CPU. Not a tracepoint record, so it has its own sink method ([`TraceSink::eevdf`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EevdfSample {
+    /// bpftrace `nsecs` (`ktime_get_ns()`: CLOCK_MONOTONIC, not the trace clock).
+    pub ts_ns: u64,
+    pub cpu: u32,
+    pub pid: i32,
+    pub line: u64,
+    pub entity: EevdfEntity,
+}
+
+/// The two line kinds of the capture.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum EevdfEntity {
+    /// `S`: the task's `sched_entity` and its `cfs_rq`.
+    Task {
+        comm: String,
+        /// `args->prev_state` of the sched_switch (`__trace_sched_switch_state()`, numeric).
+        prev_state: i64,
+        vruntime: u64,
+        deadline: u64,
+        /// `se.vlag`, which shares a union with `vprot` while the entity runs (`lagprot=`).
+        vlag_or_vprot: i64,
+        slice: u64,
+        /// `se.load.weight` (scaled: nice 0 is 1048576 on 64-bit).
+        weight: u64,
+        sum_exec_runtime: u64,
+        depth: i32,
+        sched_delayed: bool,
+        /// `cfs_rq->zero_vruntime`.
+        zero_vruntime: u64,
+        /// `cfs_rq->sum_w_vruntime` (printed under the label `q_sumw`; the capture swaps the
+        /// `q_sumw`/`q_wsum` labels, see docs/kernel-6.18.44-findings.md).
+        sum_w_vruntime: i64,
+        /// `cfs_rq->sum_weight` (label `q_wsum`).
+        sum_weight: u64,
+        nr_queued: u32,
+    },
+    /// `G`: the parent group entity (`se->parent`) and the cfs_rq it is queued on.
+    Group { vruntime: u64, deadline: u64, slice: u64, weight: u64, depth: i32, zero_vruntime: u64, nr_queued: u32 },
+}
+
 /// Where importers put what they read.
 pub trait TraceSink {
     fn record(&mut self, rec: TraceRecord);
-    /// `CPU:%d [LOST %lu EVENTS]` (text) or a lost-events page header (`.dat`).
+    /// `CPU:%d [LOST %lu EVENTS]` (tracefs), `CPU:%d [%lld EVENTS DROPPED]` (`trace-cmd report`;
+    /// count 0 when it printed `[EVENTS DROPPED]` without a number) or a lost-events page header
+    /// (`.dat`).
     fn lost(&mut self, cpu: u32, count: u64, line: u64);
     fn skipped(&mut self, s: Skipped);
+    /// A bpftrace EEVDF-state line. Sinks that only want tracepoints ignore it.
+    fn eevdf(&mut self, _s: EevdfSample) {}
+    /// File-level facts: `cpus` (the `cpus=N` header of `trace-cmd report`, or `#P:N` of tracefs),
+    /// `cpu_empty` (`CPU 3 is empty`), `tracer`, `switch_form` (`kernel`, `plugin`, `raw`: the first
+    /// sched_switch rendering seen). Default: ignored.
+    fn meta(&mut self, _key: &str, _value: &str, _line: u64) {}
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn state_codes_round_trip() {
+        for s in [
+            PrevState::Runnable,
+            PrevState::Preempted,
+            PrevState::Blocked(state_bits::S | state_bits::D),
+            PrevState::Blocked(state_bits::UNKNOWN),
+            PrevState::Raw(4096),
+            PrevState::Raw(64),
+        ] {
+            assert_eq!(PrevState::from_code(s.code()), s, "{s:?}");
+        }
+        assert_eq!(PrevState::Blocked(state_bits::S | state_bits::D).kernel_text(), "S|D");
+        assert_eq!(PrevState::Preempted.kernel_text(), "R+");
+    }
 }

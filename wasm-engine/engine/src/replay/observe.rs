@@ -126,7 +126,7 @@ impl Observed {
     }
 
     fn switch(&mut self, cpu: u32, ts: u64, p: &SchedPayload) {
-        let SchedPayload::Switch { prev_comm, prev_pid, prev_prio, prev_state, next_comm, next_pid, next_prio } = p
+        let SchedPayload::Switch { prev_comm, prev_pid, prev_prio, prev_state, next_comm, next_pid, next_prio, .. } = p
         else {
             return;
         };
@@ -258,6 +258,7 @@ mod tests {
                 next_comm: next.0.into(),
                 next_pid: next.1,
                 next_prio: 120,
+                extra: Vec::new(),
             },
         }
     }

@@ -1,0 +1,181 @@
+//! `schedlab import <trace> [--json]`: reads a text trace (tracefs, `trace-cmd report`, `perf
+//! script`, systrace HTML, the bpftrace EEVDF-state dump) in 1 MiB chunks through the engine's
+//! streaming importer and prints the import summary.
+//!
+//! `schedlab bench-import [--mb N]`: the importer's throughput on a synthetic tracefs trace built in
+//! memory (deterministic: sched_switch, sched_wakeup, sched_stat_runtime over 8 CPUs and 600 tasks).
+
+use schedlab_engine::import::record::{EevdfSample, Skipped, TraceRecord, TraceSink};
+use schedlab_engine::import::{binary_kind, Binary, ImportSummary, TextImporter, TraceStore};
+use std::fmt::Write as _;
+use std::io::Read;
+use std::time::Instant;
+
+const CHUNK: usize = 1 << 20;
+
+pub fn run(file: &str, json: bool) -> Result<String, String> {
+    let mut f = std::fs::File::open(file).map_err(|e| format!("{file}: cannot read: {e}"))?;
+    let mut buf = vec![0u8; CHUNK];
+    let mut store = TraceStore::new();
+    let mut imp = TextImporter::new();
+    let mut first = true;
+    loop {
+        let n = f.read(&mut buf).map_err(|e| format!("{file}: read error: {e}"))?;
+        if n == 0 {
+            break;
+        }
+        if first {
+            first = false;
+            match binary_kind(&buf[..n]) {
+                Some(Binary::TraceDat) => return Err(format!("{file}: trace-cmd .dat support: not in this build")),
+                Some(Binary::Gzip) => return Err(format!("{file}: gzip-compressed; decompress it first (gunzip)")),
+                None => {}
+            }
+        }
+        imp.feed(&buf[..n], &mut store);
+    }
+    imp.finish(&mut store);
+    let summary = ImportSummary::new(imp.stats(), &store);
+    if json {
+        Ok(format!("{}\n", serde_json::to_string_pretty(&summary).expect("summary serialises")))
+    } else {
+        Ok(summary.text())
+    }
+}
+
+/// Deterministic xorshift.
+struct Rng(u64);
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+}
+
+/// A synthetic `/sys/kernel/tracing/trace` of at least `bytes` bytes.
+pub fn synthetic_trace(bytes: usize) -> String {
+    const CPUS: usize = 8;
+    const TASKS: usize = 600;
+    let comms: Vec<String> = (0..TASKS)
+        .map(|i| match i % 6 {
+            0 => format!("worker-{i}"),
+            1 => format!("kworker/u16:{}", i % 13),
+            2 => "Web Content".to_string(),
+            3 => format!("irq/{}-mmc1", i % 90),
+            4 => format!("postgres: w{i}"),
+            _ => format!("k_{i}"),
+        })
+        .collect();
+    let mut s = String::with_capacity(bytes + 4096);
+    s.push_str("# tracer: nop\n#\n# entries-in-buffer/entries-written: 0/0   #P:8\n#\n");
+    let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+    let mut cur: Vec<usize> = (0..CPUS).map(|c| c * 7 % TASKS).collect();
+    let mut ts: u64 = 1_000_000_000_000;
+    let states = ["S", "R+", "D", "R", "S", "S", "I"];
+    while s.len() < bytes {
+        ts += 200 + rng.below(3000);
+        let cpu = rng.below(CPUS as u64) as usize;
+        let prev = cur[cpu];
+        let (secs, us) = (ts / 1_000_000_000, (ts / 1000) % 1_000_000);
+        let head = |s: &mut String, t: usize, flags: &str| {
+            let task = format!("{}-{}", comms[t], 1000 + t);
+            let _ = write!(s, "{task:>22} [{cpu:03}] {flags} {secs:>6}.{us:06}: ");
+        };
+        match rng.below(10) {
+            0..=3 => {
+                head(&mut s, prev, "d..2.");
+                let _ = writeln!(
+                    s,
+                    "sched_stat_runtime: comm={} pid={} runtime={} [ns]",
+                    comms[prev],
+                    1000 + prev,
+                    rng.below(4_000_000)
+                );
+            }
+            4..=6 => {
+                let next = rng.below(TASKS as u64) as usize;
+                head(&mut s, prev, "d..2.");
+                let st = states[rng.below(states.len() as u64) as usize];
+                let _ = writeln!(
+                    s,
+                    "sched_switch: prev_comm={} prev_pid={} prev_prio=120 prev_state={st} ==> next_comm={} next_pid={} next_prio={}",
+                    comms[prev],
+                    1000 + prev,
+                    comms[next],
+                    1000 + next,
+                    100 + next % 40
+                );
+                cur[cpu] = next;
+            }
+            _ => {
+                let wakee = rng.below(TASKS as u64) as usize;
+                head(&mut s, prev, "dNh5.");
+                let _ = writeln!(
+                    s,
+                    "sched_wakeup: comm={} pid={} prio=120 target_cpu={:03}",
+                    comms[wakee],
+                    1000 + wakee,
+                    rng.below(CPUS as u64)
+                );
+            }
+        }
+    }
+    s
+}
+
+/// Drops everything: the parser alone.
+struct Discard(u64);
+impl TraceSink for Discard {
+    fn record(&mut self, _rec: TraceRecord) {
+        self.0 += 1;
+    }
+    fn lost(&mut self, _cpu: u32, _count: u64, _line: u64) {}
+    fn skipped(&mut self, _s: Skipped) {}
+    fn eevdf(&mut self, _s: EevdfSample) {}
+}
+
+pub fn bench(mb: u64) -> Result<(), String> {
+    let t0 = Instant::now();
+    let text = synthetic_trace((mb as usize) << 20);
+    let gen = t0.elapsed().as_secs_f64();
+    let size = text.len() as f64 / (1 << 20) as f64;
+    println!("synthetic tracefs trace: {size:.1} MiB, {} lines, generated in {gen:.2} s", text.lines().count());
+    let bytes = text.as_bytes();
+
+    let t = Instant::now();
+    let mut d = Discard(0);
+    let mut imp = TextImporter::new();
+    for c in bytes.chunks(CHUNK) {
+        imp.feed(c, &mut d);
+    }
+    imp.finish(&mut d);
+    let parse = t.elapsed().as_secs_f64();
+    println!("parse only (records dropped): {:.3} s, {:.0} MiB/s, {} records", parse, size / parse, d.0);
+
+    let t = Instant::now();
+    let mut store = TraceStore::new();
+    let mut imp = TextImporter::new();
+    for c in bytes.chunks(CHUNK) {
+        imp.feed(c, &mut store);
+    }
+    imp.finish(&mut store);
+    let into = t.elapsed().as_secs_f64();
+    let s = ImportSummary::new(imp.stats(), &store);
+    println!(
+        "parse into the store:         {:.3} s, {:.0} MiB/s, {} records, {} tasks, {} skipped lines",
+        into,
+        size / into,
+        s.total_events,
+        s.tasks.len(),
+        s.lines_skipped
+    );
+    if s.lines_skipped > 0 {
+        return Err(format!("the synthetic trace has skipped lines: {:?}", s.skipped));
+    }
+    Ok(())
+}
