@@ -278,6 +278,7 @@ mod tests {
                 prio: 120,
                 target_cpu: 1,
                 success: None,
+                extra: Vec::new(),
             },
         }
     }
