@@ -13,6 +13,7 @@ mod aaron;
 mod bench;
 mod compare;
 mod import;
+mod replay;
 mod wanpeng;
 
 use schedlab_engine::obs::explain::explain;
@@ -35,6 +36,9 @@ const USAGE: &str = "usage:
   schedlab bench-kvm [--preset P]          4 VMs x 16 vCPUs on 16 pCPUs, 1 s simulated: wall time
   schedlab import <trace> [--json]         read a text trace (tracefs, trace-cmd report, perf script,
                                            systrace HTML, bpftrace EEVDF state): what it holds and lacks
+  schedlab replay <trace> [--cgroups LAYOUT] [--variant K=V] [--json | --emit-scenario]
+                                           shadow re-simulation: the trace's workload simulated, per task
+                                           observed vs simulated share and switches, agreement
   schedlab bench-import [--mb N]           trace importer throughput on an N MiB synthetic trace (200)
 
 <time> is nanoseconds or a number with a unit (1.5s, 4ms, 300us).
@@ -54,6 +58,8 @@ struct Args {
     vms: Option<String>,
     duration: Option<String>,
     mb: Option<String>,
+    cgroups: Option<String>,
+    emit_scenario: bool,
 }
 
 fn parse_args(argv: &[String]) -> Result<Args, String> {
@@ -75,10 +81,14 @@ fn parse_args(argv: &[String]) -> Result<Args, String> {
         vms: None,
         duration: None,
         mb: None,
+        cgroups: None,
+        emit_scenario: false,
     };
     while let Some(arg) = it.next() {
         match arg.as_str() {
             "--json" => a.json = true,
+            "--emit-scenario" => a.emit_scenario = true,
+            "--cgroups" => a.cgroups = Some(it.next().ok_or("--cgroups needs a layout file")?.clone()),
             "--log" => {
                 a.events_only = match it.next().map(String::as_str) {
                     Some("full") => false,
@@ -134,7 +144,8 @@ fn out(s: &str) -> Result<(), String> {
 
 fn run(argv: &[String]) -> Result<(), String> {
     let a = parse_args(argv)?;
-    let takes_file = matches!(a.cmd.as_str(), "simulate" | "explain" | "bench" | "gen" | "compare" | "import");
+    let takes_file =
+        matches!(a.cmd.as_str(), "simulate" | "explain" | "bench" | "gen" | "compare" | "import" | "replay");
     if !takes_file && a.file.is_some() {
         return Err(format!("{} takes no scenario argument", a.cmd));
     }
@@ -219,6 +230,10 @@ fn run(argv: &[String]) -> Result<(), String> {
                 .filter(|n| (1..=60).contains(n))
                 .ok_or_else(|| format!("--seconds {secs:?}: expected 1..=60"))?;
             aaron::bench(384, 1100, 10_000, &format!("{s}s"))
+        }
+        "replay" => {
+            let file = a.file.ok_or("replay needs a trace file")?;
+            replay::run(&file, a.cgroups.as_deref(), &a.variants, a.json, a.emit_scenario).and_then(|s| out(&s))
         }
         "import" => {
             let file = a.file.ok_or("import needs a trace file")?;

@@ -159,7 +159,42 @@ pub struct TraceRecord {
     pub event: String,
     /// Source position (1-based line for text; record index for `.dat`).
     pub line: u64,
+    /// The context flags (`trace_flags`: [`trace_flags::IRQS_OFF`], `NEED_RESCHED`, `HARDIRQ`,
+    /// `SOFTIRQ`), from the latency-flag column or `.dat`'s `common_flags`; None when the
+    /// format does not print them (`trace-cmd report` without `-l`, `perf script`).
+    pub flags: Option<u8>,
     pub payload: SchedPayload,
+}
+
+/// The kernel's `trace_flag_type` bits (kernel/trace/trace.h) that the replay reads.
+pub mod trace_flags {
+    pub const IRQS_OFF: u8 = 0x01;
+    pub const NEED_RESCHED: u8 = 0x04;
+    pub const HARDIRQ: u8 = 0x08;
+    pub const SOFTIRQ: u8 = 0x10;
+
+    /// Decodes the printed latency flags (`d..2.`, `dNh1.`; 4 or 5 characters): irqs-off,
+    /// need-resched (any letter: `N`, `n`, `p`, `L`, `b`, `B`), hard/soft irq (`h`, `H`, `s`,
+    /// `z`). None for an empty column.
+    pub fn from_text(flags: &str) -> Option<u8> {
+        let b = flags.as_bytes();
+        if b.len() < 3 {
+            return None;
+        }
+        let mut f = 0;
+        if b[0] == b'd' || b[0] == b'D' {
+            f |= IRQS_OFF;
+        }
+        if b[1] != b'.' {
+            f |= NEED_RESCHED;
+        }
+        match b[2] {
+            b'h' | b'H' | b'z' | b'Z' => f |= HARDIRQ,
+            b's' => f |= SOFTIRQ,
+            _ => {}
+        }
+        Some(f)
+    }
 }
 
 /// Why an input line was not turned into a record.

@@ -300,6 +300,7 @@ impl Parser {
                     comm: e.comm.to_string(),
                     event: e.event.to_string(),
                     line: no,
+                    flags: super::record::trace_flags::from_text(e.flags),
                     payload,
                 });
             }

@@ -22,6 +22,9 @@ pub struct TaskReport {
     pub simulated_share_pct: f64,
     pub observed_switches: u64,
     pub simulated_switches: u64,
+    /// `sched_yield()` calls inferred from the trace, and made in the model.
+    pub observed_yields: u64,
+    pub simulated_yields: u64,
 }
 
 /// A task the shadow leaves out (real-time or idle class, or never ran).
@@ -100,6 +103,8 @@ fn compare(obs: &Observed, shadow: &Shadow, sim: &Simulation, variants: &[(Strin
                 simulated_share_pct: pct(s.cpu_time_ns, sim_on[cpu as usize]),
                 observed_switches: t.switches_out,
                 simulated_switches: s.switches_out,
+                observed_yields: t.yields,
+                simulated_yields: s.yields,
             }
         })
         .collect();

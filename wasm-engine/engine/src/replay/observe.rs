@@ -6,17 +6,29 @@
 //! a task that exec'd is named after its new image, as `oracle.py` does):
 //! * CPU time between being switched in and switched out accumulates into a burst;
 //! * a switch-out as `R+` (preempted) continues the burst;
-//! * a switch-out as plain `R` (still runnable, not preempted: `sched_yield()` and the like)
-//!   ends the burst with a yield;
+//! * a switch-out as plain `R` means "still runnable, switched by a call to schedule() rather
+//!   than by kernel preemption". On a `PREEMPT_NONE` kernel (ours) that is both `sched_yield()`
+//!   and an involuntary switch at return to user after a tick or wakeup set need-resched. The
+//!   two are told apart by the latency flags: the task's last record before such a switch
+//!   (the `sched_stat_runtime` of `__schedule()`'s `update_curr()`) carries need-resched
+//!   (`N`) for an involuntary switch, which then continues the burst like `R+`. A yield ends
+//!   the burst. Yields that did not switch are not in `sched_switch`, but each `sched_yield()`
+//!   runs `update_curr()`, which emits `sched_stat_runtime`: the task's own such records
+//!   (outside interrupts, without need-resched) count its yields, and the burst's CPU time is
+//!   spread evenly over them. Without flags (`trace-cmd report` without `-l`, `perf script`)
+//!   every plain `R` is taken as one yield;
 //! * a switch-out in a blocked state (`S`, `D`, …) ends the burst with a sleep that lasts until
 //!   the next `sched_wakeup`/`sched_wakeup_new` of the task (or its `sched_waking`, when the
 //!   trace has no `sched_wakeup` and the task is switched in after it);
+//! * a task that exits (`Z`/`X`) records when (see `shadow` for what that becomes);
 //! * a task still running or runnable when the trace ends keeps running ("forever").
 //!
 //! Named shortcuts: sleeps are open loop (a fixed duration, not "until the waker runs"), and
 //! pid reuse within one trace is not split into separate tasks.
 
-use crate::import::record::{PrevState, SchedPayload, Skipped, TraceRecord, TraceSink, WakeKind};
+use crate::import::record::{
+    state_bits, trace_flags, PrevState, SchedPayload, Skipped, TraceRecord, TraceSink, WakeKind,
+};
 use std::collections::BTreeMap;
 
 /// One step of an inferred behaviour.
@@ -43,8 +55,10 @@ pub struct ObservedTask {
     pub switches_out: u64,
     /// Switched out while still runnable (`R` or `R+`).
     pub switches_out_runnable: u64,
-    /// Switched out as plain `R`.
+    /// `sched_yield()` calls inferred (see the module docs).
     pub yields: u64,
+    /// Plain-`R` switch-outs with need-resched set: involuntary, at return to user.
+    pub involuntary: u64,
     pub sleeps: u64,
     /// When it was first seen (ns, trace clock).
     pub first_ns: u64,
@@ -52,11 +66,21 @@ pub struct ObservedTask {
     pub ops: Vec<ShadowOp>,
     /// Still demanding CPU at the end of the trace.
     pub runs_on: bool,
+    /// When it was seen exiting (`Z`/`X`).
+    pub exit_ns: Option<u64>,
+    /// Involuntary switch-outs (`R+`, or `R` with need-resched) since it last blocked: its
+    /// demand outran what it got.
+    pub preempted_since_block: u32,
     // Inference state.
     on_cpu: Option<(u32, u64)>,
     burst: u64,
     blocked_since: Option<u64>,
     waking: Option<u64>,
+    /// Its own `sched_stat_runtime` records since it was switched in, outside interrupts and
+    /// without need-resched (yield candidates).
+    stats: u32,
+    /// The flags of its last own record since it was switched in.
+    last_flags: Option<u8>,
 }
 
 impl ObservedTask {
@@ -74,6 +98,12 @@ impl ObservedTask {
         if self.burst > 0 {
             self.ops.push(ShadowOp::Run(std::mem::take(&mut self.burst)));
         }
+    }
+
+    /// The task exited at `ts`.
+    fn exit(&mut self, ts: u64) {
+        self.exit_ns = Some(ts);
+        self.end_burst();
     }
 }
 
@@ -101,7 +131,12 @@ pub struct Observed {
     pub lost: u64,
     /// Records whose time went backwards on their CPU (kept, clamped).
     pub out_of_order: u64,
+    /// Switch-outs the trace does not have: a record on a CPU from another task than the one
+    /// last switched in there (filtered or lost events). The run is ended at that record and
+    /// taken as a block.
+    pub missing_switches: u64,
     last_on_cpu: Vec<u64>,
+    cpu_cur: Vec<Option<u32>>,
 }
 
 impl Observed {
@@ -147,21 +182,42 @@ impl Observed {
             self.runs.push(Run { cpu, task: prev as u32, start: since, end: ts });
         }
         match prev_state {
-            PrevState::Preempted => t.switches_out_runnable += 1,
+            PrevState::Preempted => {
+                t.switches_out_runnable += 1;
+                t.preempted_since_block += 1;
+            }
+            PrevState::Runnable if t.last_flags.is_some_and(|f| f & trace_flags::NEED_RESCHED != 0) => {
+                t.switches_out_runnable += 1;
+                t.involuntary += 1;
+                t.preempted_since_block += 1;
+            }
             PrevState::Runnable => {
                 t.switches_out_runnable += 1;
-                t.yields += 1;
-                t.end_burst();
-                t.ops.push(ShadowOp::Yield);
+                let n = t.stats.max(1) as u64;
+                t.yields += n;
+                let burst = std::mem::take(&mut t.burst);
+                for k in 0..n {
+                    // Spread evenly, the remainder on the first.
+                    let part = burst / n + if k == 0 { burst % n } else { 0 };
+                    if part > 0 {
+                        t.ops.push(ShadowOp::Run(part));
+                    }
+                    t.ops.push(ShadowOp::Yield);
+                }
             }
+            PrevState::Blocked(bits) if bits & (state_bits::Z | state_bits::X) != 0 => t.exit(ts),
             PrevState::Blocked(_) | PrevState::Raw(_) => {
                 t.sleeps += 1;
                 t.end_burst();
                 t.blocked_since = Some(ts);
+                t.preempted_since_block = 0;
             }
         }
         let next = self.task(*next_pid, next_comm, *next_prio, ts);
+        self.cpu_cur[cpu as usize] = Some(next as u32);
         let n = &mut self.tasks[next];
+        n.stats = 0;
+        n.last_flags = None;
         n.on_cpu = Some((cpu, ts));
         // Switched in without a sched_wakeup we saw: its sleep ended at its sched_waking, or
         // here.
@@ -169,6 +225,28 @@ impl Observed {
             let end = n.waking.take().unwrap_or(ts).clamp(b, ts);
             n.ops.push(ShadowOp::Sleep(end - b));
         }
+    }
+
+    /// The task last switched in on `cpu` is no longer current there at `ts`.
+    fn implicit_out(&mut self, cpu: u32, ts: u64) {
+        let Some(i) = self.cpu_cur[cpu as usize].take() else { return };
+        let t = &mut self.tasks[i as usize];
+        let Some((c, since)) = t.on_cpu else { return };
+        if c != cpu {
+            return;
+        }
+        t.on_cpu = None;
+        let ran = ts - since;
+        t.runtime_ns += ran;
+        *t.runtime_on.entry(cpu).or_default() += ran;
+        t.burst += ran;
+        if ran > 0 {
+            self.runs.push(Run { cpu, task: i, start: since, end: ts });
+        }
+        t.switches_out += 1;
+        t.end_burst();
+        t.blocked_since = Some(ts);
+        self.missing_switches += 1;
     }
 
     fn wakeup(&mut self, ts: u64, kind: WakeKind, p: &SchedPayload) {
@@ -198,7 +276,7 @@ impl Observed {
                     self.runs.push(Run { cpu, task: i as u32, start: since, end: t1 });
                 }
             }
-            t.runs_on = t.blocked_since.is_none();
+            t.runs_on = t.blocked_since.is_none() && t.exit_ns.is_none();
             t.end_burst();
         }
         self.runs.sort_by_key(|r| (r.cpu, r.start));
@@ -213,6 +291,7 @@ impl TraceSink for Observed {
         self.cpus = self.cpus.max(rec.cpu + 1);
         if self.last_on_cpu.len() < self.cpus as usize {
             self.last_on_cpu.resize(self.cpus as usize, 0);
+            self.cpu_cur.resize(self.cpus as usize, None);
         }
         let last = &mut self.last_on_cpu[rec.cpu as usize];
         let ts = if ts < *last {
@@ -222,9 +301,31 @@ impl TraceSink for Observed {
             *last = ts;
             ts
         };
+        if let Some(cur) = self.cpu_cur[rec.cpu as usize] {
+            if self.tasks[cur as usize].pid != rec.pid {
+                self.implicit_out(rec.cpu, ts);
+            }
+        }
         match &rec.payload {
             p @ SchedPayload::Switch { .. } => self.switch(rec.cpu, ts, p),
-            p @ SchedPayload::Wakeup { kind, .. } => self.wakeup(ts, *kind, p),
+            p @ SchedPayload::Wakeup { kind, .. } => {
+                if let Some(cur) = self.cpu_cur[rec.cpu as usize] {
+                    self.tasks[cur as usize].last_flags = rec.flags;
+                }
+                self.wakeup(ts, *kind, p)
+            }
+            SchedPayload::Other { .. } => {
+                if let Some(cur) = self.cpu_cur[rec.cpu as usize] {
+                    let t = &mut self.tasks[cur as usize];
+                    t.last_flags = rec.flags;
+                    let quiet = rec.flags.is_none_or(|f| {
+                        f & (trace_flags::NEED_RESCHED | trace_flags::HARDIRQ | trace_flags::SOFTIRQ) == 0
+                    });
+                    if rec.event == "sched_stat_runtime" && quiet {
+                        t.stats += 1;
+                    }
+                }
+            }
             _ => {}
         }
     }
@@ -250,6 +351,7 @@ mod tests {
             comm: prev.0.into(),
             event: "sched_switch".into(),
             line: 0,
+            flags: None,
             payload: SchedPayload::Switch {
                 prev_comm: prev.0.into(),
                 prev_pid: prev.1,
@@ -263,14 +365,16 @@ mod tests {
         }
     }
 
-    fn wakeup(ts: u64, who: (&str, i32)) -> TraceRecord {
+    /// A wakeup of `who` raised while `current` runs.
+    fn wakeup(ts: u64, who: (&str, i32), current: (&str, i32)) -> TraceRecord {
         TraceRecord {
             ts_ns: ts,
             cpu: 1,
-            pid: 0,
-            comm: "<idle>".into(),
+            pid: current.1,
+            comm: current.0.into(),
             event: "sched_wakeup".into(),
             line: 0,
+            flags: None,
             payload: SchedPayload::Wakeup {
                 kind: WakeKind::Wakeup,
                 comm: who.0.into(),
@@ -291,7 +395,7 @@ mod tests {
             switch(1_000, h, PrevState::Preempted, y),
             switch(1_300, y, PrevState::Runnable, s),
             switch(1_500, s, PrevState::Blocked(1), h),
-            wakeup(2_000, s),
+            wakeup(2_000, s, h),
             switch(2_500, h, PrevState::Preempted, s),
             switch(2_600, s, PrevState::Blocked(1), idle),
             switch(2_700, idle, PrevState::Runnable, h),
@@ -309,5 +413,25 @@ mod tests {
         assert!(!t("sleeper").runs_on);
         assert_eq!(o.runs.len(), 6);
         assert_eq!((o.t0, o.t1, o.cpus), (Some(1_000), 3_000, 2));
+        assert_eq!(o.missing_switches, 0);
+    }
+
+    #[test]
+    fn a_record_from_another_task_ends_a_run_whose_switch_out_is_missing() {
+        let (a, b, k) = (("a", 10), ("b", 11), ("kworker/1:0", 23));
+        let mut o = Observed::default();
+        o.record(switch(1_000, k, PrevState::Blocked(0x80), a));
+        // The switch a → k is not in the trace; k's own record at 1_400 shows a is gone.
+        let mut r = switch(1_500, k, PrevState::Blocked(0x80), b);
+        r.ts_ns = 1_400;
+        r.payload = SchedPayload::Other { fields: Vec::new(), text: None };
+        o.record(r);
+        o.record(switch(1_500, k, PrevState::Blocked(0x80), b));
+        o.record(wakeup(1_700, a, b));
+        o.finish();
+        let t = |c: &str| o.tasks.iter().find(|t| t.comm == c).unwrap();
+        assert_eq!(o.missing_switches, 1);
+        assert_eq!(t("a").ops, vec![ShadowOp::Run(400), ShadowOp::Sleep(300)]);
+        assert_eq!(t("a").switches_out, 1);
     }
 }

@@ -11,7 +11,7 @@
 //! (no load balancing in the engine), timer slack 0 (the observed sleeps include it).
 
 use super::observe::{Observed, ShadowOp};
-use crate::scenario::schema::{CgroupSpec, HostSpec, OpSpec, ScenarioFile, TaskSpec, SCENARIO_VERSION};
+use crate::scenario::schema::{CgroupSpec, HostSpec, LoopSpec, OpSpec, ScenarioFile, TaskSpec, SCENARIO_VERSION};
 use crate::scenario::units::DurationSpec;
 use serde::Deserialize;
 use std::collections::BTreeMap;
@@ -79,8 +79,23 @@ pub fn shadow_scenario(obs: &Observed, layout: &Layout, name: &str) -> Result<Sh
         let name =
             if count.get(comm).copied().unwrap_or(0) > 1 { format!("{comm}-{}", t.pid) } else { comm.to_string() };
         let cgroup = layout.tasks.get(&name).or_else(|| layout.tasks.get(comm)).cloned();
-        let mut program: Vec<OpSpec> = t
-            .ops
+        // A task that exits after a last phase (since its last sleep) in which it yielded or
+        // was preempted: when it exits is a fact of the workload (a timeout, work paced in
+        // wall time), how much CPU it got on the way was the scheduler's doing. So it is
+        // killed at its exit time, and that last phase becomes open-ended demand: a hog, or a
+        // loop of its mean burst and a yield if it yielded. Replaying the CPU time it got as
+        // its demand would let any scheduler reproduce the real shares. A last phase that ran
+        // uninterrupted is replayed as it is, and the task is killed at its exit time too.
+        // Named shortcut: the phases before are replayed as recorded (open loop), so a
+        // periodic task the model serves faster than the kernel did finishes its recorded
+        // periods early and then idles; its share cannot come out higher than recorded.
+        let last_sleep = t.ops.iter().rposition(|o| matches!(o, ShadowOp::Sleep(_))).map_or(0, |i| i + 1);
+        let open_tail = t.preempted_since_block > 0 || t.ops[last_sleep..].contains(&ShadowOp::Yield);
+        let (ops, tail) = match t.exit_ns {
+            Some(_) if open_tail => (&t.ops[..last_sleep], Some(&t.ops[last_sleep..])),
+            _ => (&t.ops[..], None),
+        };
+        let mut program: Vec<OpSpec> = ops
             .iter()
             .map(|op| match *op {
                 ShadowOp::Run(ns) => OpSpec::Run(DurationSpec(ns)),
@@ -88,7 +103,19 @@ pub fn shadow_scenario(obs: &Observed, layout: &Layout, name: &str) -> Result<Sh
                 ShadowOp::Sleep(ns) => OpSpec::Sleep(DurationSpec(ns)),
             })
             .collect();
-        if t.runs_on {
+        if let Some(tail) = tail {
+            let cpu: u64 = tail.iter().map(|o| if let ShadowOp::Run(ns) = o { *ns } else { 0 }).sum();
+            let yields = tail.iter().filter(|o| **o == ShadowOp::Yield).count() as u64;
+            if yields > 0 {
+                let mean = (cpu / yields).max(1);
+                program.push(OpSpec::Loop(LoopSpec {
+                    times: None,
+                    body: vec![OpSpec::Run(DurationSpec(mean)), OpSpec::SchedYield(1)],
+                }));
+            } else {
+                program.push(OpSpec::Run(DurationSpec::FOREVER));
+            }
+        } else if t.runs_on {
             program.push(OpSpec::Run(DurationSpec::FOREVER));
         }
         task_of[i] = Some(tasks.len() as u32);
@@ -102,7 +129,7 @@ pub fn shadow_scenario(obs: &Observed, layout: &Layout, name: &str) -> Result<Sh
             vm: None,
             session: None,
             start: Some(DurationSpec(t.first_ns.saturating_sub(t0))),
-            stop: None,
+            stop: t.exit_ns.map(|x| DurationSpec(x.saturating_sub(t0).max(1))),
             program,
         });
     }

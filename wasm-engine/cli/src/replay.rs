@@ -1,0 +1,115 @@
+//! `schedlab replay <trace> [--cgroups LAYOUT] [--variant K=V]... [--json | --emit-scenario]`:
+//! shadow re-simulation of a trace (`schedlab_engine::replay`): the workload the trace shows,
+//! simulated under the baseline or a variant, per task observed vs simulated share and switches,
+//! and the time-weighted agreement. `--emit-scenario` prints the shadow scenario as TOML instead,
+//! to open in the web app or edit.
+
+use schedlab_engine::import::{binary_kind, Binary, TextImporter};
+use schedlab_engine::replay::compare::{replay, ReplayReport};
+use schedlab_engine::replay::observe::Observed;
+use schedlab_engine::replay::shadow::Layout;
+use std::fmt::Write as _;
+use std::io::Read;
+
+/// Reads a text trace in 1 MiB chunks into the observed schedule.
+pub fn observe(file: &str) -> Result<Observed, String> {
+    let mut f = std::fs::File::open(file).map_err(|e| format!("{file}: cannot read: {e}"))?;
+    let mut buf = vec![0u8; 1 << 20];
+    let mut obs = Observed::default();
+    let mut imp = TextImporter::new();
+    let mut first = true;
+    loop {
+        let n = f.read(&mut buf).map_err(|e| format!("{file}: read error: {e}"))?;
+        if n == 0 {
+            break;
+        }
+        if std::mem::take(&mut first) {
+            match binary_kind(&buf[..n]) {
+                Some(Binary::TraceDat) => return Err(format!("{file}: trace-cmd .dat support: not in this build")),
+                Some(Binary::Gzip) => return Err(format!("{file}: gzip-compressed; decompress it first (gunzip)")),
+                None => {}
+            }
+        }
+        imp.feed(&buf[..n], &mut obs);
+    }
+    imp.finish(&mut obs);
+    obs.finish();
+    Ok(obs)
+}
+
+pub fn run(
+    file: &str,
+    layout: Option<&str>,
+    variants: &[(String, String)],
+    json: bool,
+    emit: bool,
+) -> Result<String, String> {
+    let layout = match layout {
+        Some(p) => {
+            let text = std::fs::read_to_string(p).map_err(|e| format!("{p}: cannot read: {e}"))?;
+            Layout::parse(p, &text)?
+        }
+        None => Layout::default(),
+    };
+    let obs = observe(file)?;
+    let name = format!("replay/{}", std::path::Path::new(file).file_stem().and_then(|s| s.to_str()).unwrap_or("trace"));
+    let (shadow, report) = replay(&obs, &layout, &name, variants)?;
+    if emit {
+        return toml::to_string(&shadow.scenario).map_err(|e| format!("writing the scenario: {e}"));
+    }
+    if json {
+        return Ok(format!("{}\n", serde_json::to_string_pretty(&report).expect("report serialises")));
+    }
+    Ok(text(&report))
+}
+
+fn text(r: &ReplayReport) -> String {
+    let mut s = String::new();
+    let v = if r.variants.is_empty() {
+        "baseline".to_string()
+    } else {
+        r.variants.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join(" ")
+    };
+    let _ = writeln!(
+        s,
+        "shadow re-simulation of {} ({v}): {:.3} ms on {} CPUs",
+        r.scenario,
+        r.window_ns as f64 / 1e6,
+        r.cpus
+    );
+    let _ = writeln!(
+        s,
+        "{:<24} {:>4} {:>11} {:>11} {:>9} {:>9} {:>8} {:>8}",
+        "task", "cpu", "real ms", "model ms", "real %", "model %", "real sw", "model sw"
+    );
+    for t in &r.tasks {
+        let _ = writeln!(
+            s,
+            "{:<24} {:>4} {:>11.3} {:>11.3} {:>9.2} {:>9.2} {:>8} {:>8}",
+            t.name,
+            t.cpu,
+            t.observed_ns as f64 / 1e6,
+            t.simulated_ns as f64 / 1e6,
+            t.observed_share_pct,
+            t.simulated_share_pct,
+            t.observed_switches,
+            t.simulated_switches
+        );
+    }
+    for l in &r.left_out {
+        let _ = writeln!(
+            s,
+            "left out: {} (pid {}, prio {}): {:.3} ms not fair class",
+            l.comm,
+            l.pid,
+            l.prio,
+            l.runtime_ns as f64 / 1e6
+        );
+    }
+    let _ = writeln!(
+        s,
+        "agreement: the same task on the same CPU {:.1} % of the observed time; largest share error {:.2} pp",
+        r.agreement_pct, r.max_share_error_pp
+    );
+    s
+}
