@@ -11,4 +11,5 @@
 //!   carries (`dat`);
 //! * the project's bpftrace EEVDF-state capture (`tools/capture/eevdf-state.bt`).
 
+pub mod dat;
 pub mod record;
