@@ -32,7 +32,7 @@ pub fn payload<'a>(f: &Field, data: &'a [u8], endian: Endian) -> Option<&'a [u8]
             let loc = endian.u32(data, f.offset)? as usize;
             let (mut off, len) = (loc & 0xffff, loc >> 16);
             if f.kind == FieldKind::RelLoc {
-                off = off.checked_add(f.offset + f.size)?;
+                off = off.checked_add(f.offset.checked_add(f.size)?)?;
             }
             data.get(off..off.checked_add(len)?)
         }

@@ -198,7 +198,7 @@ pub fn parse_header_page(text: &[u8], long_size: usize, at: u64) -> Result<PageL
             }
         }
     }
-    if !matches!(layout.commit_size, 4 | 8) || layout.data_offset < layout.commit_offset + 4 {
+    if !matches!(layout.commit_size, 4 | 8) || layout.data_offset < layout.commit_offset.saturating_add(4) {
         return Err(DatError::new(
             at,
             format!(
