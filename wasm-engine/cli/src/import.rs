@@ -27,7 +27,7 @@ pub fn run(file: &str, json: bool) -> Result<String, String> {
         if first {
             first = false;
             match binary_kind(&buf[..n]) {
-                Some(Binary::TraceDat) => return Err(format!("{file}: trace-cmd .dat support: not in this build")),
+                Some(Binary::TraceDat) => return run_dat(file, json),
                 Some(Binary::Gzip) => return Err(format!("{file}: gzip-compressed; decompress it first (gunzip)")),
                 None => {}
             }
@@ -40,6 +40,32 @@ pub fn run(file: &str, json: bool) -> Result<String, String> {
         Ok(format!("{}\n", serde_json::to_string_pretty(&summary).expect("summary serialises")))
     } else {
         Ok(summary.text())
+    }
+}
+
+/// A trace-cmd `.dat` file: decoded whole (the decoder keeps one decompressed chunk per CPU).
+fn run_dat(file: &str, json: bool) -> Result<String, String> {
+    let bytes = std::fs::read(file).map_err(|e| format!("{file}: cannot read: {e}"))?;
+    let mut store = TraceStore::new();
+    let info = schedlab_engine::import::dat::decode_all(&bytes, &mut store).map_err(|e| format!("{file}: {e}"))?;
+    let stats = schedlab_engine::import::ImportStats {
+        bytes: bytes.len() as u64,
+        records: info.records,
+        binary: Some("trace-cmd .dat"),
+        ..Default::default()
+    };
+    let summary = ImportSummary::new(&stats, &store);
+    if json {
+        Ok(format!("{}\n", serde_json::to_string_pretty(&summary).expect("summary serialises")))
+    } else {
+        Ok(format!(
+            "trace-cmd .dat version {}, {} CPUs, clock {}, compression {}\n{}",
+            info.version,
+            info.cpus,
+            info.clock,
+            info.compression,
+            summary.text()
+        ))
     }
 }
 

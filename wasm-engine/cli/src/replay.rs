@@ -25,7 +25,12 @@ pub fn observe(file: &str) -> Result<Observed, String> {
         }
         if std::mem::take(&mut first) {
             match binary_kind(&buf[..n]) {
-                Some(Binary::TraceDat) => return Err(format!("{file}: trace-cmd .dat support: not in this build")),
+                Some(Binary::TraceDat) => {
+                    let bytes = std::fs::read(file).map_err(|e| format!("{file}: cannot read: {e}"))?;
+                    schedlab_engine::import::dat::decode_all(&bytes, &mut obs).map_err(|e| format!("{file}: {e}"))?;
+                    obs.finish();
+                    return Ok(obs);
+                }
                 Some(Binary::Gzip) => return Err(format!("{file}: gzip-compressed; decompress it first (gunzip)")),
                 None => {}
             }

@@ -16,6 +16,7 @@
 //! Use: [`text::TextImporter`] (`feed` chunks, then `finish`) into a [`store::TraceStore`], then
 //! [`summary::ImportSummary::new`]. [`import_text`] does all three for bytes already in memory.
 
+pub mod dat;
 pub mod detect;
 pub mod eevdf;
 pub mod ftrace;

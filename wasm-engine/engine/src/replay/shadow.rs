@@ -106,8 +106,8 @@ pub fn shadow_scenario(obs: &Observed, layout: &Layout, name: &str) -> Result<Sh
         if let Some(tail) = tail {
             let cpu: u64 = tail.iter().map(|o| if let ShadowOp::Run(ns) = o { *ns } else { 0 }).sum();
             let yields = tail.iter().filter(|o| **o == ShadowOp::Yield).count() as u64;
-            if yields > 0 {
-                let mean = (cpu / yields).max(1);
+            if let Some(mean) = cpu.checked_div(yields) {
+                let mean = mean.max(1);
                 program.push(OpSpec::Loop(LoopSpec {
                     times: None,
                     body: vec![OpSpec::Run(DurationSpec(mean)), OpSpec::SchedYield(1)],
