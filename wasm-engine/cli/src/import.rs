@@ -5,18 +5,26 @@
 //! `schedlab bench-import [--mb N]`: the importer's throughput on a synthetic tracefs trace built in
 //! memory (deterministic: sched_switch, sched_wakeup, sched_stat_runtime over 8 CPUs and 600 tasks).
 
+use schedlab_engine::import::dat::{self, DatInfo};
 use schedlab_engine::import::record::{EevdfSample, Skipped, TraceRecord, TraceSink};
-use schedlab_engine::import::{binary_kind, Binary, ImportSummary, TextImporter, TraceStore};
+use schedlab_engine::import::{binary_kind, Binary, ImportStats, ImportSummary, TextImporter, TraceStore};
 use std::fmt::Write as _;
 use std::io::Read;
 use std::time::Instant;
 
 const CHUNK: usize = 1 << 20;
 
-pub fn run(file: &str, json: bool) -> Result<String, String> {
+/// What a trace file turned out to be.
+pub enum Source {
+    Text(ImportStats),
+    Dat { info: DatInfo, bytes: u64 },
+}
+
+/// Reads a trace file into `sink`: text in 1 MiB chunks through the streaming importer, a
+/// trace-cmd `.dat` whole through the decoder (which keeps one decompressed chunk per CPU).
+pub fn read_trace<S: TraceSink>(file: &str, sink: &mut S) -> Result<Source, String> {
     let mut f = std::fs::File::open(file).map_err(|e| format!("{file}: cannot read: {e}"))?;
     let mut buf = vec![0u8; CHUNK];
-    let mut store = TraceStore::new();
     let mut imp = TextImporter::new();
     let mut first = true;
     loop {
@@ -24,48 +32,40 @@ pub fn run(file: &str, json: bool) -> Result<String, String> {
         if n == 0 {
             break;
         }
-        if first {
-            first = false;
+        if std::mem::take(&mut first) {
             match binary_kind(&buf[..n]) {
-                Some(Binary::TraceDat) => return run_dat(file, json),
+                Some(Binary::TraceDat) => {
+                    let bytes = std::fs::read(file).map_err(|e| format!("{file}: cannot read: {e}"))?;
+                    let info = dat::decode_all(&bytes, sink).map_err(|e| format!("{file}: {e}"))?;
+                    return Ok(Source::Dat { info, bytes: bytes.len() as u64 });
+                }
                 Some(Binary::Gzip) => return Err(format!("{file}: gzip-compressed; decompress it first (gunzip)")),
                 None => {}
             }
         }
-        imp.feed(&buf[..n], &mut store);
+        imp.feed(&buf[..n], sink);
     }
-    imp.finish(&mut store);
-    let summary = ImportSummary::new(imp.stats(), &store);
-    if json {
-        Ok(format!("{}\n", serde_json::to_string_pretty(&summary).expect("summary serialises")))
-    } else {
-        Ok(summary.text())
-    }
+    imp.finish(sink);
+    Ok(Source::Text(imp.stats().clone()))
 }
 
-/// A trace-cmd `.dat` file: decoded whole (the decoder keeps one decompressed chunk per CPU).
-fn run_dat(file: &str, json: bool) -> Result<String, String> {
-    let bytes = std::fs::read(file).map_err(|e| format!("{file}: cannot read: {e}"))?;
+pub fn run(file: &str, json: bool) -> Result<String, String> {
     let mut store = TraceStore::new();
-    let info = schedlab_engine::import::dat::decode_all(&bytes, &mut store).map_err(|e| format!("{file}: {e}"))?;
-    let stats = schedlab_engine::import::ImportStats {
-        bytes: bytes.len() as u64,
-        records: info.records,
-        binary: Some("trace-cmd .dat"),
-        ..Default::default()
+    let (stats, header) = match read_trace(file, &mut store)? {
+        Source::Text(stats) => (stats, String::new()),
+        Source::Dat { info, bytes } => (
+            ImportStats { bytes, records: info.records, binary: Some("trace-cmd .dat"), ..Default::default() },
+            format!(
+                "trace-cmd .dat version {}, {} CPUs, clock {}, compression {}\n",
+                info.version, info.cpus, info.clock, info.compression
+            ),
+        ),
     };
     let summary = ImportSummary::new(&stats, &store);
     if json {
         Ok(format!("{}\n", serde_json::to_string_pretty(&summary).expect("summary serialises")))
     } else {
-        Ok(format!(
-            "trace-cmd .dat version {}, {} CPUs, clock {}, compression {}\n{}",
-            info.version,
-            info.cpus,
-            info.clock,
-            info.compression,
-            summary.text()
-        ))
+        Ok(format!("{header}{}", summary.text()))
     }
 }
 

@@ -4,40 +4,15 @@
 //! and the time-weighted agreement. `--emit-scenario` prints the shadow scenario as TOML instead,
 //! to open in the web app or edit.
 
-use schedlab_engine::import::{binary_kind, Binary, TextImporter};
 use schedlab_engine::replay::compare::{replay, ReplayReport};
 use schedlab_engine::replay::observe::Observed;
 use schedlab_engine::replay::shadow::Layout;
 use std::fmt::Write as _;
-use std::io::Read;
 
-/// Reads a text trace in 1 MiB chunks into the observed schedule.
+/// Reads a trace (text or `.dat`) into the observed schedule.
 pub fn observe(file: &str) -> Result<Observed, String> {
-    let mut f = std::fs::File::open(file).map_err(|e| format!("{file}: cannot read: {e}"))?;
-    let mut buf = vec![0u8; 1 << 20];
     let mut obs = Observed::default();
-    let mut imp = TextImporter::new();
-    let mut first = true;
-    loop {
-        let n = f.read(&mut buf).map_err(|e| format!("{file}: read error: {e}"))?;
-        if n == 0 {
-            break;
-        }
-        if std::mem::take(&mut first) {
-            match binary_kind(&buf[..n]) {
-                Some(Binary::TraceDat) => {
-                    let bytes = std::fs::read(file).map_err(|e| format!("{file}: cannot read: {e}"))?;
-                    schedlab_engine::import::dat::decode_all(&bytes, &mut obs).map_err(|e| format!("{file}: {e}"))?;
-                    obs.finish();
-                    return Ok(obs);
-                }
-                Some(Binary::Gzip) => return Err(format!("{file}: gzip-compressed; decompress it first (gunzip)")),
-                None => {}
-            }
-        }
-        imp.feed(&buf[..n], &mut obs);
-    }
-    imp.finish(&mut obs);
+    crate::import::read_trace(file, &mut obs)?;
     obs.finish();
     Ok(obs)
 }

@@ -94,6 +94,18 @@ impl ObservedTask {
         self.pid != 0 && (100..=139).contains(&self.prio)
     }
 
+    /// It ran on `cpu` over `[since, until)`: runtime, burst, and the observed run (as task
+    /// index `me`).
+    fn ran(&mut self, cpu: u32, since: u64, until: u64, me: u32, runs: &mut Vec<Run>) {
+        let ran = until.saturating_sub(since);
+        self.runtime_ns += ran;
+        *self.runtime_on.entry(cpu).or_default() += ran;
+        self.burst += ran;
+        if ran > 0 {
+            runs.push(Run { cpu, task: me, start: since, end: until });
+        }
+    }
+
     fn end_burst(&mut self) {
         if self.burst > 0 {
             self.ops.push(ShadowOp::Run(std::mem::take(&mut self.burst)));
@@ -173,14 +185,8 @@ impl Observed {
             Some((c, s)) if c == cpu => s,
             _ => t0.max(self.last_on_cpu.get(cpu as usize).copied().unwrap_or(t0)).min(ts),
         };
-        let ran = ts - since;
-        t.runtime_ns += ran;
-        *t.runtime_on.entry(cpu).or_default() += ran;
-        t.burst += ran;
         t.switches_out += 1;
-        if ran > 0 {
-            self.runs.push(Run { cpu, task: prev as u32, start: since, end: ts });
-        }
+        t.ran(cpu, since, ts, prev as u32, &mut self.runs);
         match prev_state {
             PrevState::Preempted => {
                 t.switches_out_runnable += 1;
@@ -236,13 +242,7 @@ impl Observed {
             return;
         }
         t.on_cpu = None;
-        let ran = ts - since;
-        t.runtime_ns += ran;
-        *t.runtime_on.entry(cpu).or_default() += ran;
-        t.burst += ran;
-        if ran > 0 {
-            self.runs.push(Run { cpu, task: i, start: since, end: ts });
-        }
+        t.ran(cpu, since, ts, i, &mut self.runs);
         t.switches_out += 1;
         t.end_burst();
         t.blocked_since = Some(ts);
@@ -268,13 +268,7 @@ impl Observed {
         let t1 = self.t1;
         for (i, t) in self.tasks.iter_mut().enumerate() {
             if let Some((cpu, since)) = t.on_cpu.take() {
-                let ran = t1.saturating_sub(since);
-                t.runtime_ns += ran;
-                *t.runtime_on.entry(cpu).or_default() += ran;
-                t.burst += ran;
-                if ran > 0 {
-                    self.runs.push(Run { cpu, task: i as u32, start: since, end: t1 });
-                }
+                t.ran(cpu, since, t1, i as u32, &mut self.runs);
             }
             t.runs_on = t.blocked_since.is_none() && t.exit_ns.is_none();
             t.end_burst();
