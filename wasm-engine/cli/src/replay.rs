@@ -91,5 +91,27 @@ fn text(r: &ReplayReport) -> String {
         "agreement: the same task on the same CPU {:.1} % of the observed time; largest share error {:.2} pp",
         r.agreement_pct, r.max_share_error_pp
     );
+    let d = &r.decisions;
+    let _ = writeln!(
+        s,
+        "picks along the real schedule: the model picked as the kernel did at {} of {} ({:.1} %; {} at quiet \
+         yields, {} idle); not scored: {} not queued in the model, {} other class",
+        d.agreed, d.scored, d.agreement_pct, d.quiet_yields, d.idle_picks, d.not_queued, d.other_class
+    );
+    for x in d.first_disagreements.iter().take(5) {
+        let _ = writeln!(
+            s,
+            "  {:>12.3} ms cpu {}: kernel {} (lag {}, deadline−V {}), model {} (lag {}, deadline−V {}) at level {}",
+            x.at_ns as f64 / 1e6,
+            x.cpu,
+            x.kernel,
+            x.kernel_lag,
+            x.kernel_deadline,
+            x.model,
+            x.model_lag.map_or("-".into(), |v| v.to_string()),
+            x.model_deadline.map_or("-".into(), |v| v.to_string()),
+            x.level
+        );
+    }
     s
 }

@@ -2,6 +2,7 @@
 //! simulated CPU time, share and switches; overall, how much of the observed CPU time the model
 //! had the same task on the same CPU ("per-decision agreement", time-weighted).
 
+use super::decisions::{decisions, DecisionReport};
 use super::observe::Observed;
 use super::shadow::{shadow_scenario, Layout, Shadow};
 use crate::obs::query::cpu_slices;
@@ -50,6 +51,8 @@ pub struct ReplayReport {
     pub agreement_pct: f64,
     /// Largest |simulated − observed| share over the tasks (percentage points).
     pub max_share_error_pp: f64,
+    /// The model's picks along the real schedule (`decisions`).
+    pub decisions: DecisionReport,
 }
 
 /// Builds the shadow scenario, applies `variants`, runs it and compares.
@@ -65,13 +68,20 @@ pub fn replay(
     }
     crate::scenario::validate(name, None, &shadow.scenario).map_err(|e| e.to_string())?;
     let cfg = SimConfig::from_scenario(&shadow.scenario)?;
+    let decisions = decisions(obs, &shadow, cfg.clone());
     let mut sim = Simulation::new(cfg);
     sim.run();
-    let report = compare(obs, &shadow, &sim, variants);
+    let report = compare(obs, &shadow, &sim, variants, decisions);
     Ok((shadow, report))
 }
 
-fn compare(obs: &Observed, shadow: &Shadow, sim: &Simulation, variants: &[(String, String)]) -> ReplayReport {
+fn compare(
+    obs: &Observed,
+    shadow: &Shadow,
+    sim: &Simulation,
+    variants: &[(String, String)],
+    decisions: DecisionReport,
+) -> ReplayReport {
     let t0 = obs.t0.unwrap_or(0);
     let sum = Summary::of(sim);
     let ncpus = sim.cpus.len() as u32;
@@ -151,5 +161,6 @@ fn compare(obs: &Observed, shadow: &Shadow, sim: &Simulation, variants: &[(Strin
         left_out,
         agreement_pct: pct(same, total),
         max_share_error_pp: max_err,
+        decisions,
     }
 }

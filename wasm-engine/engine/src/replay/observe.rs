@@ -23,9 +23,12 @@
 //! * a task that exits (`Z`/`X`) records when (see `shadow` for what that becomes);
 //! * a task still running or runnable when the trace ends keeps running ("forever").
 //!
-//! Named shortcuts: sleeps are open loop (a fixed duration, not "until the waker runs"), and
-//! pid reuse within one trace is not split into separate tasks.
+//! A pid names a new task after its holder was seen exiting (switched out as `Z`/`X`) or
+//! when `sched_process_fork` hands it to a child; without those records pid reuse is not seen.
+//!
+//! Named shortcut: sleeps are open loop (a fixed duration, not "until the waker runs").
 
+use super::decisions::{ObsEvent, SwitchOut, Timed};
 use crate::import::record::{
     state_bits, trace_flags, PrevState, SchedPayload, Skipped, TraceRecord, TraceSink, WakeKind,
 };
@@ -81,6 +84,8 @@ pub struct ObservedTask {
     stats: u32,
     /// The flags of its last own record since it was switched in.
     last_flags: Option<u8>,
+    /// When those yield candidates were recorded.
+    stat_ts: Vec<u64>,
 }
 
 impl ObservedTask {
@@ -147,6 +152,8 @@ pub struct Observed {
     /// last switched in there (filtered or lost events). The run is ended at that record and
     /// taken as a block.
     pub missing_switches: u64,
+    /// The scheduling events in time order (for the per-decision replay, `decisions`).
+    pub events: Vec<Timed>,
     last_on_cpu: Vec<u64>,
     cpu_cur: Vec<Option<u32>>,
 }
@@ -187,20 +194,28 @@ impl Observed {
         };
         t.switches_out += 1;
         t.ran(cpu, since, ts, prev as u32, &mut self.runs);
-        match prev_state {
+        let out = match prev_state {
             PrevState::Preempted => {
                 t.switches_out_runnable += 1;
                 t.preempted_since_block += 1;
+                SwitchOut::Preempted
             }
             PrevState::Runnable if t.last_flags.is_some_and(|f| f & trace_flags::NEED_RESCHED != 0) => {
                 t.switches_out_runnable += 1;
                 t.involuntary += 1;
                 t.preempted_since_block += 1;
+                SwitchOut::Preempted
             }
             PrevState::Runnable => {
                 t.switches_out_runnable += 1;
                 let n = t.stats.max(1) as u64;
                 t.yields += n;
+                // The yields before the one that switched did not switch: each is a pick of
+                // the same task, at its sched_stat_runtime record.
+                let quiet = t.stat_ts.len().saturating_sub(1);
+                for &at in &t.stat_ts[..quiet] {
+                    self.events.push(Timed { ts: at, ev: ObsEvent::Yield { task: prev as u32, cpu } });
+                }
                 let burst = std::mem::take(&mut t.burst);
                 for k in 0..n {
                     // Spread evenly, the remainder on the first.
@@ -210,19 +225,28 @@ impl Observed {
                     }
                     t.ops.push(ShadowOp::Yield);
                 }
+                SwitchOut::Yield
             }
-            PrevState::Blocked(bits) if bits & (state_bits::Z | state_bits::X) != 0 => t.exit(ts),
+            PrevState::Blocked(bits) if bits & (state_bits::Z | state_bits::X) != 0 => {
+                t.exit(ts);
+                // The pid is free: a later task with it is another task.
+                self.by_pid.remove(prev_pid);
+                SwitchOut::Exit
+            }
             PrevState::Blocked(_) | PrevState::Raw(_) => {
                 t.sleeps += 1;
                 t.end_burst();
                 t.blocked_since = Some(ts);
                 t.preempted_since_block = 0;
+                SwitchOut::Sleep
             }
-        }
+        };
         let next = self.task(*next_pid, next_comm, *next_prio, ts);
+        self.events.push(Timed { ts, ev: ObsEvent::Switch { cpu, prev: prev as u32, next: next as u32, out } });
         self.cpu_cur[cpu as usize] = Some(next as u32);
         let n = &mut self.tasks[next];
         n.stats = 0;
+        n.stat_ts.clear();
         n.last_flags = None;
         n.on_cpu = Some((cpu, ts));
         // Switched in without a sched_wakeup we saw: its sleep ended at its sched_waking, or
@@ -247,11 +271,18 @@ impl Observed {
         t.end_burst();
         t.blocked_since = Some(ts);
         self.missing_switches += 1;
+        self.events.push(Timed { ts, ev: ObsEvent::Vanished { task: i, cpu } });
     }
 
     fn wakeup(&mut self, ts: u64, kind: WakeKind, p: &SchedPayload) {
-        let SchedPayload::Wakeup { comm, pid, prio, .. } = p else { return };
+        let SchedPayload::Wakeup { comm, pid, prio, target_cpu, .. } = p else { return };
         let i = self.task(*pid, comm, *prio, ts);
+        if kind != WakeKind::Waking {
+            if let Ok(cpu) = u32::try_from(*target_cpu) {
+                let (task, new) = (i as u32, kind == WakeKind::WakeupNew);
+                self.events.push(Timed { ts, ev: ObsEvent::Wake { task, cpu, new } });
+            }
+        }
         let t = &mut self.tasks[i];
         if kind == WakeKind::Waking {
             if t.blocked_since.is_some() {
@@ -274,6 +305,17 @@ impl Observed {
             t.end_burst();
         }
         self.runs.sort_by_key(|r| (r.cpu, r.start));
+        // Quiet yields were noted at their switch-out, after later records: a stable sort puts
+        // them back in time order.
+        self.events.sort_by_key(|e| e.ts);
+    }
+
+    fn migrate(&mut self, ts: u64, p: &SchedPayload) {
+        let SchedPayload::MigrateTask { comm, pid, prio, dest_cpu, .. } = p else { return };
+        let i = self.task(*pid, comm, *prio, ts) as u32;
+        if let Ok(to) = u32::try_from(*dest_cpu) {
+            self.events.push(Timed { ts, ev: ObsEvent::Migrate { task: i, to } });
+        }
     }
 }
 
@@ -308,7 +350,14 @@ impl TraceSink for Observed {
                 }
                 self.wakeup(ts, *kind, p)
             }
-            SchedPayload::Other { .. } => {
+            SchedPayload::Other { fields, .. } => {
+                // A forked child's pid starts a new task even if an earlier task had it.
+                if rec.event == "sched_process_fork" {
+                    let child = fields.iter().find(|(k, _)| k == "child_pid").and_then(|(_, v)| v.parse().ok());
+                    if let Some(child) = child {
+                        self.by_pid.remove(&child);
+                    }
+                }
                 if let Some(cur) = self.cpu_cur[rec.cpu as usize] {
                     let t = &mut self.tasks[cur as usize];
                     t.last_flags = rec.flags;
@@ -317,10 +366,11 @@ impl TraceSink for Observed {
                     });
                     if rec.event == "sched_stat_runtime" && quiet {
                         t.stats += 1;
+                        t.stat_ts.push(ts);
                     }
                 }
             }
-            _ => {}
+            p @ SchedPayload::MigrateTask { .. } => self.migrate(ts, p),
         }
     }
 
@@ -408,6 +458,19 @@ mod tests {
         assert_eq!(o.runs.len(), 6);
         assert_eq!((o.t0, o.t1, o.cpus), (Some(1_000), 3_000, 2));
         assert_eq!(o.missing_switches, 0);
+    }
+
+    #[test]
+    fn a_pid_freed_by_an_exit_names_a_new_task() {
+        let (a, idle) = (("worker", 42), ("swapper/1", 0));
+        let mut o = Observed::default();
+        o.record(switch(1_000, idle, PrevState::Runnable, a));
+        o.record(switch(1_500, a, PrevState::Blocked(state_bits::Z), idle));
+        o.record(switch(2_000, idle, PrevState::Runnable, a));
+        o.record(switch(2_300, a, PrevState::Blocked(1), idle));
+        o.finish();
+        let gens: Vec<_> = o.tasks.iter().filter(|t| t.pid == 42).map(|t| (t.runtime_ns, t.exit_ns)).collect();
+        assert_eq!(gens, vec![(500, Some(1_500)), (300, None)]);
     }
 
     #[test]

@@ -76,8 +76,15 @@ pub fn shadow_scenario(obs: &Observed, layout: &Layout, name: &str) -> Result<Sh
             continue;
         }
         let comm = if t.comm.is_empty() { "<...>" } else { t.comm.as_str() };
-        let name =
+        let mut name =
             if count.get(comm).copied().unwrap_or(0) > 1 { format!("{comm}-{}", t.pid) } else { comm.to_string() };
+        // A reused pid with the same comm: the later task gets a generation suffix.
+        let base = name.clone();
+        let mut generation = 1;
+        while tasks.iter().any(|x: &TaskSpec| x.name == name) {
+            generation += 1;
+            name = format!("{base}.{generation}");
+        }
         let cgroup = layout.tasks.get(&name).or_else(|| layout.tasks.get(comm)).cloned();
         // A task that exits after a last phase (since its last sleep) in which it yielded or
         // was preempted: when it exits is a fact of the workload (a timeout, work paced in

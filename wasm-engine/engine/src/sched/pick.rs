@@ -104,12 +104,31 @@ impl Fair {
     /// Returns the task entity that runs next (None: idle).
     pub fn pick_next_task(&mut self, cpu: u32) -> Option<EntityId> {
         let prev = self.rqs[cpu as usize].curr;
+        let next = self.pick_task(cpu);
+        self.switch_chains(cpu, prev, next);
+        next
+    }
+
+    /// Trace replay (`replay::decisions`): makes the pick `pick_next_task()` would make,
+    /// with every side effect that precedes the choice (accounting, delayed dequeues), then
+    /// switches to `next`, the task the real kernel ran, instead. Returns the model's pick.
+    /// `next` must be queued on `cpu`, or None.
+    pub fn pick_and_force(&mut self, cpu: u32, next: Option<EntityId>) -> Option<EntityId> {
+        let prev = self.rqs[cpu as usize].curr;
+        let model = self.pick_task(cpu);
+        self.throttle_work.clear();
+        self.switch_chains(cpu, prev, next);
+        model
+    }
+
+    /// The choosing half of `pick_next_task()`.
+    fn pick_task(&mut self, cpu: u32) -> Option<EntityId> {
         if self.params.yield_to == super::yield_to::YieldToFlavour::LastBuddy {
             self.sustain_buddy(cpu);
         }
         // Task-based throttle: a task picked through a throttled queue gets the throttle
         // task_work; it runs when the task returns to user space (the simulation arms it).
-        let next = match self.pick_task_fair(cpu) {
+        match self.pick_task_fair(cpu) {
             Some((se, throttled)) => {
                 if throttled && self.throttle_mode == super::bandwidth::ThrottleMode::TaskBased {
                     self.throttle_work.push(se);
@@ -117,7 +136,19 @@ impl Fair {
                 Some(se)
             }
             None => None,
-        };
+        }
+    }
+
+    /// Makes `next` the running task of `cpu` without a pick (trace replay): the put/set walk
+    /// of `pick_next_task_fair()` between the current chain and `next`'s. `next` must be
+    /// queued on `cpu`, or None (the CPU leaves the fair class: a real-time task runs).
+    pub fn force_next(&mut self, cpu: u32, next: Option<EntityId>) {
+        let prev = self.rqs[cpu as usize].curr;
+        self.switch_chains(cpu, prev, next);
+    }
+
+    /// The put_prev/set_next part of `pick_next_task()`, then `rq->curr = next`.
+    fn switch_chains(&mut self, cpu: u32, prev: Option<EntityId>, next: Option<EntityId>) {
         match (prev, next) {
             (Some(p), Some(n)) if p == n => {}
             (Some(p), Some(n)) => self.put_prev_set_next(p, n),
@@ -150,7 +181,6 @@ impl Fair {
                 self.sample_chain(n);
             }
         }
-        next
     }
 
     /// The `is_same_group()` walk of `pick_next_task_fair()`.
