@@ -15,6 +15,7 @@ mod compare;
 mod import;
 mod replay;
 mod wanpeng;
+mod wanpeng_table;
 
 use schedlab_engine::obs::explain::explain;
 use schedlab_engine::obs::summary::Summary;
@@ -31,9 +32,16 @@ const USAGE: &str = "usage:
   schedlab bench <scenario>            time one scenario's run (full log)
   schedlab gen aaron                   print the 384-CPU / 1,101-group / 10,000-task bandwidth scenario
   schedlab bench-distribute [--seconds N]  run it under both throttle variants: histogram, wall, memory
-  schedlab gen wanpeng [--preset dbench|dedup|vips|kbuild] [--vms N]  print a 16-pCPU KVM scenario (Wanpeng Li's table presets)
-  schedlab wanpeng-table [--duration T]    the table's 9 cells (series vs baseline) beside the seed's
-  schedlab bench-kvm [--preset P]          4 VMs x 16 vCPUs on 16 pCPUs, 1 s simulated: wall time
+  schedlab gen wanpeng [--preset dbench|dedup|vips|kbuild] [--vms N] [HOST]
+                                           print a 16-pCPU KVM scenario (Wanpeng Li's table presets);
+                                           HOST default: --placement index --groups vm (the gallery's)
+  schedlab wanpeng-table [--duration T] [--layouts N] [HOST] [--variants BASE,SERIES] [--variant K=V ...]
+                                           the table's 9 cells (wanpeng-series vs baseline) beside the seed's;
+                                           HOST default: --placement unpinned --groups vcpu (libvirt's),
+                                           N start orders (5) x T (200ms) per cell
+  schedlab bench-kvm [--preset P] [HOST]   4 VMs x 16 vCPUs on 16 pCPUs, 1 s simulated: wall time
+  HOST: --placement index|unpinned (vCPU i pinned to pCPU i, or no pinning), --layout-seed S
+        (unpinned: the threads' start order), --groups vm|vcpu (one cgroup per VM or per vCPU)
   schedlab import <trace> [--json]         read a text trace (tracefs, trace-cmd report, perf script,
                                            systrace HTML, bpftrace EEVDF state): what it holds and lacks
   schedlab replay <trace> [--cgroups LAYOUT] [--variant K=V] [--json | --emit-scenario]
@@ -60,6 +68,10 @@ struct Args {
     mb: Option<String>,
     cgroups: Option<String>,
     emit_scenario: bool,
+    placement: Option<String>,
+    groups: Option<String>,
+    layout_seed: Option<String>,
+    layouts: Option<String>,
 }
 
 fn parse_args(argv: &[String]) -> Result<Args, String> {
@@ -83,6 +95,10 @@ fn parse_args(argv: &[String]) -> Result<Args, String> {
         mb: None,
         cgroups: None,
         emit_scenario: false,
+        placement: None,
+        groups: None,
+        layout_seed: None,
+        layouts: None,
     };
     while let Some(arg) = it.next() {
         match arg.as_str() {
@@ -107,6 +123,10 @@ fn parse_args(argv: &[String]) -> Result<Args, String> {
             "--vms" => a.vms = Some(it.next().ok_or("--vms needs a number")?.clone()),
             "--duration" => a.duration = Some(it.next().ok_or("--duration needs a time")?.clone()),
             "--mb" => a.mb = Some(it.next().ok_or("--mb needs a number")?.clone()),
+            "--placement" => a.placement = Some(it.next().ok_or("--placement needs index or unpinned")?.clone()),
+            "--groups" => a.groups = Some(it.next().ok_or("--groups needs vm or vcpu")?.clone()),
+            "--layout-seed" => a.layout_seed = Some(it.next().ok_or("--layout-seed needs a number")?.clone()),
+            "--layouts" => a.layouts = Some(it.next().ok_or("--layouts needs a number")?.clone()),
             "--variants" => a.compare = Some(it.next().ok_or("--variants needs A,B,...")?.clone()),
             "-h" | "--help" => return Err(String::new()),
             s if s.starts_with("--") => return Err(format!("unknown option {s}")),
@@ -140,6 +160,51 @@ fn out(s: &str) -> Result<(), String> {
         Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(format!("writing output: {e}")),
         _ => Ok(()),
     }
+}
+
+/// The host layouts the HOST flags ask for. `table`: the defaults are libvirt's (unpinned,
+/// one cgroup per vCPU) and `--layouts N` start orders; otherwise the gallery's and one layout.
+fn host_layouts(a: &Args, table: bool) -> Result<Vec<wanpeng::Layout>, String> {
+    use wanpeng::{Groups, Layout, Placement};
+    let unpinned = match a.placement.as_deref() {
+        None => table,
+        Some("index") => false,
+        Some("unpinned") => true,
+        Some(o) => return Err(format!("--placement {o:?}: expected index or unpinned")),
+    };
+    let groups = match a.groups.as_deref() {
+        None if table => Groups::Vcpu,
+        None | Some("vm") => Groups::Vm,
+        Some("vcpu") => Groups::Vcpu,
+        Some(o) => return Err(format!("--groups {o:?}: expected vm or vcpu")),
+    };
+    let number = |flag: &str, v: &Option<String>, default: u64, max: u64| -> Result<u64, String> {
+        match v {
+            None => Ok(default),
+            Some(s) => s
+                .parse()
+                .ok()
+                .filter(|n| (1..=max).contains(n))
+                .ok_or_else(|| format!("{flag} {s:?}: expected 1..={max}")),
+        }
+    };
+    if !unpinned && (a.layout_seed.is_some() || a.layouts.is_some()) {
+        return Err("--layout-seed and --layouts are for --placement unpinned".to_string());
+    }
+    if a.layouts.is_some() && !table {
+        return Err("--layouts is only for wanpeng-table".to_string());
+    }
+    if a.layout_seed.is_some() && a.layouts.is_some() {
+        return Err("give --layout-seed (one layout) or --layouts (seeds 1..=N), not both".to_string());
+    }
+    if !unpinned {
+        return Ok(vec![Layout { placement: Placement::Index, groups }]);
+    }
+    let seeds: Vec<u64> = match &a.layout_seed {
+        Some(_) => vec![number("--layout-seed", &a.layout_seed, 1, u64::MAX)?],
+        None => (1..=number("--layouts", &a.layouts, if table { 5 } else { 1 }, 100)?).collect(),
+    };
+    Ok(seeds.into_iter().map(|s| Layout { placement: Placement::Unpinned(s), groups }).collect())
 }
 
 fn run(argv: &[String]) -> Result<(), String> {
@@ -212,16 +277,26 @@ fn run(argv: &[String]) -> Result<(), String> {
                         .ok_or_else(|| format!("--vms {v:?}: expected 1..=16"))?,
                 };
                 let preset = a.preset.as_deref().unwrap_or("dedup");
-                out(&wanpeng::scenario(preset, vms, 16, 16, a.duration.as_deref().unwrap_or("1s"))?)
+                let layout = host_layouts(&a, false)?[0];
+                out(&wanpeng::scenario(preset, vms, 16, 16, a.duration.as_deref().unwrap_or("1s"), layout)?)
             }
             other => Err(format!("gen {other:?}: expected gen aaron or gen wanpeng")),
         },
         "wanpeng-table" => {
             let d = a.duration.as_deref().unwrap_or("200ms");
             parse_duration(d).map_err(|e| format!("--duration: {e}"))?;
-            wanpeng::table(d)
+            let mut pair = wanpeng_table::Pair { extra: a.variants.clone(), ..Default::default() };
+            if let Some(v) = &a.compare {
+                let (b, s) = v.split_once(',').ok_or_else(|| format!("--variants {v:?}: expected BASE,SERIES"))?;
+                for name in [b, s] {
+                    schedlab_engine::scenario::variants::find(name)
+                        .ok_or_else(|| format!("--variants: unknown variant {name:?} (see schedlab variants)"))?;
+                }
+                (pair.base, pair.series) = (b.to_string(), s.to_string());
+            }
+            wanpeng_table::table(d, &host_layouts(&a, true)?, &pair)
         }
-        "bench-kvm" => wanpeng::bench(a.preset.as_deref().unwrap_or("vips")),
+        "bench-kvm" => wanpeng_table::bench(a.preset.as_deref().unwrap_or("vips"), host_layouts(&a, false)?[0]),
         "bench-distribute" => {
             let secs = a.seconds.as_deref().unwrap_or("1");
             let s: u64 = secs

@@ -13,15 +13,13 @@
 //!   of short-lived compiler processes), then 150 µs idle in HLT (waiting for I/O).
 //!
 //! Guest throughput is the number of guest operations completed (lock acquisitions plus IPIs
-//! answered) over all VMs. vCPU `i` of every VM is pinned to pCPU `i` (no host load
-//! balancing is modeled), in a per-VM cgroup under `/machine` as libvirt lays them out.
+//! answered) over all VMs. Where the host runs the vCPU threads and how they are grouped in
+//! cgroups is a [`Layout`]: the gallery's (vCPU `i` of every VM pinned to pCPU `i`, one cgroup
+//! per VM) or libvirt's defaults (unpinned threads, one cgroup per vCPU under the VM's); the
+//! table (`wanpeng_table.rs`) uses libvirt's.
 
-use schedlab_engine::obs::summary::Summary;
 use std::fmt::Write;
-use std::time::Instant;
 
-/// The workload presets of the table.
-pub const PRESETS: [&str; 3] = ["dbench", "dedup", "vips"];
 /// Every preset `gen wanpeng` knows.
 pub const ALL_PRESETS: [&str; 4] = ["dbench", "dedup", "vips", "kbuild"];
 
@@ -39,26 +37,127 @@ fn describe(preset: &str) -> &'static str {
 }
 
 /// The seed's cells, in percent: rows dbench, dedup, vips; columns 2, 3, 4 VMs.
-const SEED: [[f64; 3]; 3] = [[14.4, 9.8, 6.7], [47.1, 28.1, 1.7], [26.2, 12.7, 6.0]];
+pub const SEED: [[f64; 3]; 3] = [[14.4, 9.8, 6.7], [47.1, 28.1, 1.7], [26.2, 12.7, 6.0]];
+
+/// Where the host runs the vCPU threads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Placement {
+    /// vCPU `i` of every VM pinned to pCPU `i` (a `vcpupin` of one CPU per vCPU): every pCPU
+    /// holds exactly one vCPU of each VM, and two vCPUs of one VM never share a runqueue.
+    Index,
+    /// No pinning, libvirt's default (without `cpuset` or `vcpupin` a vCPU may run on every
+    /// pCPU). The vCPU threads start in an order drawn from this seed; the engine's placement
+    /// of a new task (`select_task_rq`: an idle CPU, else the one with the fewest queued
+    /// tasks) then decides which vCPUs share a pCPU. vCPUs of these presets never block, so
+    /// nothing moves them afterwards (see docs/kvm-model.md on load balancing).
+    Unpinned(u64),
+}
+
+/// How the vCPU threads are grouped in cgroups (cpu controller).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Groups {
+    /// All vCPU threads of a VM in one cgroup, `/machine/vmN`.
+    Vm,
+    /// libvirt's layout (docs/cgroups.rst: `machine/<vm>.libvirt-qemu/vcpuK`, or
+    /// `machine.slice/machine-qemu-…scope/libvirt/vcpuK` under systemd): each vCPU thread
+    /// in a cgroup of its own, `/machine/vmN/vcpuK`.
+    Vcpu,
+}
+
+/// The host side of a generated scenario.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Layout {
+    /// Where the vCPU threads run.
+    pub placement: Placement,
+    /// Their cgroups.
+    pub groups: Groups,
+}
+
+impl Layout {
+    /// The gallery scenarios' layout: index pinning, one cgroup per VM.
+    #[cfg(test)]
+    pub const GALLERY: Layout = Layout { placement: Placement::Index, groups: Groups::Vm };
+
+    /// libvirt's defaults: unpinned vCPU threads (start order from `seed`), one cgroup each.
+    #[cfg(test)]
+    pub fn libvirt(seed: u64) -> Layout {
+        Layout { placement: Placement::Unpinned(seed), groups: Groups::Vcpu }
+    }
+
+    /// One line for the table's and the benchmark's header.
+    pub fn describe(&self) -> String {
+        let p = match self.placement {
+            Placement::Index => "vCPU i of every VM pinned to pCPU i".to_string(),
+            Placement::Unpinned(_) => "vCPU threads unpinned (libvirt's default), placed by start order".to_string(),
+        };
+        let g = match self.groups {
+            Groups::Vm => "one cgroup per VM (/machine/vmN)",
+            Groups::Vcpu => "one cgroup per vCPU as libvirt lays them out (/machine/vmN/vcpuK)",
+        };
+        format!("{p}; {g}")
+    }
+
+    /// The `gen wanpeng` flags that give this layout (empty for the gallery's).
+    fn flags(&self) -> String {
+        let mut f = String::new();
+        if let Placement::Unpinned(seed) = self.placement {
+            let _ = write!(f, " --placement unpinned --layout-seed {seed}");
+        }
+        if self.groups == Groups::Vcpu {
+            f.push_str(" --groups vcpu");
+        }
+        f
+    }
+}
+
+/// Start offsets (µs) of the `n` vCPU threads: spread over the first 4 ms tick so that
+/// identical programs do not run in lockstep on aligned ticks. Unpinned, the same offsets
+/// are dealt out in a seeded order (Fisher–Yates with SplitMix64), which is what decides the
+/// placement.
+fn start_offsets_us(n: u32, placement: Placement) -> Vec<u32> {
+    let mut offs: Vec<u32> = (0..n).map(|k| (k * 733) % 4000).collect();
+    if let Placement::Unpinned(seed) = placement {
+        let mut rng = schedlab_engine::rng::SplitMix64::new(seed);
+        for i in (1..offs.len()).rev() {
+            let j = rng.below(i as u64 + 1) as usize;
+            offs.swap(i, j);
+        }
+    }
+    offs
+}
 
 /// Scenario text for `vms` VMs of `vcpus` vCPUs on `pcpus` pCPUs running `preset`.
-pub fn scenario(preset: &str, vms: u32, vcpus: u32, pcpus: u32, duration: &str) -> Result<String, String> {
+pub fn scenario(
+    preset: &str,
+    vms: u32,
+    vcpus: u32,
+    pcpus: u32,
+    duration: &str,
+    layout: Layout,
+) -> Result<String, String> {
     if !ALL_PRESETS.contains(&preset) {
         return Err(format!("preset {preset:?}: expected one of {}", ALL_PRESETS.join(", ")));
     }
     let mut s = String::new();
     let _ = write!(
         s,
-        "# Generated by `schedlab gen wanpeng --preset {preset} --vms {vms}`: {vms} VMs x {vcpus} vCPUs on {pcpus} pCPUs.\n\
+        "# Generated by `schedlab gen wanpeng --preset {preset} --vms {vms}{}`: {vms} VMs x {vcpus} vCPUs on {pcpus} pCPUs.\n\
          version = 1\nname = \"kvm/wanpeng-{preset}-{vms}vm\"\n\
          description = \"{vms} VMs x {vcpus} vCPUs on {pcpus} pCPUs, {}. Compare baseline, ipi-aware and wanpeng-series.\"\n\
          seed = 1\nduration = \"{duration}\"\n\n[host]\ncpus = {pcpus}\nhz = 250\n\n\
          [[cgroups]]\npath = \"/machine\"\n",
+        layout.flags(),
         describe(preset)
     );
     for v in 0..vms {
         let _ = write!(s, "\n[[cgroups]]\npath = \"/machine/vm{v}\"\n");
+        if layout.groups == Groups::Vcpu {
+            for i in 0..vcpus {
+                let _ = write!(s, "\n[[cgroups]]\npath = \"/machine/vm{v}/vcpu{i}\"\n");
+            }
+        }
     }
+    let starts = start_offsets_us(vms * vcpus, layout.placement);
     for v in 0..vms {
         for i in 0..vcpus {
             let next = (i + 1) % vcpus;
@@ -66,7 +165,7 @@ pub fn scenario(preset: &str, vms: u32, vcpus: u32, pcpus: u32, duration: &str) 
             // its own offset within the first tick and computes a little more or less
             // (a fixed per-vCPU spread of -20 %..+20 %, not random, so runs stay comparable).
             let k = v * vcpus + i;
-            let start_us = (k * 733) % 4000;
+            let start_us = starts[k as usize];
             let scale = |us: u32| us * (80 + (k * 37) % 41) / 100;
             let (c20, c30, c100, c300) = (scale(20), scale(30), scale(100), scale(300));
             let lock = format!("vm{v}/L{}", i % 4);
@@ -91,68 +190,22 @@ pub fn scenario(preset: &str, vms: u32, vcpus: u32, pcpus: u32, duration: &str) 
                      {{ run = \"{c100}us\" }}, {{ ipi_wait = \"{ipi}\" }}"
                 ),
             };
+            let cgroup = match layout.groups {
+                Groups::Vm => format!("/machine/vm{v}"),
+                Groups::Vcpu => format!("/machine/vm{v}/vcpu{i}"),
+            };
+            let affinity = match layout.placement {
+                Placement::Index => format!("affinity = [{}]\n", i % pcpus),
+                Placement::Unpinned(_) => String::new(),
+            };
             let _ = write!(
                 s,
-                "\n[[tasks]]\nname = \"vm{v}/vcpu{i}\"\nvm = \"vm{v}\"\ncgroup = \"/machine/vm{v}\"\nstart = \"{start_us}us\"\naffinity = [{}]\n\
-                 program = [{{ loop = {{ body = [{body}] }} }}]\n",
-                i % pcpus
+                "\n[[tasks]]\nname = \"vm{v}/vcpu{i}\"\nvm = \"vm{v}\"\ncgroup = \"{cgroup}\"\nstart = \"{start_us}us\"\n{affinity}\
+                 program = [{{ loop = {{ body = [{body}] }} }}]\n"
             );
         }
     }
     Ok(s)
-}
-
-/// Guest operations completed and the wall time of one run.
-fn run_one(text: &str, variant: &str) -> Result<(u64, f64, Summary), String> {
-    let overrides: Vec<(String, String)> = schedlab_engine::scenario::variants::find(variant)
-        .ok_or_else(|| format!("unknown variant {variant:?}"))?
-        .overrides
-        .iter()
-        .map(|(k, v)| (k.to_string(), v.to_string()))
-        .collect();
-    let t0 = Instant::now();
-    let (_, mut sim) = schedlab_engine::load("wanpeng.toml", text, &overrides)?;
-    sim.run();
-    let wall = t0.elapsed().as_secs_f64();
-    let s = Summary::of(&sim);
-    let ops = s.tasks.iter().map(|t| t.guest_locks + t.ipis_answered).sum();
-    Ok((ops, wall, s))
-}
-
-/// Prints the 9 cells beside the seed's.
-pub fn table(duration: &str) -> Result<(), String> {
-    println!("Wanpeng Li's table: throughput change of wanpeng-series vs baseline, 16 pCPUs, 16 vCPUs per VM, {duration} simulated");
-    println!("{:<8} {:>22} {:>22} {:>22}", "preset", "2 VMs model (seed)", "3 VMs model (seed)", "4 VMs model (seed)");
-    for (p, preset) in PRESETS.iter().enumerate() {
-        let mut line = format!("{preset:<8}");
-        for (c, vms) in [2u32, 3, 4].into_iter().enumerate() {
-            let text = scenario(preset, vms, 16, 16, duration)?;
-            let (base, _, _) = run_one(&text, "baseline")?;
-            let (series, _, _) = run_one(&text, "wanpeng-series")?;
-            let pct = 100.0 * (series as f64 - base as f64) / base.max(1) as f64;
-            let _ = write!(line, " {:>22}", format!("{pct:+.1} % ({:+.1} %)", SEED[p][c]));
-        }
-        println!("{line}");
-    }
-    println!("(model: guest operations completed; seed: the cover letter's benchmark throughput)");
-    Ok(())
-}
-
-/// The performance goal of issue 6: 4 VMs x 16 vCPUs on 16 pCPUs, 1 s simulated, native wall time.
-pub fn bench(preset: &str) -> Result<(), String> {
-    let text = scenario(preset, 4, 16, 16, "1s")?;
-    for variant in ["baseline", "wanpeng-series"] {
-        let (ops, wall, s) = run_one(&text, variant)?;
-        println!(
-            "kvm bench {preset} {variant}: 4 VMs x 16 vCPUs on 16 pCPUs, 1 s simulated in {wall:.2} s wall (native), \
-             {} queue events ({:.2} M/s), {} log events, {ops} guest operations, digest={}",
-            s.queue_events,
-            s.queue_events as f64 / wall / 1e6,
-            s.log_events,
-            s.digest
-        );
-    }
-    Ok(())
 }
 
 #[cfg(test)]
@@ -163,22 +216,41 @@ mod tests {
     fn every_preset_generates_a_valid_scenario() {
         for p in ALL_PRESETS {
             for vms in [2, 4] {
-                let text = scenario(p, vms, 16, 16, "10ms").unwrap();
-                let (_, sim) = schedlab_engine::load("w.toml", &text, &[]).unwrap_or_else(|e| panic!("{p}/{vms}: {e}"));
-                assert_eq!(sim.tasks.len() as u32, vms * 16);
+                for layout in [Layout::GALLERY, Layout::libvirt(3)] {
+                    let text = scenario(p, vms, 16, 16, "10ms", layout).unwrap();
+                    let (_, sim) =
+                        schedlab_engine::load("w.toml", &text, &[]).unwrap_or_else(|e| panic!("{p}/{vms}: {e}"));
+                    assert_eq!(sim.tasks.len() as u32, vms * 16);
+                }
             }
         }
-        assert!(scenario("kernbench", 2, 16, 16, "1s").is_err());
+        assert!(scenario("kernbench", 2, 16, 16, "1s", Layout::GALLERY).is_err());
     }
 
-    /// Pins the model's prediction for the IPI-heavy preset at 3 VMs: the series answers
-    /// more IPIs than the baseline (baseline receivers preempted in user mode are skipped).
+    /// libvirt's layout: no affinity, one cgroup per vCPU, the same start offsets dealt out
+    /// in a seed-dependent order; the gallery's layout keeps its historical text.
     #[test]
-    fn series_beats_baseline_on_the_ipi_pipeline_at_3_vms() {
-        let text = scenario("dedup", 3, 16, 16, "100ms").unwrap();
-        let (base, _, _) = run_one(&text, "baseline").unwrap();
-        let (series, _, _) = run_one(&text, "wanpeng-series").unwrap();
-        println!("dedup 3 VMs, 100 ms: baseline {base} ops, series {series} ops");
-        assert!(series as f64 > 1.1 * base as f64, "{series} vs {base}");
+    fn libvirt_layout_unpins_and_groups_each_vcpu() {
+        let g = scenario("dedup", 2, 16, 16, "10ms", Layout::GALLERY).unwrap();
+        assert_eq!(g.matches("affinity = [").count(), 32);
+        assert!(g.contains("cgroup = \"/machine/vm1\"\n") && !g.contains("/vcpu0\"\n\n"));
+        assert!(g.starts_with("# Generated by `schedlab gen wanpeng --preset dedup --vms 2`:"));
+        let l = scenario("dedup", 2, 16, 16, "10ms", Layout::libvirt(1)).unwrap();
+        assert_eq!(l.matches("affinity").count(), 0);
+        assert!(l.contains("path = \"/machine/vm1/vcpu15\"") && l.contains("cgroup = \"/machine/vm1/vcpu15\""));
+        assert!(l.contains("--placement unpinned --layout-seed 1 --groups vcpu"));
+        let starts = |t: &str| {
+            let mut v: Vec<String> = t.lines().filter(|x| x.starts_with("start = ")).map(String::from).collect();
+            let order = v.clone();
+            v.sort_unstable();
+            (order, v)
+        };
+        let (o1, sorted1) = starts(&l);
+        let (o2, sorted2) = starts(&scenario("dedup", 2, 16, 16, "10ms", Layout::libvirt(2)).unwrap());
+        let (og, sortedg) = starts(&g);
+        assert_eq!(sorted1, sortedg, "the same offsets");
+        assert_eq!(sorted2, sortedg);
+        assert_ne!(o1, og, "dealt out in another order");
+        assert_ne!(o1, o2, "which depends on the seed");
     }
 }
