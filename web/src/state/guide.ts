@@ -207,7 +207,7 @@ GUIDE.push(
     who: 'Wanpeng Li, v1 cover letter (2 VMs: +47.1 % on dedup; 3 VMs: +28.1 %)',
     claim: 'The series improves IPI-heavy guests in overcommitted hosts, most with 2 VMs on 16 pCPUs, least with 4.',
     answer:
-      'The dedup-like preset with 3 VMs × 16 vCPUs on 16 pCPUs (200 ms): 72,679 IPIs answered under the baseline, 99,814 with wanpeng-series (+37 %; the cover letter: +28.1 %). `schedlab wanpeng-table` prints all nine cells; the model’s gains come at 3 and 4 VMs, not at 2 (docs/kvm-model.md).',
+      'The dedup-like preset with 3 VMs × 16 vCPUs on 16 pCPUs (200 ms): 72,679 IPIs answered under the baseline, 99,814 with wanpeng-series (+37 %; the cover letter: +28.1 %). This scenario pins vCPU i of every VM to pCPU i, where the model’s gains come at 3 and 4 VMs. `schedlab wanpeng-table` prints all nine cells on libvirt’s default layout (unpinned vCPU threads, a cgroup per vCPU), where dedup and vips gain most at 2 VMs as in the seed and dbench does not (docs/kvm-model.md).',
     scenario: 'kvm/wanpeng-dedup-3vm',
     variants: ['baseline', 'wanpeng-series'],
     columns: ['IPIs answered', 'IPI latency µs', 'PLE exits'],
