@@ -117,7 +117,7 @@ impl ImportHandle {
     }
 
     /// JSON: `{summary: ImportSummary, dat, error, timeline: {origin_ns, duration_ns, cpus,
-    /// spans, missing_switch_outs}, eevdf: {samples, tasks, alignment}}`.
+    /// spans, missing_switch_outs, out_of_order_by_cpu}, eevdf: {samples, tasks, alignment}}`.
     pub fn summary(&self) -> String {
         let mut s = ImportSummary::new(self.reader.stats(), &self.store);
         if self.alignment.as_ref().is_some_and(|a| a.accepted) {
@@ -141,6 +141,10 @@ impl ImportHandle {
                 "cpus": tl.map_or(0, |t| t.ncpus),
                 "spans": tl.map_or(0, |t| t.len()),
                 "missing_switch_outs": tl.map_or(0, |t| t.discontinuities),
+                "out_of_order_by_cpu": self.store.cpus.iter().enumerate()
+                    .filter(|(_, c)| c.out_of_order > 0)
+                    .map(|(i, c)| (i.to_string(), json!(c.out_of_order)))
+                    .collect::<serde_json::Map<String, Value>>(),
             },
             "eevdf": {"samples": self.eevdf.len(), "tasks": self.eevdf_tasks(), "alignment": self.alignment},
         })
