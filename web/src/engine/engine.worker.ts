@@ -93,6 +93,11 @@ ctx.onmessage = (e: MessageEvent<Request>) => {
     cancelled = true;
     return;
   }
+  if (req.type === 'stats') {
+    // Answered at once, even during an import (wasm memory only grows: its size is the peak).
+    void handleImportRequest(importCtx, req);
+    return;
+  }
   busy = busy.then(async () => {
     try {
       switch (req.type) {
@@ -114,7 +119,6 @@ ctx.onmessage = (e: MessageEvent<Request>) => {
         case 'span':
         case 'shadow':
         case 'closeImport':
-        case 'stats':
           ready ??= init();
           wasm = await ready;
           if (req.type === 'import' || req.type === 'shadow') cancelled = false;
