@@ -187,3 +187,38 @@ test('cancel: a 200 MB generated trace stops reading, the handle is freed and th
   await page.keyboard.press('w');
   await waitForIdle(page);
 });
+
+test('drop on the page: an EEVDF dump alone gives its lanes; a scenario file still opens in the editor', async ({ page }) => {
+  await openApp(page);
+  const dump = readFileSync(join(FIX, 'nice-0-vs-2.eevdf-state.txt'), 'utf8');
+  const drop = async (name: string, text: string) => {
+    const dt = await page.evaluateHandle(
+      ([n, t]) => {
+        const d = new DataTransfer();
+        d.items.add(new File([t], n));
+        return d;
+      },
+      [name, text],
+    );
+    await page.dispatchEvent('.app', 'drop', { dataTransfer: dt });
+  };
+  await drop('eevdf-state.txt', dump);
+  await expect(page.getByTestId('replay-view')).toBeVisible();
+  await waitForIdle(page);
+  const want = expected('nice-0-vs-2.eevdf-state.txt');
+  await expect(page.getByTestId('diagnostics').locator('[data-key="format"] dd')).toHaveText(want.format_name);
+  await expect(page.getByTestId('diagnostics').locator('[data-key="events"] dd')).toHaveText(`0 records, ${int(want.eevdf_samples)} EEVDF samples`);
+  expect(await attr(page, 'data-cpu-lanes')).toBe(0);
+  expect(await attr(page, 'data-eevdf-lanes')).toBeGreaterThanOrEqual(2);
+  expect(await attr(page, 'data-eevdf-points')).toBeGreaterThan(0);
+  await page.getByTestId('shadow-run').click();
+  await expect(page.getByTestId('shadow-error')).toContainText('needs a trace with sched_switch records');
+  // Close the trace: back to the scenarios; a dropped scenario opens as before.
+  await page.getByTestId('replay-close').click();
+  await expect(page.getByTestId('replay-view')).toHaveCount(0);
+  const toml = readFileSync(new URL('../../scenarios/gallery/nice-ladder.toml', import.meta.url), 'utf8');
+  await drop('dropped.toml', toml);
+  await page.waitForFunction(() => window.__schedlab?.state().scenario === 'inline');
+  await waitForIdle(page);
+  expect((await page.evaluate(() => window.__schedlab!.workerStats())).importHandles).toBe(0);
+});

@@ -171,7 +171,11 @@ export async function handleImportRequest(ctx: WorkerCtx, req: ImportRequest) {
 }
 
 async function shadow(ctx: WorkerCtx, id: number, req: Req<'shadow'>) {
-  if (!current || current.kind !== 'trace') return noTrace(ctx, id);
+  if (!current) return noTrace(ctx, id);
+  if (current.kind !== 'trace') {
+    const message = 'the shadow re-simulation needs a trace with sched_switch records; an EEVDF dump alone has none';
+    return ctx.post({ v: 1, id, type: 'error', error: { file: current.file.name, line: 0, column: 0, message } });
+  }
   const file = current.file;
   const r = new ReplayHandle(file.size);
   try {
