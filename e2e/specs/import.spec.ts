@@ -138,6 +138,8 @@ test('a malformed trace: skipped lines grouped by reason with line:column, LOST 
   await expect(panel.locator('[data-key="lost"] dd')).toHaveText(`CPU 1: ${want.lost_events['1']} (${want.lost_lines} LOST lines)`);
   await expect(panel.locator('[data-key="out-of-order"] dd')).toContainText(`CPU 1: ${want.out_of_order}`);
   expect(await attr(page, 'data-spans-drawn')).toBeGreaterThan(0);
+  await page.getByTestId('skipped').scrollIntoViewIfNeeded();
+  await page.screenshot({ path: 'artifacts/import-malformed.png' });
 });
 
 test('shadow re-simulation: real vs model share per task, baseline and a variant side by side', async ({ page }) => {

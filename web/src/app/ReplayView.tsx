@@ -95,13 +95,15 @@ export function ReplayView({ client, trace, alignment, onClose }: Props) {
         return;
       }
       h.busy = true;
-      client.traces.record(t.cpu, t.t, t.tol).then((rec) => {
-        setHovered(rec);
-        h.busy = false;
-        const n = h.next;
-        h.next = null;
-        if (n && n.kind === 'cpu') lookUp(n);
-      });
+      client.traces
+        .record(t.cpu, t.t, t.tol)
+        .then(setHovered, () => setHovered(null))
+        .finally(() => {
+          h.busy = false;
+          const n = h.next;
+          h.next = null;
+          if (n && n.kind === 'cpu') lookUp(n);
+        });
     },
     [client],
   );

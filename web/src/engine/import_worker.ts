@@ -57,13 +57,12 @@ async function readInto(
   chunk: number,
 ): Promise<boolean> {
   const total = file.size;
-  for (let off = 0; off < total || off === 0; off += chunk) {
+  for (let off = 0; off < total; off += chunk) {
     if (ctx.cancelled()) return false;
     const buf = await file.slice(off, Math.min(total, off + chunk)).arrayBuffer();
     sink.feed(new Uint8Array(buf));
     ctx.post({ v: 1, id, type: 'importProgress', progress: { phase: 'reading', bytes: Math.min(total, off + chunk), total, ...counts() } });
     await ctx.yieldToEvents();
-    if (total === 0) break;
   }
   if (ctx.cancelled()) return false;
   sink.finish();

@@ -100,9 +100,10 @@ function ReplayTimelineImpl(p: ReplayTimelineProps) {
   const eevdfTop = cpus * CPU_LANE_H + SECTION_GAP;
   const height = eevdfTop + lanes.length * ENTITY_LANE_H;
 
+  const onWidth = p.onWidth;
   useEffect(() => {
-    if (width > GUTTER_W) p.onWidth?.(width - GUTTER_W);
-  }, [width, p.onWidth]); // eslint-disable-line react-hooks/exhaustive-deps
+    if (width > GUTTER_W) onWidth?.(width - GUTTER_W);
+  }, [width, onWidth]);
 
   const target = (x: number, y: number): ReplayTarget | null => {
     if (x < GUTTER_W) return null;
