@@ -2,6 +2,9 @@
 // device scale, against the built site served by `vite preview`.
 import { defineConfig } from '@playwright/test';
 
+/** The preview server's port (E2E_PORT when several checkouts test on one machine). */
+const PORT = Number(process.env.E2E_PORT ?? 4173);
+
 export default defineConfig({
   testDir: './specs',
   outputDir: './artifacts/results',
@@ -11,7 +14,7 @@ export default defineConfig({
   retries: 0,
   reporter: [['list']],
   use: {
-    baseURL: 'http://127.0.0.1:4173/',
+    baseURL: `http://127.0.0.1:${PORT}/`,
     viewport: { width: 1440, height: 900 },
     deviceScaleFactor: 1,
     launchOptions: {
@@ -32,8 +35,8 @@ export default defineConfig({
     },
   },
   webServer: {
-    command: 'node ../node_modules/vite/bin/vite.js preview --config ../web/vite.config.ts --port 4173 --host 127.0.0.1 --strictPort',
-    url: 'http://127.0.0.1:4173/',
+    command: `node ../node_modules/vite/bin/vite.js preview --config ../web/vite.config.ts --port ${PORT} --host 127.0.0.1 --strictPort`,
+    url: `http://127.0.0.1:${PORT}/`,
     reuseExistingServer: false,
     timeout: 60_000,
   },

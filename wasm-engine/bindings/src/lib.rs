@@ -19,6 +19,11 @@ use schedlab_engine::sim::Simulation;
 use serde_json::{json, Value};
 use wasm_bindgen::prelude::*;
 
+pub mod columns;
+pub mod import;
+mod reader;
+pub mod replay;
+
 fn error_json(e: &ScenarioError) -> String {
     json!({"ok": false, "error": {"file": e.file, "line": e.line, "column": e.column, "message": e.message}})
         .to_string()

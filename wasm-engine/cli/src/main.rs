@@ -48,6 +48,7 @@ const USAGE: &str = "usage:
                                            shadow re-simulation: the trace's workload simulated, per task
                                            observed vs simulated share and switches, agreement
   schedlab bench-import [--mb N]           trace importer throughput on an N MiB synthetic trace (200)
+  schedlab gen trace [--mb N]              print that synthetic tracefs trace (for the wasm and browser benches)
 
 <time> is nanoseconds or a number with a unit (1.5s, 4ms, 300us).
 Variants: any scheduler feature (RUN_TO_PARITY=false), yield=forfeit|deadline_bump,
@@ -280,7 +281,13 @@ fn run(argv: &[String]) -> Result<(), String> {
                 let layout = host_layouts(&a, false)?[0];
                 out(&wanpeng::scenario(preset, vms, 16, 16, a.duration.as_deref().unwrap_or("1s"), layout)?)
             }
-            other => Err(format!("gen {other:?}: expected gen aaron or gen wanpeng")),
+            Some("trace") => {
+                // The synthetic tracefs trace of `bench-import`, for the wasm and browser benches.
+                let text = import::synthetic_trace((mb_arg(a.mb.as_deref())? as usize) << 20);
+                std::io::Write::write_all(&mut std::io::stdout().lock(), text.as_bytes())
+                    .map_err(|e| format!("writing the trace: {e}"))
+            }
+            other => Err(format!("gen {other:?}: expected gen aaron, gen wanpeng or gen trace")),
         },
         "wanpeng-table" => {
             let d = a.duration.as_deref().unwrap_or("200ms");
@@ -314,17 +321,7 @@ fn run(argv: &[String]) -> Result<(), String> {
             let file = a.file.ok_or("import needs a trace file")?;
             import::run(&file, a.json).and_then(|s| out(&s))
         }
-        "bench-import" => {
-            let mb = match a.mb.as_deref() {
-                None => 200,
-                Some(v) => v
-                    .parse()
-                    .ok()
-                    .filter(|n| (1..=4096).contains(n))
-                    .ok_or_else(|| format!("--mb {v:?}: expected 1..=4096"))?,
-            };
-            import::bench(mb)
-        }
+        "bench-import" => import::bench(mb_arg(a.mb.as_deref())?),
         "bench" if a.file.is_some() => {
             let file = a.file.expect("checked");
             let text = read(&file)?;
@@ -364,6 +361,16 @@ fn main() -> ExitCode {
                 eprintln!("{USAGE}");
             }
             ExitCode::from(2)
+        }
+    }
+}
+
+/// `--mb N` (default 200, 1..=4096).
+fn mb_arg(v: Option<&str>) -> Result<u64, String> {
+    match v {
+        None => Ok(200),
+        Some(v) => {
+            v.parse().ok().filter(|n| (1..=4096).contains(n)).ok_or_else(|| format!("--mb {v:?}: expected 1..=4096"))
         }
     }
 }

@@ -298,3 +298,26 @@ fn compare_variants_json_and_text() {
     let list = schedlab(&["variants"]);
     assert!(list.stdout.contains("debooster-v1") && list.stdout.contains("yield_to=debooster_v1"), "{}", list.stdout);
 }
+
+/// The web app's import e2e test (`e2e/specs/import.spec.ts`) holds its diagnostics panel
+/// against these files: they must stay what `schedlab import --json` prints for the fixtures.
+/// Refresh with `UPDATE_EXPECT=1 cargo test -p schedlab-cli --test cli import_fixtures`.
+#[test]
+fn import_fixtures_match_the_e2e_expectations() {
+    let dir = root().join("e2e/fixtures/traces");
+    for name in ["nice-0-vs-2.trace.txt", "nice-0-vs-2.trace.dat", "nice-0-vs-2.eevdf-state.txt", "malformed.trace.txt"]
+    {
+        let path = format!("e2e/fixtures/traces/{name}");
+        let got = ok_json(&["import", &path, "--json"]);
+        let expect = dir.join(format!("{name}.import.json"));
+        if std::env::var("UPDATE_EXPECT").is_ok_and(|v| v == "1") {
+            std::fs::write(&expect, format!("{}\n", serde_json::to_string_pretty(&got).unwrap())).unwrap();
+        }
+        let want: Value = serde_json::from_str(&std::fs::read_to_string(&expect).unwrap_or_default())
+            .unwrap_or_else(|e| panic!("{}: {e}; refresh with UPDATE_EXPECT=1", expect.display()));
+        assert_eq!(
+            got, want,
+            "{name}: refresh with UPDATE_EXPECT=1 cargo test -p schedlab-cli --test cli import_fixtures"
+        );
+    }
+}

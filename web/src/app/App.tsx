@@ -22,6 +22,11 @@ import { CgroupTree } from '../panels/CgroupTree';
 import { PlaybackBar } from '../panels/PlaybackBar';
 import { ErrorBoundary } from './ErrorBoundary';
 import type { PanelId, ViewWindow } from '../state/types';
+import { isScenarioFile } from '../state/trace_import';
+import { ImportControl } from '../panels/import/ImportControl';
+import { ImportProgressBar } from '../panels/import/ImportProgressBar';
+import { useTraceImport } from './useTraceImport';
+import { ReplayView } from './ReplayView';
 
 const client = new EngineClient();
 const BASELINE: VariantSpec = { key: PRESETS[0].key, overrides: PRESETS[0].overrides };
@@ -57,6 +62,7 @@ export function App() {
   const [editorText, setEditorText] = useState(entry.text);
   const timelineWidth = useRef(1200);
   const pendingView = useRef<ViewState | null>(null);
+  const traces = useTraceImport(client);
 
   const togglePanel = useCallback((p: PanelId) => {
     setPanels((s) => {
@@ -192,7 +198,8 @@ export function App() {
     return shareUrl(window.location.href.split('#')[0], frag);
   }, [viewState]);
 
-  useEffect(() => installTestHook({ client, getState: viewState, shareUrl: makeShareUrl }), [viewState, makeShareUrl]);
+  const importFiles = traces.importFiles;
+  useEffect(() => installTestHook({ client, getState: viewState, shareUrl: makeShareUrl, importFiles }), [viewState, makeShareUrl, importFiles]);
 
   const onView = useCallback((t0: number, t1: number) => setView({ t0, t1 }), []);
   const timelineVariants = useMemo(
@@ -228,13 +235,16 @@ export function App() {
     [open],
   );
 
-  // Drag and drop a scenario file anywhere on the page.
+  // Drag and drop anywhere on the page: a scenario file opens in the editor; anything else is
+  // imported as a trace (with its EEVDF dump, if dropped together).
   useEffect(() => {
     const over = (e: DragEvent) => e.preventDefault();
     const drop = (e: DragEvent) => {
       e.preventDefault();
-      const f = e.dataTransfer?.files?.[0];
-      if (f) f.text().then((t) => openText(f.name, t));
+      const files = [...(e.dataTransfer?.files ?? [])];
+      const f = files[0];
+      if (f && files.every((x) => isScenarioFile(x.name))) f.text().then((t) => openText(f.name, t));
+      else if (files.length) importFiles(files, true);
     };
     window.addEventListener('dragover', over);
     window.addEventListener('drop', drop);
@@ -272,12 +282,25 @@ export function App() {
         onCancel={cancel}
         guideOpen={guide}
         onGuide={toggleGuide}
-      />
+      >
+        <ImportControl onFiles={importFiles} traceOpen={traces.trace !== null} busy={traces.progress !== null} />
+      </Header>
+      {traces.progress && <ImportProgressBar file={traces.progress.file} progress={traces.progress.progress} onCancel={traces.cancel} />}
+      {traces.error && (
+        <div className="notice" role="alert" data-testid="import-error">
+          Import failed: {traces.error} <button onClick={traces.dismissError}>dismiss</button>
+        </div>
+      )}
       {notice && (
         <div className="notice" role="status">
           {notice} <button onClick={() => setNotice(null)}>dismiss</button>
         </div>
       )}
+      {traces.trace ? (
+        <ErrorBoundary name="trace replay">
+          <ReplayView client={client} trace={traces.trace} alignment={traces.alignment} onClose={traces.close} />
+        </ErrorBoundary>
+      ) : (
       <div className="main">
         {panels.has('editor') && (
           <EditorPane text={editorText} onText={setEditorText} onRun={runEditor} error={sim.error} file={sim.file} />
@@ -327,6 +350,7 @@ export function App() {
           </ErrorBoundary>
         )}
       </div>
+      )}
       {panels.has('help') && <HelpOverlay onClose={closeHelp} />}
     </div>
   );

@@ -9,6 +9,12 @@ export interface SchedlabHook {
   waitForIdle(): Promise<void>;
   state(): { scenario: string; variants: ViewState['variants']; window_ns: [number, number]; cursor_ns: number; selection: number | null; panels: string[] };
   shareUrl(): Promise<string>;
+  /** Imports trace files as a drop would (resolves when done or cancelled). */
+  importFiles(files: File[]): Promise<void>;
+  /** Cancels a load or import in progress. */
+  cancel(): void;
+  /** What the worker holds (import handles, wasm memory). */
+  workerStats(): Promise<{ importHandles: number; simHandles: number; wasmMemoryBytes: number }>;
 }
 
 declare global {
@@ -19,7 +25,12 @@ declare global {
 
 const frame = () => new Promise<void>((r) => requestAnimationFrame(() => r()));
 
-export function installTestHook(opts: { client: EngineClient; getState: () => ViewState; shareUrl: () => Promise<string> }) {
+export function installTestHook(opts: {
+  client: EngineClient;
+  getState: () => ViewState;
+  shareUrl: () => Promise<string>;
+  importFiles: (files: File[], attach: boolean) => Promise<void>;
+}) {
   window.__schedlab = {
     async waitForIdle() {
       for (let settled = 0; settled < 3; ) {
@@ -41,5 +52,8 @@ export function installTestHook(opts: { client: EngineClient; getState: () => Vi
       };
     },
     shareUrl: opts.shareUrl,
+    importFiles: (files) => opts.importFiles(files, true),
+    cancel: () => opts.client.cancel(),
+    workerStats: () => opts.client.traces.stats(),
   };
 }

@@ -2,11 +2,12 @@
 // progress is a callback; the client counts requests in flight for waitForIdle().
 
 import type { CursorState, LocatedError, Request, Response, ScenarioMeta, Summary, VariantSpec, WindowData } from './protocol';
+import { ImportClient } from './import_client';
 
-type Pending = { resolve: (r: Response) => void; onProgress?: (done: number, total: number) => void };
+type Pending = { resolve: (r: Response) => void; onProgress?: (done: number, total: number) => void; onMessage?: (r: Response) => void };
 
 /** Distributes a request over Request's union members so `Omit` keeps each shape. */
-type Body<R> = R extends unknown ? Omit<R, 'v' | 'id'> : never;
+export type Body<R> = R extends unknown ? Omit<R, 'v' | 'id'> : never;
 
 export class LoadError extends Error {
   constructor(public readonly located: LocatedError) {
@@ -19,10 +20,13 @@ export class EngineClient {
   private nextId = 1;
   private pending = new Map<number, Pending>();
   private idleWaiters: (() => void)[] = [];
+  /** Trace import and the replay view's queries. */
+  readonly traces: ImportClient;
 
   constructor() {
     this.worker = new Worker(new URL('./engine.worker.ts', import.meta.url), { type: 'module' });
     this.worker.onmessage = (e: MessageEvent<Response>) => this.receive(e.data);
+    this.traces = new ImportClient((req, onMessage) => this.send(req, undefined, onMessage));
   }
 
   /** Requests in flight. */
@@ -43,6 +47,10 @@ export class EngineClient {
       p.onProgress?.(msg.done, msg.total);
       return;
     }
+    if (msg.type === 'importProgress') {
+      p.onMessage?.(msg);
+      return;
+    }
     this.pending.delete(msg.id);
     p.resolve(msg);
     if (this.pending.size === 0) {
@@ -51,10 +59,10 @@ export class EngineClient {
     }
   }
 
-  private send(req: Body<Request>, onProgress?: Pending['onProgress']): Promise<Response> {
+  private send(req: Body<Request>, onProgress?: Pending['onProgress'], onMessage?: Pending['onMessage']): Promise<Response> {
     const id = this.nextId++;
     return new Promise((resolve) => {
-      this.pending.set(id, { resolve, onProgress });
+      this.pending.set(id, { resolve, onProgress, onMessage });
       this.worker.postMessage({ ...req, v: 1, id } as Request);
     });
   }

@@ -1,15 +1,17 @@
 // The engine worker: owns the wasm module and one long-lived SimHandle per variant. Loading
 // runs the simulation in steps so progress is reported and a cancel can arrive in between.
 
-import init, { SimHandle } from '../generated/wasm/schedlab_wasm';
+import init, { SimHandle, type InitOutput } from '../generated/wasm/schedlab_wasm';
 import type { CounterCols, Request, Response, SampleCols, SliceCols, MarkerCols, ScenarioMeta, Summary } from './protocol';
+import { handleImportRequest, type WorkerCtx } from './import_worker';
 
 const ctx = self as unknown as { postMessage(msg: Response, transfer?: Transferable[]): void; onmessage: ((e: MessageEvent<Request>) => void) | null };
 
 /** Markers are sent for windows with at most this many of them (zoomed-in views). */
 const MARKER_LIMIT = 20_000;
 
-let ready: Promise<unknown> | null = null;
+let ready: Promise<InitOutput> | null = null;
+let wasm: InitOutput | null = null;
 const handles = new Map<string, SimHandle>();
 let cancelled = false;
 let busy = Promise.resolve();
@@ -20,9 +22,17 @@ function post(msg: Response, transfer: Transferable[] = []) {
 
 const yieldToEvents = () => new Promise<void>((r) => setTimeout(r, 0));
 
+const importCtx: WorkerCtx = {
+  post,
+  cancelled: () => cancelled,
+  yieldToEvents,
+  simHandles: () => handles.size,
+  wasmMemoryBytes: () => wasm?.memory.buffer.byteLength ?? 0,
+};
+
 async function load(id: number, req: Extract<Request, { type: 'load' }>) {
   ready ??= init();
-  await ready;
+  wasm = await ready;
   cancelled = false;
   for (const h of handles.values()) h.free();
   handles.clear();
@@ -83,6 +93,11 @@ ctx.onmessage = (e: MessageEvent<Request>) => {
     cancelled = true;
     return;
   }
+  if (req.type === 'stats') {
+    // Answered at once, even during an import (wasm memory only grows: its size is the peak).
+    void handleImportRequest(importCtx, req);
+    return;
+  }
   busy = busy.then(async () => {
     try {
       switch (req.type) {
@@ -97,6 +112,18 @@ ctx.onmessage = (e: MessageEvent<Request>) => {
           if (h) post({ v: 1, id: req.id, type: 'cursor', state: JSON.parse(h.state_at(req.t)) });
           break;
         }
+        case 'import':
+        case 'importWindow':
+        case 'eevdfWindow':
+        case 'record':
+        case 'span':
+        case 'shadow':
+        case 'closeImport':
+          ready ??= init();
+          wasm = await ready;
+          if (req.type === 'import' || req.type === 'shadow') cancelled = false;
+          await handleImportRequest(importCtx, req);
+          break;
         case 'metrics': {
           const h = handles.get(req.variant);
           if (h) {

@@ -1,6 +1,10 @@
 // The worker protocol: discriminated unions with a version field. Only engine/ talks to the
 // worker; results come back as typed-array columns (transferred, not copied) plus JSON.
 
+import type { ImportRequest, ImportResponse } from './import_protocol';
+
+export * from './import_protocol';
+
 export const PROTOCOL_VERSION = 1;
 
 export interface ScenarioTaskMeta {
@@ -220,7 +224,8 @@ export type Request =
   | { v: 1; id: number; type: 'cancel' }
   | { v: 1; id: number; type: 'window'; variant: string; t0: number; t1: number; bucket: number; tasks: number[] }
   | { v: 1; id: number; type: 'cursor'; variant: string; t: number }
-  | { v: 1; id: number; type: 'metrics'; variant: string };
+  | { v: 1; id: number; type: 'metrics'; variant: string }
+  | ImportRequest;
 
 export type Response =
   | { v: 1; id: number; type: 'progress'; done: number; total: number }
@@ -229,4 +234,5 @@ export type Response =
   | { v: 1; id: number; type: 'cancelled' }
   | { v: 1; id: number; type: 'window'; data: WindowData }
   | { v: 1; id: number; type: 'cursor'; state: CursorState }
-  | { v: 1; id: number; type: 'metrics'; summary: Summary; latencies: Float64Array };
+  | { v: 1; id: number; type: 'metrics'; summary: Summary; latencies: Float64Array }
+  | ImportResponse;

@@ -1,7 +1,7 @@
 // The header: scenario picker, open file, variants, view mode, share, panel toggles, and the
 // progress of a running load (with cancel).
 
-import { useEffect, useRef, useState, memo } from 'react';
+import { useEffect, useRef, useState, memo, type ReactNode } from 'react';
 import type { VariantSpec } from '../engine/protocol';
 import type { PanelId, SimState } from '../state/types';
 import { GALLERY } from '../state/gallery';
@@ -20,6 +20,8 @@ interface Props {
   onCancel: () => void;
   guideOpen: boolean;
   onGuide: () => void;
+  /** More controls after "Open file…" (the trace import). */
+  children?: ReactNode;
 }
 
 export const Header = memo(function Header(p: Props) {
@@ -80,6 +82,7 @@ export const Header = memo(function Header(p: Props) {
           e.target.value = '';
         }}
       />
+      {p.children}
       <details className="variants" ref={variantMenu}>
         <summary>variants ({p.sim.variants.length})</summary>
         <div className="variant-menu">

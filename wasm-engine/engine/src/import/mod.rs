@@ -15,11 +15,17 @@
 //!
 //! Use: [`text::TextImporter`] (`feed` chunks, then `finish`) into a [`store::TraceStore`], then
 //! [`summary::ImportSummary::new`]. [`import_text`] does all three for bytes already in memory.
+//!
+//! For the replay view: [`timeline::TraceTimeline`] (per-CPU run spans with the state each ended
+//! in, wakeup links, window queries), [`inspect`] (the record nearest a time on a CPU) and
+//! [`align`] (a bpftrace EEVDF dump moved onto the trace's clock).
 
+pub mod align;
 pub mod dat;
 pub mod detect;
 pub mod eevdf;
 pub mod ftrace;
+pub mod inspect;
 pub mod lex;
 pub mod lines;
 pub mod payload;
@@ -28,6 +34,7 @@ pub mod record;
 pub mod store;
 pub mod summary;
 pub mod text;
+pub mod timeline;
 
 pub use detect::{binary_kind, Binary, Format};
 pub use record::{EevdfEntity, EevdfSample, PrevState, SchedPayload, Skipped, TraceRecord, TraceSink, WakeKind};

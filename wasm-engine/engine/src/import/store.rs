@@ -71,6 +71,8 @@ pub struct Task {
     pub exited: bool,
     /// Switched out after exiting: the pid is free for a new generation.
     pub dead: bool,
+    /// The last `prio` printed for it (sched_switch, wakeup, migrate; 100..=139 fair).
+    pub prio: Option<i32>,
 }
 
 /// sched_switch columns.
@@ -81,6 +83,8 @@ pub struct Switches {
     pub prev: Vec<u32>,
     pub prev_state: Vec<PrevState>,
     pub next: Vec<u32>,
+    /// Source line (text) or record number (`.dat`).
+    pub line: Vec<u64>,
 }
 
 /// sched_waking / sched_wakeup / sched_wakeup_new columns.
@@ -94,6 +98,7 @@ pub struct Wakeups {
     pub wakee: Vec<u32>,
     pub target_cpu: Vec<i32>,
     pub kind: Vec<WakeKind>,
+    pub line: Vec<u64>,
 }
 
 /// sched_migrate_task columns.
@@ -101,9 +106,12 @@ pub struct Wakeups {
 pub struct Migrations {
     pub ts: Vec<u64>,
     pub cpu: Vec<u32>,
+    /// The current task when the event fired (not the migrated one).
+    pub current: Vec<u32>,
     pub task: Vec<u32>,
     pub orig_cpu: Vec<i32>,
     pub dest_cpu: Vec<i32>,
+    pub line: Vec<u64>,
 }
 
 /// Every other event, compactly: fields `field_start[i]..field_start[i+1]` of `field_key` /
@@ -224,6 +232,7 @@ impl TraceStore {
             last_ts: ts,
             exited: false,
             dead: false,
+            prio: None,
         });
         self.live.insert(pid, idx);
         idx
@@ -330,7 +339,9 @@ impl TraceSink for TraceStore {
         }
         let current = self.task_for(rec.pid, &rec.comm, ts);
         match &rec.payload {
-            SchedPayload::Switch { prev_comm, prev_pid, prev_state, next_comm, next_pid, .. } => {
+            SchedPayload::Switch {
+                prev_comm, prev_pid, prev_prio, prev_state, next_comm, next_pid, next_prio, ..
+            } => {
                 let prev = self.task_for(*prev_pid, prev_comm, ts);
                 let next = self.task_for(*next_pid, next_comm, ts);
                 let s = &mut self.switches;
@@ -339,7 +350,10 @@ impl TraceSink for TraceStore {
                 s.prev.push(prev);
                 s.prev_state.push(*prev_state);
                 s.next.push(next);
+                s.line.push(rec.line);
+                self.tasks[next as usize].prio = Some(*next_prio);
                 let p = &mut self.tasks[prev as usize];
+                p.prio = Some(*prev_prio);
                 p.switches_out += 1;
                 match prev_state {
                     PrevState::Runnable => p.out_runnable += 1,
@@ -351,9 +365,10 @@ impl TraceSink for TraceStore {
                 }
                 self.tasks[next as usize].switches_in += 1;
             }
-            SchedPayload::Wakeup { kind, comm, pid, target_cpu, .. } => {
+            SchedPayload::Wakeup { kind, comm, pid, prio, target_cpu, .. } => {
                 let wakee = self.task_for(*pid, comm, ts);
                 self.tasks[wakee as usize].wakeups += 1;
+                self.tasks[wakee as usize].prio = Some(*prio);
                 let w = &mut self.wakeups;
                 w.ts.push(ts);
                 w.cpu.push(rec.cpu);
@@ -361,15 +376,19 @@ impl TraceSink for TraceStore {
                 w.wakee.push(wakee);
                 w.target_cpu.push(*target_cpu);
                 w.kind.push(*kind);
+                w.line.push(rec.line);
             }
-            SchedPayload::MigrateTask { comm, pid, orig_cpu, dest_cpu, .. } => {
+            SchedPayload::MigrateTask { comm, pid, prio, orig_cpu, dest_cpu, .. } => {
                 let task = self.task_for(*pid, comm, ts);
+                self.tasks[task as usize].prio = Some(*prio);
                 let m = &mut self.migrations;
                 m.ts.push(ts);
                 m.cpu.push(rec.cpu);
+                m.current.push(current);
                 m.task.push(task);
                 m.orig_cpu.push(*orig_cpu);
                 m.dest_cpu.push(*dest_cpu);
+                m.line.push(rec.line);
             }
             SchedPayload::Other { fields, text } => {
                 self.push_other(&rec, current, ev, fields, text.as_deref());

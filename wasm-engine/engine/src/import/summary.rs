@@ -197,7 +197,9 @@ impl ImportSummary {
 
     fn compute_missing(&self) -> Vec<Missing> {
         let mut m = Vec::new();
-        if self.binary.is_some() {
+        // A binary file the text importer refused (nothing decoded): no view to speak of. A
+        // decoded `.dat` is judged like text.
+        if self.binary.is_some() && self.total_events == 0 {
             return m;
         }
         let tracepoints = self.total_events > 0;

@@ -37,9 +37,11 @@ struct CpuStream {
     done: bool,
 }
 
-/// Decodes a whole `.dat` held in memory, record by record, in timestamp order.
-pub struct DatDecoder<'a> {
-    file: &'a [u8],
+/// Decodes a whole `.dat` held in memory, record by record, in timestamp order. `B` is the
+/// file's bytes, borrowed (`&[u8]`) or owned (`Vec<u8>`, for a decoder that outlives the call
+/// that made it, as the wasm import handle's does).
+pub struct DatDecoder<B> {
+    file: B,
     meta: Meta,
     events: EventTable,
     cmdlines: BTreeMap<i32, String>,
@@ -61,10 +63,11 @@ fn page_error(cpu: u32, at_file: u64, page_start: usize, e: PageError, compresse
     }
 }
 
-impl<'a> DatDecoder<'a> {
+impl<B: AsRef<[u8]>> DatDecoder<B> {
     /// Reads the metadata (header, formats, cmdlines, options) and positions every CPU at its
     /// first page. Trace data is read only as [`DatDecoder::step`] asks for records.
-    pub fn new(file: &'a [u8]) -> Result<Self, DatError> {
+    pub fn new(bytes: B) -> Result<Self, DatError> {
+        let file = bytes.as_ref();
         let mut meta = parse(file)?;
         let cmdlines = parse_cmdlines(&meta.cmdlines);
         let printk = parse_printk_formats(&meta.printk);
@@ -106,7 +109,7 @@ impl<'a> DatDecoder<'a> {
         }
         cpus.sort_by_key(|c| c.cpu);
         let meta_bytes = (file.len() as u64).saturating_sub(data_bytes);
-        Ok(DatDecoder { file, meta, events, cmdlines, cpus, records: 0, lost_events: 0, skipped: 0, meta_bytes })
+        Ok(DatDecoder { file: bytes, meta, events, cmdlines, cpus, records: 0, lost_events: 0, skipped: 0, meta_bytes })
     }
 
     /// What the file says about itself, and counts so far.
@@ -137,7 +140,7 @@ impl<'a> DatDecoder<'a> {
     }
 
     pub fn bytes_total(&self) -> u64 {
-        self.file.len() as u64
+        self.file.as_ref().len() as u64
     }
 
     /// Emits up to `max_records` records (and the lost-event notices and skipped records met on
@@ -181,7 +184,7 @@ impl<'a> DatDecoder<'a> {
         }
         let page_start = c.page.map(|p| p.0).unwrap_or(0);
         let data = match &c.source {
-            Source::Raw { .. } => self.file.get(page_start + start..page_start + start + len),
+            Source::Raw { .. } => self.file.as_ref().get(page_start + start..page_start + start + len),
             Source::Chunks { chunk, .. } => chunk.get(page_start + start..page_start + start + len),
         }
         .unwrap_or_default();
@@ -205,7 +208,7 @@ impl<'a> DatDecoder<'a> {
 
     /// Makes sure CPU `i` has its next record located (or is done).
     fn fill(&mut self, i: usize) -> Result<(), DatError> {
-        let file = self.file;
+        let file = self.file.as_ref();
         let layout = self.meta.layout;
         let endian = self.meta.endian;
         let page_size = self.meta.page_size as usize;

@@ -1,0 +1,226 @@
+// Trace import and replay in the browser, with real Linux 6.18.44 captures (e2e/fixtures/traces,
+// copied from ../shared/traces/linux-6.18/nice-0-vs-2): the file input, the progress bar, the
+// diagnostics panel (its counts equal to `schedlab import --json` of the same file, kept in
+// e2e/fixtures/traces/*.import.json and checked against the CLI by wasm-engine/cli/tests/cli.rs),
+// the lanes drawn (data-* attributes of the canvas), the record under the pointer, a .dat with its
+// EEVDF dump attached, a malformed file with located skips, the shadow re-simulation, and the
+// cancel of a large generated trace.
+import { expect, test, type Page } from '@playwright/test';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { openApp, waitForIdle } from '../fixtures/app';
+
+const FIX = fileURLToPath(new URL('../fixtures/traces/', import.meta.url));
+const expected = (file: string) => JSON.parse(readFileSync(join(FIX, `${file}.import.json`), 'utf8'));
+const canvas = (page: Page) => page.getByTestId('replay-canvas');
+const attr = async (page: Page, name: string) => Number((await canvas(page).getAttribute(name)) ?? 'NaN');
+const int = (n: number) => n.toLocaleString('en-US');
+
+async function importFiles(page: Page, files: string[]) {
+  await page.getByTestId('trace-input').setInputFiles(files.map((f) => join(FIX, f)));
+  await expect(page.getByTestId('replay-view')).toBeVisible({ timeout: 30_000 });
+  await expect(page.getByTestId('import-progress')).toHaveCount(0);
+  await waitForIdle(page);
+}
+
+/** The diagnostics panel's event table and read line against the CLI's summary. */
+async function expectCounts(page: Page, want: { events: Record<string, number>; total_events: number; lines_read: number; lines_skipped: number }, dat: boolean) {
+  const panel = page.getByTestId('diagnostics');
+  for (const [event, n] of Object.entries(want.events)) {
+    await expect(panel.locator(`[data-testid="event-counts"] tr[data-event="${event}"] td`)).toHaveText(int(n));
+  }
+  await expect(panel.locator('[data-testid="event-counts"] tr')).toHaveCount(Object.keys(want.events).length);
+  await expect(panel.locator('[data-key="events"] dd')).toHaveText(new RegExp(`^${int(want.total_events)} records`));
+  if (!dat) await expect(panel.locator('[data-key="read"] dd')).toContainText(`${int(want.lines_read)} lines read, ${int(want.lines_skipped)} skipped`);
+}
+
+/** Zooms in (W) until `name` is drawn. */
+async function zoomUntil(page: Page, name: string, presses = 16) {
+  for (let i = 0; i < presses && (await attr(page, name)) === 0; i++) {
+    await page.keyboard.press('w');
+    await waitForIdle(page);
+  }
+  expect(await attr(page, name), name).toBeGreaterThan(0);
+}
+
+test('tracefs text: diagnostics as schedlab import prints them, runs with their states, wakeup links, migrations, hover and pick', async ({ page }) => {
+  await openApp(page);
+  const want = expected('nice-0-vs-2.trace.txt');
+  await importFiles(page, ['nice-0-vs-2.trace.txt']);
+  await expect(page.getByTestId('replay-file')).toHaveText('nice-0-vs-2.trace.txt');
+  const panel = page.getByTestId('diagnostics');
+  await expect(panel.locator('[data-key="format"] dd')).toHaveText(want.format_name);
+  await expectCounts(page, want, false);
+  await expect(panel.locator('[data-key="cpus"] dd')).toHaveText(`${want.cpus.join(', ')} (the header says ${want.cpus_declared})`);
+  await expect(panel.locator('[data-key="lost"] dd')).toHaveText('none reported');
+  // What the views miss and how to capture it: every item of the CLI's list, with its command.
+  const missing = panel.getByTestId('missing').locator('li');
+  await expect(missing).toHaveCount(want.missing.length);
+  for (const [i, m] of want.missing.entries()) await expect(missing.nth(i).locator('code')).toHaveText(m.capture);
+  // The whole trace on 2 CPU lanes; short runs merged at this zoom.
+  expect(await attr(page, 'data-cpu-lanes')).toBe(2);
+  expect(await attr(page, 'data-spans-drawn')).toBeGreaterThan(100);
+  expect(await attr(page, 'data-merged-spans')).toBeGreaterThan(0);
+  // The start of the trace (the cursor is at 0): the workload's fork, exec and migrations.
+  await zoomUntil(page, 'data-migrations');
+  await zoomUntil(page, 'data-wakeup-links');
+  // Further in: each run's end state, lettered.
+  await zoomUntil(page, 'data-state-letters', 20);
+  // Pan across the hogs' alternation on CPU 1 (k_a and k_b leave as R at the tick: PREEMPT_NONE).
+  let r = await attr(page, 'data-state-caps-runnable');
+  for (let i = 0; i < 60 && r === 0; i++) {
+    await page.keyboard.press('d');
+    await waitForIdle(page);
+    r = await attr(page, 'data-state-caps-runnable');
+  }
+  expect(r).toBeGreaterThan(0);
+  await page.screenshot({ path: 'artifacts/import-states.png' });
+  // The record under the pointer on CPU 1.
+  const box = (await canvas(page).boundingBox())!;
+  await page.mouse.move(box.x + box.width / 2, box.y + 22 + 11);
+  await waitForIdle(page);
+  const rec = page.getByTestId('hovered-record');
+  await expect(rec).toBeVisible();
+  await expect(rec.locator('tr').first()).toContainText(/sched_/);
+  await expect(page.getByTestId('hovered-span')).toContainText(/k_[ab]/);
+  // Pick the run: its switch-in and switch-out records.
+  await page.mouse.click(box.x + box.width / 2, box.y + 22 + 11);
+  await waitForIdle(page);
+  await expect(page.getByTestId('picked-span')).toContainText(/left the CPU in|still running/);
+  await expect(page.getByTestId('span-switch-out').locator('tr[data-field="prev_state"] td')).toHaveText(/^(R|R\+|S|D)$/);
+});
+
+test('.dat with its bpftrace EEVDF dump: decoded counts as schedlab import prints them, the dump on the trace clock, real vruntime/deadline lanes', async ({ page }) => {
+  await openApp(page);
+  const want = expected('nice-0-vs-2.trace.dat');
+  await importFiles(page, ['nice-0-vs-2.eevdf-state.txt', 'nice-0-vs-2.trace.dat']);
+  await expect(page.getByTestId('replay-file')).toHaveText('nice-0-vs-2.trace.dat');
+  const panel = page.getByTestId('diagnostics');
+  await expect(panel.locator('[data-key="format"] dd')).toHaveText(/^trace-cmd \.dat \(version 7, clock local/);
+  await expectCounts(page, want, true);
+  // The dump was put on the trace clock and replaces the "EEVDF state" item of the missing list.
+  await expect(page.getByTestId('eevdf-alignment')).toHaveAttribute('data-accepted', 'true');
+  await expect(page.getByTestId('eevdf-alignment')).toContainText('S lines inside the trace lie on a switch-out of their task');
+  await expect(panel.getByTestId('missing')).not.toContainText('EEVDF state');
+  expect(await attr(page, 'data-eevdf-lanes')).toBeGreaterThanOrEqual(2);
+  expect(await attr(page, 'data-eevdf-points')).toBeGreaterThan(100);
+  await page.screenshot({ path: 'artifacts/import-dat-eevdf.png' });
+  // Zoom into the hogs and point at the first EEVDF lane: the sample's fields.
+  await page.getByTestId('replay-canvas').click({ position: { x: 700, y: 30 } });
+  for (let i = 0; i < 10; i++) await page.keyboard.press('w');
+  await waitForIdle(page);
+  const box = (await canvas(page).boundingBox())!;
+  const laneTop = 2 * 22 + 6;
+  let found = false;
+  for (let x = 120; x < box.width && !found; x += 3) {
+    await page.mouse.move(box.x + x, box.y + laneTop + 28);
+    found = await page.getByTestId('eevdf-sample').isVisible();
+  }
+  expect(found).toBe(true);
+  await expect(page.getByTestId('eevdf-sample')).toContainText('vruntime − zero_vruntime');
+  await page.screenshot({ path: 'artifacts/import-eevdf-zoom.png' });
+});
+
+test('a malformed trace: skipped lines grouped by reason with line:column, LOST and out-of-order counted', async ({ page }) => {
+  await openApp(page);
+  const want = expected('malformed.trace.txt');
+  await importFiles(page, ['malformed.trace.txt']);
+  await expectCounts(page, want, false);
+  const rows = page.getByTestId('skipped').locator('tbody tr');
+  await expect(rows).toHaveCount(want.skipped.length);
+  for (const [i, s] of want.skipped.entries()) {
+    await expect(rows.nth(i).locator('td').nth(0)).toHaveText(s.reason);
+    await expect(rows.nth(i).locator('td').nth(1)).toHaveText(String(s.count));
+    await expect(rows.nth(i).locator('td').nth(2)).toHaveText(s.examples.join(', '));
+  }
+  const panel = page.getByTestId('diagnostics');
+  await expect(panel.locator('[data-key="lost"] dd')).toHaveText(`CPU 1: ${want.lost_events['1']} (${want.lost_lines} LOST lines)`);
+  await expect(panel.locator('[data-key="out-of-order"] dd')).toContainText(`CPU 1: ${want.out_of_order}`);
+  expect(await attr(page, 'data-spans-drawn')).toBeGreaterThan(0);
+  await page.getByTestId('skipped').scrollIntoViewIfNeeded();
+  await page.screenshot({ path: 'artifacts/import-malformed.png' });
+});
+
+test('shadow re-simulation: real vs model share per task, baseline and a variant side by side', async ({ page }) => {
+  await openApp(page);
+  await importFiles(page, ['nice-0-vs-2.trace.txt']);
+  await page.getByTestId('shadow-run').click();
+  const table = page.getByTestId('shadow-table');
+  await expect(table).toBeVisible({ timeout: 60_000 });
+  const kA = table.locator('tr[data-task="k_a"] td');
+  // The oracle's 60.9 % for k_a (weights 1024:655), and the model within a point of it.
+  const real = Number(await kA.nth(2).textContent());
+  const model = Number(await kA.nth(3).textContent());
+  expect(real).toBeGreaterThan(60);
+  expect(real).toBeLessThan(62);
+  expect(Math.abs(model - real)).toBeLessThan(1);
+  await page.getByLabel('shadow variant').selectOption('no-run-to-parity');
+  await page.getByTestId('shadow-run').click();
+  await expect(table.locator('th')).toContainText(['baseline %', 'no-run-to-parity %']);
+  await expect(page.getByTestId('shadow-agreement')).toHaveCount(2);
+  await page.screenshot({ path: 'artifacts/import-shadow.png' });
+});
+
+test('cancel: a 200 MB generated trace stops reading, the handle is freed and the app answers', async ({ page }) => {
+  await openApp(page);
+  // 200 MB of tracefs text built in the page from one 1 MiB block (Blob parts share it).
+  await page.evaluate(() => {
+    const line = (i: number) => `           k_a-22695   [001] d..2.   ${(545 + i / 1e6).toFixed(6)}: sched_stat_runtime: comm=k_a pid=22695 runtime=4000000 [ns]\n`;
+    let block = '# tracer: nop\n';
+    for (let i = 0; block.length < 1 << 20; i++) block += line(i);
+    const bytes = new TextEncoder().encode(block);
+    const parts = Array.from({ length: 200 }, () => bytes);
+    const file = new File(parts, 'big.trace.txt');
+    (window as unknown as { __big: Promise<void> }).__big = window.__schedlab!.importFiles([file]);
+  });
+  const bar = page.getByTestId('import-progress');
+  await expect(bar).toBeVisible();
+  await expect.poll(async () => Number(await bar.getByRole('progressbar').getAttribute('aria-valuenow')), { timeout: 30_000 }).toBeGreaterThan(0);
+  await expect(bar.getByTestId('import-progress-text')).toContainText('of 200.0 MiB');
+  await bar.getByTestId('import-cancel').click();
+  await expect(bar).toHaveCount(0);
+  await page.evaluate(() => (window as unknown as { __big: Promise<void> }).__big);
+  // The import handle is gone; the scenario view never left.
+  const stats = await page.evaluate(() => window.__schedlab!.workerStats());
+  expect(stats.importHandles).toBe(0);
+  await expect(page.getByTestId('replay-view')).toHaveCount(0);
+  await expect(page.locator('[data-testid="timeline-block"] canvas').first()).toBeVisible();
+  await page.keyboard.press('w');
+  await waitForIdle(page);
+});
+
+test('drop on the page: an EEVDF dump alone gives its lanes; a scenario file still opens in the editor', async ({ page }) => {
+  await openApp(page);
+  const dump = readFileSync(join(FIX, 'nice-0-vs-2.eevdf-state.txt'), 'utf8');
+  const drop = async (name: string, text: string) => {
+    const dt = await page.evaluateHandle(
+      ([n, t]) => {
+        const d = new DataTransfer();
+        d.items.add(new File([t], n));
+        return d;
+      },
+      [name, text],
+    );
+    await page.dispatchEvent('.app', 'drop', { dataTransfer: dt });
+  };
+  await drop('eevdf-state.txt', dump);
+  await expect(page.getByTestId('replay-view')).toBeVisible();
+  await waitForIdle(page);
+  const want = expected('nice-0-vs-2.eevdf-state.txt');
+  await expect(page.getByTestId('diagnostics').locator('[data-key="format"] dd')).toHaveText(want.format_name);
+  await expect(page.getByTestId('diagnostics').locator('[data-key="events"] dd')).toHaveText(`0 records, ${int(want.eevdf_samples)} EEVDF samples`);
+  expect(await attr(page, 'data-cpu-lanes')).toBe(0);
+  expect(await attr(page, 'data-eevdf-lanes')).toBeGreaterThanOrEqual(2);
+  expect(await attr(page, 'data-eevdf-points')).toBeGreaterThan(0);
+  await page.getByTestId('shadow-run').click();
+  await expect(page.getByTestId('shadow-error')).toContainText('needs a trace with sched_switch records');
+  // Close the trace: back to the scenarios; a dropped scenario opens as before.
+  await page.getByTestId('replay-close').click();
+  await expect(page.getByTestId('replay-view')).toHaveCount(0);
+  const toml = readFileSync(new URL('../../scenarios/gallery/nice-ladder.toml', import.meta.url), 'utf8');
+  await drop('dropped.toml', toml);
+  await page.waitForFunction(() => window.__schedlab?.state().scenario === 'inline');
+  await waitForIdle(page);
+  expect((await page.evaluate(() => window.__schedlab!.workerStats())).importHandles).toBe(0);
+});

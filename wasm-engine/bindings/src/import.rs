@@ -1,0 +1,474 @@
+//! `ImportHandle`: one imported trace in the web worker. The worker feeds the user's file in
+//! chunks (progress and cancel between them), finishes, steps a `.dat` through its decoder,
+//! then asks for the import summary (JSON), the tasks, and windows of the replay view as
+//! typed-array columns. Times cross as f64 ns relative to the trace's first record (the
+//! summary gives that origin in trace-clock ns).
+
+use crate::columns::Columns;
+use crate::reader::Reader;
+use schedlab_engine::import::align::{align, shifted, Alignment};
+use schedlab_engine::import::inspect::{record_near, state_text, view, RecordRef, RecordView};
+use schedlab_engine::import::record::EevdfEntity;
+use schedlab_engine::import::timeline::{wake_code, window_of, TraceTimeline, NONE};
+use schedlab_engine::import::{EevdfSample, ImportSummary, TraceStore};
+use serde_json::{json, Value};
+use wasm_bindgen::prelude::*;
+
+fn ns(v: f64) -> u64 {
+    if v.is_finite() && v > 0.0 {
+        v.min(u64::MAX as f64) as u64
+    } else {
+        0
+    }
+}
+
+/// One trace being imported, then viewed.
+#[wasm_bindgen]
+pub struct ImportHandle {
+    reader: Reader,
+    store: TraceStore,
+    timeline: Option<TraceTimeline>,
+    /// EEVDF samples in time order: the file's own (a dump imported alone) or an attached
+    /// dump's, moved onto the trace clock.
+    eevdf: Vec<EevdfSample>,
+    alignment: Option<Alignment>,
+    error: Option<String>,
+    /// Trace-clock ns of relative time 0.
+    origin: u64,
+    end: u64,
+}
+
+#[wasm_bindgen]
+impl ImportHandle {
+    /// A handle for a file of `total_bytes` (0 if unknown: only sizes the `.dat` buffer).
+    #[wasm_bindgen(constructor)]
+    pub fn new(total_bytes: f64) -> ImportHandle {
+        ImportHandle {
+            reader: Reader::new(ns(total_bytes) as usize),
+            store: TraceStore::new(),
+            timeline: None,
+            eevdf: Vec::new(),
+            alignment: None,
+            error: None,
+            origin: 0,
+            end: 0,
+        }
+    }
+
+    /// The next chunk of the file.
+    pub fn feed(&mut self, chunk: &[u8]) {
+        self.reader.feed(chunk, &mut self.store);
+    }
+
+    /// Ends the input. A damaged `.dat` header is an error (see `error()`).
+    pub fn finish(&mut self) {
+        if let Err(e) = self.reader.finish(&mut self.store) {
+            self.error = Some(e);
+        }
+    }
+
+    /// Decodes up to `max_records` more records of a `.dat` (nothing for text). Returns false
+    /// once the trace is complete (or decoding stopped at damage: see `error()`); the replay
+    /// view's spans are built then.
+    pub fn step(&mut self, max_records: u32) -> bool {
+        if self.error.is_none() {
+            match self.reader.step(&mut self.store, max_records as usize) {
+                Ok(true) => return true,
+                Ok(false) => {}
+                Err(e) => self.error = Some(e),
+            }
+        }
+        if self.timeline.is_none() {
+            self.build();
+        }
+        false
+    }
+
+    fn build(&mut self) {
+        let tl = TraceTimeline::build(&self.store);
+        // (A dump's own samples; an attached dump's replace them. Dumps are small.)
+        self.eevdf = self.store.eevdf.clone();
+        self.eevdf.sort_by_key(|s| s.ts_ns);
+        (self.origin, self.end) = match (self.store.first_ts, self.eevdf.first(), self.eevdf.last()) {
+            (Some(a), _, _) => (a, tl.t1),
+            (None, Some(a), Some(b)) => (a.ts_ns, b.ts_ns),
+            _ => (0, 0),
+        };
+        self.timeline = Some(tl);
+    }
+
+    /// Why decoding stopped early, if it did.
+    pub fn error(&self) -> Option<String> {
+        self.error.clone()
+    }
+
+    /// Progress: bytes taken in (fed, or decoded for a `.dat`), lines, records and samples.
+    pub fn bytes_done(&self) -> f64 {
+        self.reader.bytes_done() as f64
+    }
+    pub fn lines(&self) -> f64 {
+        self.reader.lines() as f64
+    }
+    pub fn records(&self) -> f64 {
+        (self.store.records + self.store.eevdf.len() as u64) as f64
+    }
+    pub fn is_dat(&self) -> bool {
+        self.reader.is_dat()
+    }
+
+    /// JSON: `{summary: ImportSummary, dat, error, timeline: {origin_ns, duration_ns, cpus,
+    /// spans, missing_switch_outs, out_of_order_by_cpu}, eevdf: {samples, tasks, alignment}}`.
+    pub fn summary(&self) -> String {
+        let mut s = ImportSummary::new(self.reader.stats(), &self.store);
+        if self.alignment.as_ref().is_some_and(|a| a.accepted) {
+            // An attached dump provides the EEVDF state.
+            s.missing.retain(|m| !m.what.starts_with("EEVDF state"));
+        }
+        let dat = self.reader.dat_info().map(|d| {
+            json!({"version": d.version, "cpus": d.cpus, "clock": d.clock, "compression": d.compression,
+                "page_size": d.page_size, "uname": d.uname, "tracer_version": d.tracer_version,
+                "event_formats": d.event_formats, "cmdlines": d.cmdlines, "records": d.records,
+                "lost_events": d.lost_events, "skipped": d.skipped})
+        });
+        let tl = self.timeline.as_ref();
+        json!({
+            "summary": s,
+            "dat": dat,
+            "error": self.error,
+            "timeline": {
+                "origin_ns": self.origin,
+                "duration_ns": self.end.saturating_sub(self.origin),
+                "cpus": tl.map_or(0, |t| t.ncpus),
+                "spans": tl.map_or(0, |t| t.len()),
+                "missing_switch_outs": tl.map_or(0, |t| t.discontinuities),
+                "out_of_order_by_cpu": self.store.cpus.iter().enumerate()
+                    .filter(|(_, c)| c.out_of_order > 0)
+                    .map(|(i, c)| (i.to_string(), json!(c.out_of_order)))
+                    .collect::<serde_json::Map<String, Value>>(),
+            },
+            "eevdf": {"samples": self.eevdf.len(), "tasks": self.eevdf_tasks(), "alignment": self.alignment},
+        })
+        .to_string()
+    }
+
+    fn eevdf_tasks(&self) -> Value {
+        let mut rows: std::collections::BTreeMap<i32, (String, u64, u64)> = Default::default();
+        for e in &self.eevdf {
+            let r = rows.entry(e.pid).or_default();
+            match &e.entity {
+                EevdfEntity::Task { comm, .. } => {
+                    r.1 += 1;
+                    if r.0.is_empty() {
+                        r.0 = comm.clone();
+                    }
+                }
+                EevdfEntity::Group { .. } => r.2 += 1,
+            }
+        }
+        rows.into_iter()
+            .map(|(pid, (comm, s, g))| json!({"pid": pid, "comm": comm, "samples": s, "group_samples": g}))
+            .collect()
+    }
+
+    /// The task table as JSON: `[{pid, generation, comm, prio}]`, indexed by the task ids of
+    /// the columns (`comm` is the last one the trace printed; `comms` all of them).
+    pub fn tasks(&self) -> String {
+        let s = &self.store;
+        let rows: Vec<Value> = s
+            .tasks
+            .iter()
+            .map(|t| {
+                let last = t.comms.last().map_or("<...>", |&c| s.comms.get(c));
+                json!({"pid": t.pid, "generation": t.generation, "comm": last, "comms": s.task_comm(t), "prio": t.prio})
+            })
+            .collect();
+        Value::Array(rows).to_string()
+    }
+
+    /// Spans of `[t0, t1)` (relative ns) merged below `bucket`, and, when the window holds at
+    /// most `limit` of them, its wakeups (with each wakee's next switch-in) and migrations.
+    /// `omitted` = [wakeups, migrations] left out for density.
+    pub fn window(&self, t0: f64, t1: f64, bucket: f64, limit: u32) -> Columns {
+        let mut c = Columns::default();
+        let Some(tl) = self.timeline.as_ref() else { return c };
+        let o = self.origin;
+        let (a, b) = (o + ns(t0), o + ns(t1));
+        let rel = |t: u64| t.saturating_sub(o) as f64;
+        let sp = tl.spans(a, b, ns(bucket).max(1));
+        c.u32("span_cpu", sp.cpu);
+        c.u32("span_task", sp.task);
+        c.f64("span_start", sp.start.iter().map(|&t| rel(t)).collect());
+        c.f64("span_end", sp.end.iter().map(|&t| rel(t)).collect());
+        c.u32("span_state", sp.state);
+        c.u32("span_count", sp.count);
+        c.u32("span_index", sp.index);
+        let w = &self.store.wakeups;
+        let (lo, hi) = window_of(&w.ts, a, b);
+        let keep_w = hi - lo <= limit as usize;
+        let r = if keep_w { lo..hi } else { 0..0 };
+        c.f64("wake_t", r.clone().map(|i| rel(w.ts[i])).collect());
+        c.u32("wake_cpu", r.clone().map(|i| w.cpu[i]).collect());
+        c.u32("wake_waker", r.clone().map(|i| w.waker[i]).collect());
+        c.u32("wake_wakee", r.clone().map(|i| w.wakee[i]).collect());
+        c.i32("wake_target", r.clone().map(|i| w.target_cpu[i]).collect());
+        c.u32("wake_kind", r.clone().map(|i| wake_code(w.kind[i])).collect());
+        c.f64(
+            "wake_run_t",
+            r.clone().map(|i| if tl.wake_run_ts[i] == u64::MAX { -1.0 } else { rel(tl.wake_run_ts[i]) }).collect(),
+        );
+        c.u32("wake_run_cpu", r.map(|i| tl.wake_run_cpu[i]).collect());
+        let m = &self.store.migrations;
+        let (mlo, mhi) = window_of(&m.ts, a, b);
+        let keep_m = mhi - mlo <= limit as usize;
+        let r = if keep_m { mlo..mhi } else { 0..0 };
+        c.f64("mig_t", r.clone().map(|i| rel(m.ts[i])).collect());
+        c.u32("mig_cpu", r.clone().map(|i| m.cpu[i]).collect());
+        c.u32("mig_task", r.clone().map(|i| m.task[i]).collect());
+        c.i32("mig_orig", r.clone().map(|i| m.orig_cpu[i]).collect());
+        c.i32("mig_dest", r.map(|i| m.dest_cpu[i]).collect());
+        c.u32("omitted", vec![if keep_w { 0 } else { (hi - lo) as u32 }, if keep_m { 0 } else { (mhi - mlo) as u32 }]);
+        c
+    }
+
+    /// EEVDF samples in `[t0, t1)` (relative ns), at most `limit` (none if more): per sample
+    /// its pid, kind (0 `S` task line, 1 `G` group line), CPU, and the entity's vruntime and
+    /// deadline relative to its cfs_rq's zero_vruntime (signed ns), the vlag/vprot union,
+    /// slice, weight, the task's prev_state and the cfs_rq's nr_queued.
+    pub fn eevdf_window(&self, t0: f64, t1: f64, limit: u32) -> Columns {
+        let mut c = Columns::default();
+        let o = self.origin;
+        let (a, b) = (o + ns(t0), o + ns(t1));
+        let lo = self.eevdf.partition_point(|s| s.ts_ns < a);
+        let hi = self.eevdf.partition_point(|s| s.ts_ns < b);
+        let rows = if hi - lo <= limit as usize { &self.eevdf[lo..hi] } else { &[][..] };
+        let rel = |v: u64, z: u64| v.wrapping_sub(z) as i64 as f64;
+        let mut cols = EevdfCols::default();
+        for s in rows {
+            cols.t.push(s.ts_ns.saturating_sub(o) as f64);
+            cols.pid.push(s.pid);
+            cols.cpu.push(s.cpu);
+            match &s.entity {
+                EevdfEntity::Task {
+                    prev_state,
+                    vruntime,
+                    deadline,
+                    vlag_or_vprot,
+                    slice,
+                    weight,
+                    zero_vruntime,
+                    nr_queued,
+                    ..
+                } => {
+                    cols.kind.push(0);
+                    cols.v.push(rel(*vruntime, *zero_vruntime));
+                    cols.d.push(rel(*deadline, *zero_vruntime));
+                    cols.lag.push(*vlag_or_vprot as f64);
+                    cols.slice.push(*slice as f64);
+                    cols.weight.push(*weight as f64);
+                    cols.state.push(*prev_state as i32);
+                    cols.nr.push(*nr_queued);
+                }
+                EevdfEntity::Group { vruntime, deadline, slice, weight, zero_vruntime, nr_queued, .. } => {
+                    cols.kind.push(1);
+                    cols.v.push(rel(*vruntime, *zero_vruntime));
+                    cols.d.push(rel(*deadline, *zero_vruntime));
+                    cols.lag.push(0.0);
+                    cols.slice.push(*slice as f64);
+                    cols.weight.push(*weight as f64);
+                    cols.state.push(-1);
+                    cols.nr.push(*nr_queued);
+                }
+            }
+        }
+        c.f64("t", cols.t);
+        c.i32("pid", cols.pid);
+        c.u32("cpu", cols.cpu);
+        c.u32("kind", cols.kind);
+        c.f64("v", cols.v);
+        c.f64("d", cols.d);
+        c.f64("lag", cols.lag);
+        c.f64("slice", cols.slice);
+        c.f64("weight", cols.weight);
+        c.i32("state", cols.state);
+        c.u32("nr", cols.nr);
+        c.u32("omitted", vec![if rows.is_empty() { (hi - lo) as u32 } else { 0 }]);
+        c
+    }
+
+    /// The record of `cpu` nearest `t` (relative ns) within `tol` ns, as JSON (`null` if none):
+    /// `{event, ts_ns, t, cpu, line, pid, comm, fields: [[name, value]]}`.
+    pub fn record_at(&self, cpu: u32, t: f64, tol: f64) -> String {
+        match record_near(&self.store, cpu, self.origin + ns(t), ns(tol)) {
+            Some(r) => self.record_json(view(&self.store, r)).to_string(),
+            None => "null".to_string(),
+        }
+    }
+
+    fn record_json(&self, v: RecordView) -> Value {
+        let t = v.ts_ns.saturating_sub(self.origin);
+        let mut j = serde_json::to_value(v).unwrap_or(Value::Null);
+        j["t"] = json!(t);
+        j
+    }
+
+    /// Span `index` (from `span_index`) as JSON: task, times, the state it ended in, and the
+    /// switches that began and ended it.
+    pub fn span_info(&self, index: u32) -> String {
+        let Some(tl) = self.timeline.as_ref() else { return "null".to_string() };
+        let i = index as usize;
+        if i >= tl.len() {
+            return "null".to_string();
+        }
+        let t = &self.store.tasks[tl.task[i] as usize];
+        let sw = |k: u32| (k != NONE).then(|| self.record_json(view(&self.store, RecordRef::Switch(k as usize))));
+        let cpu = tl.cpu_first.partition_point(|&f| f as usize <= i).saturating_sub(1);
+        json!({
+            "index": i, "cpu": cpu, "task": tl.task[i], "pid": t.pid, "comm": self.store.task_comm(t), "prio": t.prio,
+            "start": tl.start[i].saturating_sub(self.origin), "end": tl.end[i].saturating_sub(self.origin),
+            "state": state_text(tl.state[i]), "state_code": tl.state[i],
+            "switch_in": sw(tl.switch_in[i]), "switch_out": sw(tl.switch_out[i]),
+        })
+        .to_string()
+    }
+
+    /// Puts the EEVDF samples of `dump` (an imported bpftrace dump) on this trace's clock
+    /// (`import::align`) and keeps them for `eevdf_window` when the fit is accepted. Returns
+    /// the alignment as JSON.
+    pub fn attach_eevdf(&mut self, dump: &ImportHandle) -> String {
+        let a = align(&self.store, &dump.eevdf);
+        if a.accepted {
+            self.eevdf = shifted(&dump.eevdf, a.offset_ns);
+            self.eevdf.sort_by_key(|s| s.ts_ns);
+        }
+        let j = serde_json::to_string(&a).unwrap_or_default();
+        self.alignment = Some(a);
+        j
+    }
+}
+
+#[derive(Default)]
+struct EevdfCols {
+    t: Vec<f64>,
+    pid: Vec<i32>,
+    cpu: Vec<u32>,
+    kind: Vec<u32>,
+    v: Vec<f64>,
+    d: Vec<f64>,
+    lag: Vec<f64>,
+    slice: Vec<f64>,
+    weight: Vec<f64>,
+    state: Vec<i32>,
+    nr: Vec<u32>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const TEXT: &str = "# tracer: nop\n\
+        a-10 [000] d..2. 1.000000: sched_switch: prev_comm=a prev_pid=10 prev_prio=120 prev_state=R+ ==> next_comm=b next_pid=11 next_prio=122\n\
+        b-11 [000] dNh2. 1.000100: sched_wakeup: comm=c pid=12 prio=120 target_cpu=001\n\
+        b-11 [000] d..2. 1.000200: sched_switch: prev_comm=b prev_pid=11 prev_prio=122 prev_state=S ==> next_comm=a next_pid=10 next_prio=120\n\
+        <idle>-0 [001] d..2. 1.000300: sched_switch: prev_comm=swapper/1 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=c next_pid=12 next_prio=120\n\
+        x y z\n";
+
+    fn import(bytes: &[u8], chunk: usize) -> ImportHandle {
+        let mut h = ImportHandle::new(bytes.len() as f64);
+        for c in bytes.chunks(chunk) {
+            h.feed(c);
+        }
+        h.finish();
+        while h.step(7) {}
+        h
+    }
+
+    #[test]
+    fn text_import_summary_window_and_records() {
+        let h = import(TEXT.as_bytes(), 3);
+        assert_eq!(h.error(), None);
+        let s: Value = serde_json::from_str(&h.summary()).unwrap();
+        assert_eq!(s["summary"]["events"]["sched_switch"], 3);
+        assert_eq!(s["summary"]["lines_skipped"], 1);
+        assert_eq!(s["summary"]["skipped"][0]["examples"][0], "6:1");
+        assert_eq!(s["timeline"]["origin_ns"], 1_000_000_000u64);
+        assert_eq!(s["timeline"]["cpus"], 2);
+        let tasks: Value = serde_json::from_str(&h.tasks()).unwrap();
+        let mut w = h.window(0.0, 1e6, 1.0, 100);
+        let (task, start, state) = (w.take_u32("span_task"), w.take_f64("span_start"), w.take_u32("span_state"));
+        // CPU 0: b (a's zero-length span before the first switch ends at the window's start),
+        // then a, still running; CPU 1: c.
+        assert_eq!(task.len(), 3);
+        assert_eq!(tasks[task[0] as usize]["pid"], 11);
+        assert_eq!(tasks[task[0] as usize]["prio"], 122);
+        assert_eq!(start[0], 0.0);
+        assert_eq!(state[0], 1, "b left in S");
+        assert_eq!(state[1], u32::MAX, "a still running");
+        assert_eq!(w.take_f64("wake_run_t"), vec![300_000.0]);
+        assert_eq!(w.take_u32("wake_run_cpu"), vec![1]);
+        let r: Value = serde_json::from_str(&h.record_at(0, 100_000.0, 1000.0)).unwrap();
+        assert_eq!(r["event"], "sched_wakeup");
+        assert_eq!(r["t"], 100_000);
+        let sp: Value = serde_json::from_str(&h.span_info(w.take_u32("span_index")[0])).unwrap();
+        assert_eq!(sp["state"], "S");
+        assert_eq!(sp["switch_out"]["fields"][1][1], "11");
+        // Too many markers for the limit: none sent, the count says how many.
+        let mut w = h.window(0.0, 1e6, 1.0, 0);
+        assert_eq!(w.take_u32("omitted"), vec![1, 0]);
+    }
+
+    #[test]
+    fn dat_magic_goes_to_the_decoder() {
+        let mut h = ImportHandle::new(0.0);
+        h.feed(b"\x17\x08\x44tracing6\0garbage");
+        h.finish();
+        assert!(h.is_dat());
+        let e = h.error().expect("a damaged .dat is an error");
+        assert!(e.starts_with("trace-cmd .dat: "), "{e}");
+        assert!(!h.step(10));
+    }
+}
+
+#[cfg(test)]
+mod capture_tests {
+    use super::*;
+    use schedlab_engine::import::dat::decode_all;
+
+    fn read(rel: &str) -> Vec<u8> {
+        let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/traces/linux-6.18").join(rel);
+        std::fs::read(&p)
+            .unwrap_or_else(|e| panic!("{}: {e} (the shared traces sit beside the repository)", p.display()))
+    }
+
+    fn import(bytes: &[u8]) -> ImportHandle {
+        let mut h = ImportHandle::new(bytes.len() as f64);
+        for c in bytes.chunks(100_000) {
+            h.feed(c);
+        }
+        h.finish();
+        while h.step(1000) {}
+        h
+    }
+
+    /// A `.dat` fed in chunks and decoded in steps gives what the whole-file decoder gives;
+    /// the capture's EEVDF dump attaches to it.
+    #[test]
+    fn dat_in_steps_and_an_attached_dump() {
+        let bytes = read("nice-0-vs-2/trace.dat");
+        let h = import(&bytes);
+        assert_eq!(h.error(), None);
+        let mut whole = TraceStore::new();
+        decode_all(&bytes, &mut whole).unwrap();
+        let s: Value = serde_json::from_str(&h.summary()).unwrap();
+        assert_eq!(s["summary"]["total_events"], whole.records);
+        assert_eq!(s["summary"]["events"]["sched_switch"], whole.count("sched_switch"));
+        assert_eq!(s["dat"]["version"], 7);
+        assert_eq!(h.bytes_done(), bytes.len() as f64);
+        let dump = import(&read("nice-0-vs-2/eevdf-state.txt"));
+        let mut h = h;
+        let a: Value = serde_json::from_str(&h.attach_eevdf(&dump)).unwrap();
+        assert_eq!(a["accepted"], true, "{a}");
+        // The S and G lines inside the trace's time (the dump began earlier).
+        let mut w = h.eevdf_window(0.0, 1e12, 1_000_000);
+        assert!(w.take_f64("t").len() > 300);
+    }
+}

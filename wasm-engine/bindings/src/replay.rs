@@ -1,0 +1,113 @@
+//! `ReplayHandle`: shadow re-simulation of a trace in the web worker (`schedlab replay`). The
+//! worker reads the file again in chunks into the replay's observed schedule (the import
+//! handle's store is not what the replay reads), then runs the shadow scenario under the
+//! baseline or a variant and gets the per-task comparison as JSON.
+
+use crate::reader::Reader;
+use schedlab_engine::replay::compare::replay;
+use schedlab_engine::replay::observe::Observed;
+use schedlab_engine::replay::shadow::Layout;
+use serde_json::json;
+use wasm_bindgen::prelude::*;
+
+#[wasm_bindgen]
+pub struct ReplayHandle {
+    reader: Reader,
+    obs: Observed,
+    error: Option<String>,
+    done: bool,
+}
+
+#[wasm_bindgen]
+impl ReplayHandle {
+    #[wasm_bindgen(constructor)]
+    pub fn new(total_bytes: f64) -> ReplayHandle {
+        let total = if total_bytes.is_finite() && total_bytes > 0.0 { total_bytes as usize } else { 0 };
+        ReplayHandle { reader: Reader::new(total), obs: Observed::default(), error: None, done: false }
+    }
+
+    pub fn feed(&mut self, chunk: &[u8]) {
+        self.reader.feed(chunk, &mut self.obs);
+    }
+
+    pub fn finish(&mut self) {
+        if let Err(e) = self.reader.finish(&mut self.obs) {
+            self.error = Some(e);
+        }
+    }
+
+    /// As `ImportHandle::step`; the observed schedule is closed at the end.
+    pub fn step(&mut self, max_records: u32) -> bool {
+        if self.error.is_none() && !self.done {
+            match self.reader.step(&mut self.obs, max_records as usize) {
+                Ok(true) => return true,
+                Ok(false) => {}
+                Err(e) => self.error = Some(e),
+            }
+        }
+        if !self.done {
+            self.obs.finish();
+            self.done = true;
+        }
+        false
+    }
+
+    pub fn bytes_done(&self) -> f64 {
+        self.reader.bytes_done() as f64
+    }
+
+    /// Runs the shadow scenario named `name` with the layout file's text (empty: none) and
+    /// variants (a JSON array of `[name, value]`). JSON: `{ok: true, report}` (the
+    /// `schedlab replay --json` report) or `{ok: false, error}`.
+    pub fn run(&self, name: &str, layout: &str, variants_json: &str) -> String {
+        let out = (|| -> Result<serde_json::Value, String> {
+            if let Some(e) = &self.error {
+                return Err(e.clone());
+            }
+            let variants: Vec<(String, String)> =
+                serde_json::from_str(variants_json).map_err(|e| format!("variants: {e}"))?;
+            let layout = if layout.trim().is_empty() { Layout::default() } else { Layout::parse("layout", layout)? };
+            let (_, report) = replay(&self.obs, &layout, name, &variants)?;
+            serde_json::to_value(&report).map_err(|e| e.to_string())
+        })();
+        match out {
+            Ok(report) => json!({"ok": true, "report": report}).to_string(),
+            Err(e) => json!({"ok": false, "error": e}).to_string(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::Value;
+
+    fn handle(rel: &str) -> ReplayHandle {
+        let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/traces/linux-6.18").join(rel);
+        let bytes = std::fs::read(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+        let mut h = ReplayHandle::new(bytes.len() as f64);
+        for c in bytes.chunks(1 << 20) {
+            h.feed(c);
+        }
+        h.finish();
+        while h.step(5000) {}
+        h
+    }
+
+    #[test]
+    fn shadow_of_a_capture_with_a_variant_and_a_layout() {
+        let h = handle("nice-0-vs-2/trace.dat");
+        let r: Value = serde_json::from_str(&h.run("replay/nice-0-vs-2", "", "[]")).unwrap();
+        assert_eq!(r["ok"], true, "{r}");
+        let k_a = r["report"]["tasks"].as_array().unwrap().iter().find(|t| t["name"] == "k_a").unwrap().clone();
+        let err = (k_a["simulated_share_pct"].as_f64().unwrap() - k_a["observed_share_pct"].as_f64().unwrap()).abs();
+        assert!(err < 1.0, "{k_a}");
+        let r: Value =
+            serde_json::from_str(&h.run("replay/nice-0-vs-2", "", r#"[["RUN_TO_PARITY", "false"]]"#)).unwrap();
+        assert_eq!(r["ok"], true, "{r}");
+        assert_eq!(r["report"]["variants"][0][0], "RUN_TO_PARITY");
+        let r: Value = serde_json::from_str(&h.run("x", "hz = \"fast\"\n", "[]")).unwrap();
+        assert_eq!(r["ok"], false);
+        assert!(r["error"].as_str().unwrap().starts_with("layout:1:"), "{r}");
+    }
+}

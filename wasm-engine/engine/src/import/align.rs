@@ -1,0 +1,136 @@
+//! Puts a bpftrace EEVDF-state dump on a trace's clock.
+//!
+//! The dump's times are bpftrace `nsecs` (`ktime_get_ns()`, CLOCK_MONOTONIC); the tracepoints'
+//! are the trace clock (`local`: the scheduler clock). Both tick in nanoseconds from about the
+//! same origin but are not the same clock, so a dump and a trace captured together differ by an
+//! offset. Every `S` line of the dump is written at a `sched_switch` whose `prev` is that task on
+//! that CPU, so the offset is the one that puts the most `S` lines on a switch-out of the same
+//! pid on the same CPU:
+//!
+//! 1. for a few `S` lines spread over the dump (whose pid switches out in the trace), every
+//!    switch-out of that pid on that CPU proposes `switch time − sample time`;
+//! 2. the proposals are sorted and the narrowest-[`TOLERANCE_NS`] stretch holding the most of
+//!    them wins (the true offset is proposed once per line, false ones scatter); its median is
+//!    the offset;
+//! 3. every `S` line that falls inside the trace once shifted is checked for a switch-out of its
+//!    pid on its CPU within [`TOLERANCE_NS`]: the matched fraction says how good the fit is.
+//!
+//! An alignment is accepted when at least [`MIN_MATCHED`] lines and half of those inside the
+//! trace match.
+
+use super::record::{EevdfEntity, EevdfSample};
+use super::store::TraceStore;
+use serde::Serialize;
+use std::collections::BTreeMap;
+
+/// How far a shifted `S` line may lie from its switch-out (clock read jitter and drift).
+pub const TOLERANCE_NS: u64 = 50_000;
+/// Lines used to propose offsets.
+const PROBES: usize = 24;
+/// Fewest matched lines for an accepted alignment.
+pub const MIN_MATCHED: u64 = 8;
+
+#[derive(Clone, Debug, Serialize, PartialEq, Eq)]
+pub struct Alignment {
+    /// Add to a dump time to get the trace clock.
+    pub offset_ns: i64,
+    /// `S` lines that fall inside the trace once shifted, and those with a switch-out of their
+    /// pid on their CPU within the tolerance.
+    pub in_trace: u64,
+    pub matched: u64,
+    /// Median |shifted line − its switch-out| of the matched lines (ns).
+    pub median_error_ns: u64,
+    pub accepted: bool,
+    /// Why not, when not.
+    pub reason: Option<String>,
+}
+
+/// Switch-out times per (pid, cpu), sorted.
+fn switch_outs(store: &TraceStore) -> BTreeMap<(i32, u32), Vec<u64>> {
+    let sw = &store.switches;
+    let mut m: BTreeMap<(i32, u32), Vec<u64>> = BTreeMap::new();
+    for i in 0..sw.ts.len() {
+        let pid = store.tasks[sw.prev[i] as usize].pid;
+        if pid != 0 {
+            m.entry((pid, sw.cpu[i])).or_default().push(sw.ts[i]);
+        }
+    }
+    for v in m.values_mut() {
+        v.sort_unstable();
+    }
+    m
+}
+
+fn nearest(v: &[u64], t: i128) -> Option<u64> {
+    let t = t.clamp(0, u64::MAX as i128) as u64;
+    let p = v.partition_point(|&x| x < t);
+    [p.checked_sub(1), Some(p)].into_iter().flatten().filter_map(|i| v.get(i)).map(|&x| x.abs_diff(t)).min()
+}
+
+/// Finds the offset that puts `dump`'s `S` lines on `store`'s switch-outs (see the module docs).
+pub fn align(store: &TraceStore, dump: &[EevdfSample]) -> Alignment {
+    let outs = switch_outs(store);
+    let tasks: Vec<&EevdfSample> = dump
+        .iter()
+        .filter(|s| matches!(s.entity, EevdfEntity::Task { .. }) && outs.contains_key(&(s.pid, s.cpu)))
+        .collect();
+    let fail = |reason: &str| Alignment {
+        offset_ns: 0,
+        in_trace: 0,
+        matched: 0,
+        median_error_ns: 0,
+        accepted: false,
+        reason: Some(reason.to_string()),
+    };
+    if tasks.is_empty() {
+        return fail("no S line of the dump names a task that switches out on the same CPU in the trace");
+    }
+    let mut proposals: Vec<i128> = Vec::new();
+    let step = (tasks.len() / PROBES).max(1);
+    for s in tasks.iter().step_by(step).take(PROBES) {
+        for &t in &outs[&(s.pid, s.cpu)] {
+            proposals.push(t as i128 - s.ts_ns as i128);
+        }
+    }
+    proposals.sort_unstable();
+    let (mut best, mut a) = ((0usize, 0usize), 0usize);
+    for b in 0..proposals.len() {
+        while proposals[b] - proposals[a] > TOLERANCE_NS as i128 {
+            a += 1;
+        }
+        if b + 1 - a > best.1 - best.0 {
+            best = (a, b + 1);
+        }
+    }
+    let offset = proposals[(best.0 + best.1) / 2];
+    let (lo, hi) = (store.first_ts.unwrap_or(0) as i128, store.last_ts as i128);
+    let (mut in_trace, mut errors) = (0u64, Vec::new());
+    for s in &tasks {
+        let t = s.ts_ns as i128 + offset;
+        if t < lo || t > hi {
+            continue;
+        }
+        in_trace += 1;
+        if let Some(d) = nearest(&outs[&(s.pid, s.cpu)], t).filter(|&d| d <= TOLERANCE_NS) {
+            errors.push(d);
+        }
+    }
+    errors.sort_unstable();
+    let matched = errors.len() as u64;
+    let accepted = matched >= MIN_MATCHED && 2 * matched >= in_trace;
+    Alignment {
+        offset_ns: offset.clamp(i64::MIN as i128, i64::MAX as i128) as i64,
+        in_trace,
+        matched,
+        median_error_ns: errors.get(errors.len() / 2).copied().unwrap_or(0),
+        accepted,
+        reason: (!accepted).then(|| {
+            format!("only {matched} of the {in_trace} S lines inside the trace lie on a switch-out of their task")
+        }),
+    }
+}
+
+/// The dump's samples moved onto the trace clock.
+pub fn shifted(dump: &[EevdfSample], offset_ns: i64) -> Vec<EevdfSample> {
+    dump.iter().map(|s| EevdfSample { ts_ns: s.ts_ns.saturating_add_signed(offset_ns), ..s.clone() }).collect()
+}

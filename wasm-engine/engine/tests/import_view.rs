@@ -1,0 +1,182 @@
+//! What the replay view reads of an imported trace (`import::timeline`, `import::inspect`,
+//! `import::align`), against the five Linux 6.18.44 captures in `../shared/traces/linux-6.18`:
+//! the tracefs text and the `.dat` of one capture give the same spans; the spans agree with the
+//! replay's own observed runs (`replay::observe`, written separately); the bpftrace EEVDF dump
+//! lands on the trace's switch-outs once aligned.
+
+#![allow(clippy::disallowed_methods)] // reads trace files
+
+mod common;
+
+use schedlab_engine::import::align::{align, shifted, TOLERANCE_NS};
+use schedlab_engine::import::dat::decode_all;
+use schedlab_engine::import::inspect::{record_near, view};
+use schedlab_engine::import::record::EevdfEntity;
+use schedlab_engine::import::timeline::{TraceTimeline, LOST, NONE, OPEN};
+use schedlab_engine::import::{TextImporter, TraceStore};
+use schedlab_engine::replay::observe::Observed;
+use std::path::PathBuf;
+
+const CAPTURES: [&str; 5] = ["bandwidth-30-of-100", "cgroup-shares", "nice-0-vs-2", "sleeper-vs-hog", "yield-vs-hog"];
+
+fn shared(exp: &str, file: &str) -> PathBuf {
+    let p = common::repo_root().join("../shared/traces/linux-6.18").join(exp).join(file);
+    assert!(p.exists(), "{} is missing (the shared traces sit beside the repository)", p.display());
+    p
+}
+
+fn text(exp: &str, file: &str) -> TraceStore {
+    let bytes = std::fs::read(shared(exp, file)).expect("read trace");
+    let mut store = TraceStore::new();
+    let mut imp = TextImporter::new();
+    for chunk in bytes.chunks(1 << 16) {
+        imp.feed(chunk, &mut store);
+    }
+    imp.finish(&mut store);
+    store
+}
+
+fn dat(exp: &str) -> TraceStore {
+    let bytes = std::fs::read(shared(exp, "trace.dat")).expect("read trace.dat");
+    let mut store = TraceStore::new();
+    decode_all(&bytes, &mut store).expect("decode");
+    store
+}
+
+/// (pid, cpu, start, end, state) of every span.
+fn spans(store: &TraceStore, tl: &TraceTimeline) -> Vec<(i32, u32, u64, u64, u32)> {
+    (0..tl.ncpus as usize)
+        .flat_map(|c| (tl.cpu_first[c]..tl.cpu_first[c + 1]).map(move |i| (c, i as usize)))
+        .map(|(c, i)| (store.tasks[tl.task[i] as usize].pid, c as u32, tl.start[i], tl.end[i], tl.state[i]))
+        .collect()
+}
+
+/// Panics at the first difference (not with two whole lists).
+fn same<T: PartialEq + std::fmt::Debug>(a: &[T], b: &[T], what: &str) {
+    if let Some(i) = (0..a.len().min(b.len())).find(|&i| a[i] != b[i]) {
+        panic!("{what}: first difference at {i}: {:?} vs {:?}", a[i], b[i]);
+    }
+    assert_eq!(a.len(), b.len(), "{what}: lengths");
+}
+
+/// The text forms print µs (6 decimals); the `.dat` has ns.
+/// (tracefs rounds to the nearest µs, as the kernel's `ns2usecs()` does.)
+fn us(t: u64) -> u64 {
+    if t == u64::MAX {
+        t
+    } else {
+        (t + 500) / 1000 * 1000
+    }
+}
+
+#[test]
+fn text_and_dat_give_the_same_spans_and_wakeup_links() {
+    for exp in CAPTURES {
+        let (t, d) = (text(exp, "trace.txt"), dat(exp));
+        let (tt, dt) = (TraceTimeline::build(&t), TraceTimeline::build(&d));
+        assert!(tt.len() > 100, "{exp}: {} spans", tt.len());
+        let d_us: Vec<_> = spans(&d, &dt).into_iter().map(|(p, c, s, e, st)| (p, c, us(s), us(e), st)).collect();
+        same(&spans(&t, &tt), &d_us, exp);
+        same(&tt.wake_run_ts, &dt.wake_run_ts.iter().map(|&t| us(t)).collect::<Vec<_>>(), exp);
+        assert_eq!(tt.wake_run_cpu, dt.wake_run_cpu, "{exp}");
+        assert_eq!(tt.discontinuities, dt.discontinuities, "{exp}");
+        // Open spans are the last of their CPU; a span without its switch-out is open or lost.
+        for c in 0..tt.ncpus as usize {
+            for i in tt.cpu_first[c] as usize..tt.cpu_first[c + 1] as usize {
+                assert!(tt.state[i] != OPEN || i + 1 == tt.cpu_first[c + 1] as usize, "{exp} span {i}");
+                assert_eq!(tt.switch_out[i] == NONE, tt.state[i] == OPEN || tt.state[i] == LOST, "{exp} span {i}");
+            }
+        }
+    }
+}
+
+#[test]
+fn spans_are_the_observed_runs_of_the_replay() {
+    for exp in CAPTURES {
+        let store = text(exp, "trace.txt");
+        let tl = TraceTimeline::build(&store);
+        // Observed runs begin at a switch-in (the task on a CPU before its first switch, or after
+        // a missing switch-out, gets none there).
+        let begun: Vec<bool> = (0..tl.ncpus as usize)
+            .flat_map(|c| tl.cpu_first[c] as usize..tl.cpu_first[c + 1] as usize)
+            .map(|i| tl.switch_in[i] != NONE)
+            .collect();
+        let mut mine: Vec<(i32, u32, u64, u64)> = spans(&store, &tl)
+            .into_iter()
+            .zip(begun)
+            .filter(|&((_, _, s, e, _), b)| b && e > s)
+            .map(|((pid, c, s, e, _), _)| (pid, c, s, e))
+            .collect();
+        let bytes = std::fs::read(shared(exp, "trace.txt")).unwrap();
+        let mut obs = Observed::default();
+        let mut imp = TextImporter::new();
+        imp.feed(&bytes, &mut obs);
+        imp.finish(&mut obs);
+        obs.finish();
+        // The replay counts missing switch-outs only after a switch-in on the CPU; the timeline
+        // also before the CPU's first switch.
+        assert!(tl.discontinuities >= obs.missing_switches && obs.missing_switches > 0, "{exp}");
+        let mut theirs: Vec<(i32, u32, u64, u64)> = obs
+            .runs
+            .iter()
+            .map(|r| (obs.tasks[r.task as usize].pid, r.cpu, r.start, r.end))
+            .filter(|r| r.0 != 0)
+            .collect();
+        mine.sort_unstable();
+        theirs.sort_unstable();
+        same(&mine, &theirs, exp);
+    }
+}
+
+#[test]
+fn merged_window_keeps_every_span_counted() {
+    let store = text("sleeper-vs-hog", "trace.txt");
+    let tl = TraceTimeline::build(&store);
+    let all = tl.spans(tl.t0, tl.t1 + 1, 1);
+    assert_eq!(all.len(), tl.len());
+    // 1,000 buckets over the whole trace: at most about two spans per bucket per CPU.
+    let bucket = (tl.t1 - tl.t0) / 1000;
+    let merged = tl.spans(tl.t0, tl.t1 + 1, bucket);
+    assert!(merged.len() < 2 * 1000 * tl.ncpus as usize + 10, "{}", merged.len());
+    assert!(merged.len() < all.len() / 2, "{} of {}", merged.len(), all.len());
+    assert_eq!(merged.count.iter().map(|&c| c as usize).sum::<usize>(), tl.len());
+}
+
+#[test]
+fn record_under_a_span_end_is_its_switch() {
+    let store = text("yield-vs-hog", "trace.txt");
+    let tl = TraceTimeline::build(&store);
+    let i = (0..tl.len()).find(|&i| tl.switch_out[i] != NONE && tl.end[i] > tl.start[i]).unwrap();
+    let c = (0..tl.ncpus).find(|&c| tl.cpu_first[c as usize + 1] as usize > i).unwrap();
+    let r = record_near(&store, c, tl.end[i], 0).expect("a record at the span's end");
+    let v = view(&store, r);
+    assert!(v.event == "sched_switch" || v.event == "sched_stat_runtime", "{v:?}");
+    let sw = view(&store, schedlab_engine::import::inspect::RecordRef::Switch(tl.switch_out[i] as usize));
+    assert_eq!(sw.ts_ns, tl.end[i]);
+    assert_eq!(sw.fields[1].1, store.tasks[tl.task[i] as usize].pid.to_string());
+}
+
+#[test]
+fn eevdf_dumps_align_to_their_traces() {
+    for exp in CAPTURES {
+        let store = text(exp, "trace.txt");
+        let dump = text(exp, "eevdf-state.txt");
+        let a = align(&store, &dump.eevdf);
+        println!("{exp}: {a:?}");
+        assert!(a.accepted, "{exp}: {a:?}");
+        assert!(a.matched * 10 >= a.in_trace * 9, "{exp}: {a:?}");
+        assert!(a.median_error_ns <= TOLERANCE_NS / 5, "{exp}: {a:?}");
+        // The shifted S lines of the k_* tasks sit on their switch-outs.
+        let moved = shifted(&dump.eevdf, a.offset_ns);
+        let k = moved
+            .iter()
+            .filter(|s| matches!(&s.entity, EevdfEntity::Task { comm, .. } if comm.starts_with("k_")))
+            .filter(|s| s.ts_ns >= store.first_ts.unwrap() && s.ts_ns <= store.last_ts)
+            .count();
+        assert!(k > 0, "{exp}");
+        // A dump against the wrong capture does not align.
+        let other = text(if exp == "nice-0-vs-2" { "yield-vs-hog" } else { "nice-0-vs-2" }, "trace.txt");
+        let b = align(&other, &dump.eevdf);
+        assert!(!b.accepted, "{exp} against another capture: {b:?}");
+    }
+}

@@ -1,0 +1,92 @@
+// The client side of trace import: one method per import request, each a promise. The
+// EngineClient owns the worker and hands this its send function (engine/ is the only layer
+// that talks to the worker).
+
+import type { Body } from './client';
+import { LoadError } from './client';
+import type {
+  EevdfAlignment,
+  EevdfWindowData,
+  ImportedTrace,
+  ImportProgress,
+  ImportRequest,
+  ReplayReport,
+  ReplayWindowData,
+  Response,
+  SpanInfo,
+  TraceRecordView,
+  WorkerStats,
+} from './protocol';
+
+type Send = (req: Body<ImportRequest>, onMessage?: (r: Response) => void) => Promise<Response>;
+
+function fail(r: Response): never {
+  if (r.type === 'error') throw new LoadError(r.error);
+  throw new Error(`unexpected ${r.type}`);
+}
+
+export class ImportClient {
+  constructor(private readonly send: Send) {}
+
+  /** Imports a trace file (or attaches an EEVDF dump to the trace on screen when `attach`).
+   * Resolves to null when cancelled (EngineClient.cancel()). */
+  async importFile(
+    file: File,
+    opts: { attach?: boolean; chunkBytes?: number; onProgress?: (p: ImportProgress) => void } = {},
+  ): Promise<{ trace: ImportedTrace; alignment: EevdfAlignment | null } | null> {
+    const r = await this.send({ type: 'import', file, attach: opts.attach ?? false, chunkBytes: opts.chunkBytes }, (m) => {
+      if (m.type === 'importProgress') opts.onProgress?.(m.progress);
+    });
+    if (r.type === 'cancelled') return null;
+    if (r.type !== 'imported') fail(r);
+    return { trace: r.trace, alignment: r.alignment };
+  }
+
+  /** Spans (merged below `bucket` ns), wakeups and migrations of [t0, t1) (ns after the origin). */
+  async window(t0: number, t1: number, bucket: number, limit: number): Promise<ReplayWindowData> {
+    const r = await this.send({ type: 'importWindow', t0, t1, bucket, limit });
+    if (r.type !== 'importWindow') fail(r);
+    return r.data;
+  }
+
+  async eevdf(t0: number, t1: number, limit: number): Promise<EevdfWindowData> {
+    const r = await this.send({ type: 'eevdfWindow', t0, t1, limit });
+    if (r.type !== 'eevdfWindow') fail(r);
+    return r.data;
+  }
+
+  /** The record of `cpu` nearest `t` within `tol` ns. */
+  async record(cpu: number, t: number, tol: number): Promise<TraceRecordView | null> {
+    const r = await this.send({ type: 'record', cpu, t, tol });
+    if (r.type !== 'record') fail(r);
+    return r.record;
+  }
+
+  async span(index: number): Promise<SpanInfo | null> {
+    const r = await this.send({ type: 'span', index });
+    if (r.type !== 'span') fail(r);
+    return r.span;
+  }
+
+  /** Shadow re-simulation of the imported trace; null when cancelled. */
+  async shadow(layout: string, variants: [string, string][], onProgress?: (p: ImportProgress) => void): Promise<ReplayReport | null> {
+    const r = await this.send({ type: 'shadow', layout, variants }, (m) => {
+      if (m.type === 'importProgress') onProgress?.(m.progress);
+    });
+    if (r.type === 'cancelled') return null;
+    if (r.type !== 'shadow') fail(r);
+    return r.report;
+  }
+
+  /** Frees the imported trace in the worker. */
+  async close(): Promise<void> {
+    const r = await this.send({ type: 'closeImport' });
+    if (r.type !== 'closed') fail(r);
+  }
+
+  async stats(): Promise<WorkerStats> {
+    const r = await this.send({ type: 'stats' });
+    if (r.type !== 'stats') fail(r);
+    return r.stats;
+  }
+}

@@ -1,0 +1,139 @@
+// Shadow re-simulation from the browser (`schedlab replay`): the workload the trace shows,
+// simulated under the baseline or a variant, held against the trace. An optional layout file
+// gives what a trace cannot show (cgroups, shares, bandwidth, HZ). Each run adds a column of
+// simulated shares to one table, so variants compare side by side with the observed shares.
+import { memo, useRef, useState } from 'react';
+import { PRESETS, parseOverrides } from '../../state/variants';
+import { shadowRows, type ShadowRun } from '../../state/trace_import';
+
+interface Props {
+  runs: ShadowRun[];
+  running: boolean;
+  error: string | null;
+  onRun: (key: string, layout: string, variants: [string, string][]) => void;
+}
+
+const pct = (x: number) => x.toFixed(2);
+
+export const ShadowPanel = memo(function ShadowPanel({ runs, running, error, onRun }: Props) {
+  const [layout, setLayout] = useState('');
+  const [layoutName, setLayoutName] = useState<string | null>(null);
+  const [variant, setVariant] = useState('baseline');
+  const [custom, setCustom] = useState('');
+  const [customError, setCustomError] = useState<string | null>(null);
+  const fileInput = useRef<HTMLInputElement>(null);
+  const run = () => {
+    if (custom.trim()) {
+      const o = parseOverrides(custom);
+      if (typeof o === 'string') return setCustomError(o);
+      setCustomError(null);
+      return onRun(o.map(([k, v]) => `${k}=${v}`).join(','), layout, o);
+    }
+    const p = PRESETS.find((x) => x.key === variant);
+    onRun(variant, layout, p ? p.overrides : []);
+  };
+  const rows = shadowRows(runs);
+  return (
+    <section className="shadow" aria-label="shadow re-simulation" data-testid="shadow-panel">
+      <h3>Shadow re-simulation</h3>
+      <p className="muted small">
+        Each fair-class task of the trace becomes a scenario task with the bursts, yields and sleeps it showed, its nice value, pinned to the CPU it ran on most; the
+        engine simulates that workload and the table holds its CPU shares against the trace&apos;s.
+      </p>
+      <div className="shadow-controls">
+        <label>
+          variant{' '}
+          <select aria-label="shadow variant" value={variant} onChange={(e) => setVariant(e.target.value)}>
+            {PRESETS.map((p) => (
+              <option key={p.key} value={p.key} title={p.doc}>
+                {p.key}
+              </option>
+            ))}
+          </select>
+        </label>
+        <input aria-label="shadow custom variant" placeholder="or NAME=VALUE, …" value={custom} onChange={(e) => setCustom(e.target.value)} />
+        <button onClick={() => fileInput.current?.click()} title="A layout file: cgroups, their shares or bandwidth, and which task ran in which (traces/linux-6.18/*.layout.toml)">
+          {layoutName ? `layout: ${layoutName}` : 'Layout file…'}
+        </button>
+        {layoutName && (
+          <button
+            aria-label="no layout file"
+            onClick={() => {
+              setLayout('');
+              setLayoutName(null);
+            }}
+          >
+            ×
+          </button>
+        )}
+        <input
+          ref={fileInput}
+          type="file"
+          accept=".toml,text/plain"
+          hidden
+          data-testid="layout-input"
+          onChange={(e) => {
+            const f = e.target.files?.[0];
+            e.target.value = '';
+            if (f)
+              f.text().then((t) => {
+                setLayout(t);
+                setLayoutName(f.name);
+              });
+          }}
+        />
+        <button onClick={run} disabled={running} data-testid="shadow-run">
+          {running ? 'Simulating…' : 'Run'}
+        </button>
+      </div>
+      {customError && <div className="error">{customError}</div>}
+      {error && (
+        <div className="error" data-testid="shadow-error">
+          {error}
+        </div>
+      )}
+      {rows.length > 0 && (
+        <table className="fields shadow-table" data-testid="shadow-table">
+          <thead>
+            <tr>
+              <th>task</th>
+              <th>CPU</th>
+              <th>real %</th>
+              {runs.map((r) => (
+                <th key={r.key}>{r.key} %</th>
+              ))}
+              <th>Δ pp ({runs[runs.length - 1].key})</th>
+              <th>real switches</th>
+            </tr>
+          </thead>
+          <tbody>
+            {rows.map((t) => {
+              const last = t.simulated[t.simulated.length - 1];
+              return (
+                <tr key={`${t.name}.${t.pid}`} data-task={t.name}>
+                  <td>
+                    {t.name} <span className="muted">{t.pid}</span>
+                  </td>
+                  <td>{t.cpu}</td>
+                  <td>{pct(t.observed)}</td>
+                  {t.simulated.map((s, i) => (
+                    <td key={i}>{Number.isNaN(s) ? '—' : pct(s)}</td>
+                  ))}
+                  <td className={Math.abs(last - t.observed) >= 1 ? 'up' : ''}>{(last - t.observed >= 0 ? '+' : '') + pct(last - t.observed)}</td>
+                  <td>{t.observedSwitches.toLocaleString('en-US')}</td>
+                </tr>
+              );
+            })}
+          </tbody>
+        </table>
+      )}
+      {runs.map((r) => (
+        <p key={r.key} className="small" data-testid="shadow-agreement" data-variant={r.key}>
+          <b>{r.key}</b>: the model ran the same task on the same CPU {r.report.agreement_pct.toFixed(1)} % of the observed time; largest share error{' '}
+          {r.report.max_share_error_pp.toFixed(2)} pp over {(r.report.window_ns / 1e6).toFixed(1)} ms.
+          {r.report.left_out.length > 0 && ` Left out (not fair class): ${r.report.left_out.map((l) => `${l.comm} (prio ${l.prio})`).join(', ')}.`}
+        </p>
+      ))}
+    </section>
+  );
+});

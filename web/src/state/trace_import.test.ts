@@ -1,0 +1,110 @@
+import { describe, expect, it } from 'vitest';
+import type { ImportReport } from '../engine/protocol';
+import { diagnostics, shadowRows, fetchCovers, fetchRange, formatBytes, importOrder, isScenarioFile, progressFraction, progressText } from './trace_import';
+
+function report(over: Partial<ImportReport['summary']> = {}, extra: Partial<ImportReport> = {}): ImportReport {
+  return {
+    summary: {
+      format: 'tracefs',
+      format_name: 'tracefs text (/sys/kernel/tracing/trace)',
+      grammar: 'tracefs',
+      binary: null,
+      bytes: 2048,
+      lines_read: 100,
+      lines_skipped: 0,
+      skipped: [],
+      total_events: 88,
+      events: { sched_switch: 40, sched_wakeup: 20, sched_stat_runtime: 28 },
+      eevdf_samples: 0,
+      eevdf_tasks: [],
+      eevdf_span_ns: null,
+      tasks: [{ pid: 5, generation: 0, comm: 'a', switches: 1, switches_runnable: 0, switches_preempted: 0, switches_in: 1, wakeups: 0 }],
+      cpus: [0, 1],
+      cpus_declared: 2,
+      first_ts_ns: 1_500_000_000,
+      last_ts_ns: 1_502_000_000,
+      duration_ns: 2_000_000,
+      lost_events: {},
+      lost_lines: 0,
+      out_of_order: 0,
+      switch_forms: ['kernel'],
+      raw_prev_states: {},
+      missing: [],
+      ...over,
+    },
+    dat: null,
+    error: null,
+    timeline: { origin_ns: 1_500_000_000, duration_ns: 2_000_000, cpus: 2, spans: 40, missing_switch_outs: 0, out_of_order_by_cpu: {} },
+    eevdf: { samples: 0, tasks: [], alignment: null },
+    ...extra,
+  };
+}
+
+const byKey = (r: ImportReport) => Object.fromEntries(diagnostics(r).map((d) => [d.key, d]));
+
+describe('trace import helpers', () => {
+  it('tells scenario files from traces and imports dumps last', () => {
+    expect(isScenarioFile('x.toml')).toBe(true);
+    expect(isScenarioFile('x.JSON')).toBe(true);
+    expect(isScenarioFile('trace.txt')).toBe(false);
+    const order = importOrder([{ name: 'eevdf-state.txt' }, { name: 'trace.dat' }]).map((f) => f.name);
+    expect(order).toEqual(['trace.dat', 'eevdf-state.txt']);
+  });
+
+  it('formats progress', () => {
+    expect(formatBytes(512)).toBe('512 B');
+    expect(formatBytes(4 << 20)).toBe('4.0 MiB');
+    const p = { phase: 'reading' as const, bytes: 12 << 20, total: 1 << 30, lines: 123456, records: 120000 };
+    expect(progressText(p)).toBe('reading: 12.0 MiB of 1.00 GiB · 123,456 lines · 120,000 records');
+    expect(progressFraction(p)).toBeCloseTo(12 / 1024);
+    expect(progressFraction({ ...p, phase: 'building' })).toBe(1);
+  });
+
+  it('lists the diagnostics, flagging what needs attention', () => {
+    const ok = byKey(report());
+    expect(ok.read.value).toBe('2.0 KiB; 100 lines read, 0 skipped');
+    expect(ok.read.warn).toBe(false);
+    expect(ok.lost.value).toBe('none reported');
+    expect(ok.kept.value).toBe('sched_stat_runtime 28');
+    expect(ok.cpus.value).toBe('0, 1 (the header says 2)');
+    expect(ok['missing-switches']).toBeUndefined();
+    const bad = byKey(
+      report(
+        { lines_skipped: 3, lost_events: { '1': 250, '3': 0 }, lost_lines: 2, raw_prev_states: { '1024': 7 } },
+        { timeline: { origin_ns: 0, duration_ns: 1, cpus: 4, spans: 1, missing_switch_outs: 5, out_of_order_by_cpu: { '2': 9 } } },
+      ),
+    );
+    expect(bad.read.warn).toBe(true);
+    expect(bad.lost.value).toBe('CPU 1: 250; CPU 3: unknown number (2 LOST lines)');
+    expect(bad['out-of-order'].value).toContain('CPU 2: 9');
+    expect(bad['missing-switches'].value).toMatch(/^5 runs/);
+    expect(bad['raw-states'].value).toBe('1024 × 7');
+  });
+
+  it('fetches a new window only when the view leaves the fetched one or the scale changes', () => {
+    const f = { ...fetchRange({ t0: 100, t1: 200 }, 1000), bucket: 1 };
+    expect(f).toMatchObject({ t0: 50, t1: 250 });
+    expect(fetchCovers(f, { t0: 120, t1: 220 }, 1.2)).toBe(true);
+    expect(fetchCovers(f, { t0: 120, t1: 260 }, 1)).toBe(false);
+    expect(fetchCovers(f, { t0: 120, t1: 220 }, 2)).toBe(false);
+    expect(fetchCovers(null, { t0: 0, t1: 1 }, 1)).toBe(false);
+  });
+});
+
+describe('shadowRows', () => {
+  it('puts every run\'s simulated share beside the observed one', () => {
+    const task = (name: string, obs: number, sim: number) => ({
+      name, pid: 1, cpu: 1, observed_ns: 0, simulated_ns: 0, observed_share_pct: obs, simulated_share_pct: sim,
+      observed_switches: 3, simulated_switches: 4, observed_yields: 0, simulated_yields: 0,
+    });
+    const rep = (tasks: ReturnType<typeof task>[]) => ({ scenario: 's', variants: [], window_ns: 1, cpus: 2, tasks, left_out: [], agreement_pct: 90, max_share_error_pp: 0.5 });
+    const rows = shadowRows([
+      { key: 'baseline', report: rep([task('k_a', 60.9, 61.0), task('k_b', 39.1, 39.0)]) },
+      { key: 'no-run-to-parity', report: rep([task('k_a', 60.9, 60.5)]) },
+    ]);
+    expect(rows.map((r) => r.name)).toEqual(['k_a', 'k_b']);
+    expect(rows[0].simulated).toEqual([61.0, 60.5]);
+    expect(rows[1].simulated[1]).toBeNaN();
+    expect(shadowRows([])).toEqual([]);
+  });
+});
