@@ -494,12 +494,12 @@ impl SimHandle {
                 let levels: Vec<Value> = decision_levels(s, i)
                     .into_iter()
                     .map(|j| {
-                        let mut v = pick_json(log, &self.names, &groups, j);
+                        let mut v = pick_json(log, &self.names, &groups, &s.fair.feat, j);
                         v["level"] = Value::String(level_name(s, log.picks.task[j]));
                         v
                     })
                     .collect();
-                let mut top = pick_json(log, &self.names, &groups, i);
+                let mut top = pick_json(log, &self.names, &groups, &s.fair.feat, i);
                 top["level"] = Value::String(level_name(s, log.picks.task[i]));
                 top["levels"] = Value::Array(levels);
                 top
@@ -589,7 +589,8 @@ mod tests {
         assert!(h.samples(5e6, 10e6, &[1]).task().iter().all(|&t| t == 1));
         assert!(smp.t().len() > 2);
         let st: Value = serde_json::from_str(&h.state_at(7e6)).unwrap();
-        assert!(st["cpus"][0]["pick"]["why"].as_str().unwrap().contains("picked because"));
+        let why = st["cpus"][0]["pick"]["why"].as_str().unwrap();
+        assert!(why.contains("Eligible (lag ≥ 0") || why.contains("only entity"), "{why}");
         assert_eq!(h.wakeup_latencies().len() % 2, 0);
         assert_eq!(h.digest().len(), 16);
     }

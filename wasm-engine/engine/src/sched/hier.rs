@@ -8,7 +8,7 @@
 
 use super::entity::EntityId;
 use super::fair::{Fair, DEQUEUE_DELAYED, DEQUEUE_SLEEP, DEQUEUE_SPECIAL, ENQUEUE_WAKEUP};
-use crate::obs::log::{EventKind, NO_TASK};
+use crate::obs::log::{BuddySource, EventKind, NO_TASK};
 
 impl Fair {
     /// Models `enqueue_task_fair()` for a task entity. A delayed task (woken before it was
@@ -116,7 +116,7 @@ impl Fair {
                 // Bias the next pick towards this group: p was its last runnable task here.
                 if let Some(parent) = cur {
                     if task_sleep && self.qs[q as usize].throttle_count == 0 {
-                        self.set_next_buddy(parent);
+                        self.set_next_buddy(parent, BuddySource::Sleep);
                     }
                 }
                 break;
