@@ -96,6 +96,20 @@ fn buddy_sources_sleep_and_wakeup() {
 }
 
 #[test]
+fn a_running_entity_that_loses_is_explained() {
+    // PREEMPT_SHORT: L's wakeup cancels A's protection; A is still eligible.
+    let sim = run("lessons/parity-short", &[]);
+    let w = &decision(&sim, 0, 11_100_000)[0].1;
+    has(w, "L had the earliest virtual deadline among the eligible entities: V+300 µs.");
+    has(w, "A, the running entity, was eligible but no longer protected");
+    // E's placement with its saved lag makes the running H1 ineligible.
+    let sim = run("lessons/lag-placement", &[]);
+    let w = &decision(&sim, 0, 12_400_000)[0].1;
+    has(w, "H1, the running entity, was no longer eligible (lag −258.333 µs), so it could not stay.");
+    has(w, "E (lag +466.666 µs, deadline V+233.334 µs)");
+}
+
+#[test]
 fn eligibility_delayed_entities_and_redone_picks() {
     let sim = run("lessons/eevdf-basics", &[]);
     let w = &decision(&sim, 0, 9_500_000)[0].1;

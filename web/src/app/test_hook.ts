@@ -7,7 +7,7 @@ import { pendingFrames } from '../timeline/raf_scheduler';
 
 export interface SchedlabHook {
   waitForIdle(): Promise<void>;
-  state(): { scenario: string; variants: ViewState['variants']; window_ns: [number, number]; cursor_ns: number; selection: number | null; panels: string[] };
+  state(): { scenario: string; variants: ViewState['variants']; window_ns: [number, number]; cursor_ns: number; selection: number | null; panels: string[]; lesson: ViewState['lesson'] | null };
   shareUrl(): Promise<string>;
 }
 
@@ -38,6 +38,7 @@ export function installTestHook(opts: { client: EngineClient; getState: () => Vi
         cursor_ns: s.cursor,
         selection: s.selection,
         panels: s.panels,
+        lesson: s.lesson ?? null,
       };
     },
     shareUrl: opts.shareUrl,

@@ -228,6 +228,21 @@ pub fn pick_words(log: &EventLog, index: usize, name: &dyn Fn(u32) -> String, fe
         }
         (_, _) => out.push(format!("{who} was picked.")),
     }
+    // The running entity, when it lost.
+    if let Some(c) = cs.iter().find(|c| c.has(flag::CURR) && c.node != winner_node) {
+        if !c.has(flag::ELIGIBLE) {
+            out.push(format!(
+                "{}, the running entity, was no longer eligible (lag {}), so it could not stay.",
+                c.name,
+                fmt_lag(c.lag)
+            ));
+        } else if reason == PickReason::EarliestEligibleDeadline {
+            out.push(format!(
+                "{}, the running entity, was eligible but no longer protected (its vruntime had reached vprot, or a wakeup with a shorter slice had cancelled the protection: PREEMPT_SHORT), so deadlines decided.",
+                c.name
+            ));
+        }
+    }
     // Who was eligible, and whether the earliest deadline of all belonged to someone who had
     // to wait.
     if reason != PickReason::OnlyEntity {
