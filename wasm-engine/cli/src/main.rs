@@ -46,7 +46,7 @@ const USAGE: &str = "usage:
 
 <time> is nanoseconds or a number with a unit (1.5s, 4ms, 300us).
 Variants: any scheduler feature (RUN_TO_PARITY=false), yield=forfeit|deadline_bump,
-hz, cpus, seed, base_slice, timer_slack, duration, tunable_scaling.";
+hz, cpus, seed, base_slice, timer_slack, duration, tunable_scaling, cgroup_shares=/path:N.";
 
 struct Args {
     cmd: String,
