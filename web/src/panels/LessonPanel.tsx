@@ -129,7 +129,7 @@ export function LessonPanel({ ctl, sim, facts }: Props) {
               Next ›
             </button>
             <button data-testid="lesson-reset" title="Back to this step's view and variants" onClick={ctl.back}>
-              ↺
+              ↺ reset
             </button>
           </nav>
           <h3 data-testid="lesson-step-title">{step.title}</h3>

@@ -45,6 +45,7 @@ impl Fair {
             cq.h_nr_runnable += 1;
             if self.legacy_throttled(q) {
                 self.log.event(self.now, EventKind::Enqueue, cpu, task, NO_TASK, 0);
+                self.sample_chain(se);
                 return true;
             }
             flags = ENQUEUE_WAKEUP;
@@ -65,12 +66,16 @@ impl Fair {
             cq.h_nr_runnable += 1;
             if self.legacy_throttled(q) {
                 self.log.event(self.now, EventKind::Enqueue, cpu, task, NO_TASK, 0);
+                self.sample_chain(se);
                 return true;
             }
             cur = self.ents[s as usize].parent;
         }
         self.rqs[cpu as usize].nr_running += 1;
         self.log.event(self.now, EventKind::Enqueue, cpu, task, NO_TASK, 0);
+        // place_entity() sampled the entity before it was queued; sample it (and the levels
+        // above) queued, so the timeline and the inspector see it waiting from now on.
+        self.sample_chain(se);
         true
     }
 
