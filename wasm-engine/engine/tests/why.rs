@@ -89,6 +89,17 @@ fn buddy_sources_sleep_and_wakeup() {
     has(&d[0].1, "and [/a] was: lag +500 µs.");
     assert_eq!(d[1].0, "/a");
     has(&d[1].1, "A1 was the only entity queued here");
+    // A buddy alone on its queue is named briefly.
+    let sim = run("yield/prateek-topology-1", &[("yield_to", "debooster_v2")]);
+    let d = decision(&sim, 0, 6_450_000);
+    assert_eq!(
+        d[1],
+        (
+            "/CG1".to_string(),
+            "B was the only entity queued here (it was also the next buddy, set by a yield_to() towards it)."
+                .to_string()
+        )
+    );
     // NEXT_BUDDY (on in 6.19, off in 6.18): the wakee becomes the buddy.
     let sim = run("gallery/sleeper-vs-hog", &[("NEXT_BUDDY", "true")]);
     let w = &decision(&sim, 0, 5_060_000)[0].1;
@@ -119,6 +130,8 @@ fn eligibility_delayed_entities_and_redone_picks() {
     let w = &decision(&sim, 0, 11_500_000)[0].1;
     has(w, "L (lag −133.334 µs, deadline V+233.334 µs, asleep but still queued (delayed dequeue))");
     let sim = run("lessons/delayed-dequeue", &[]);
+    let w = &decision(&sim, 0, 16_000_000)[0].1;
+    has(w, "S, the running entity, had just gone to sleep; not being eligible (lag −250 µs), it stays queued until its lag is paid back (delayed dequeue).");
     let w = &decision(&sim, 0, 20_100_000)[0].1;
     has(w, "First, S had won this pick while asleep: delayed dequeue had kept it queued with negative lag, so it was dequeued for good and the pick was redone.");
     has(w, "H was the only entity queued here");

@@ -155,6 +155,12 @@ pub fn pick_words(log: &EventLog, index: usize, name: &dyn Fn(u32) -> String, fe
         (PickReason::OnlyEntity, _) => {
             out.push(format!("{who} was the only entity queued here, so nothing was compared."));
         }
+        (PickReason::Buddy, Some(_)) if cs.len() == 1 => {
+            out.push(format!(
+                "{who} was the only entity queued here (it was also the next buddy, set by {}).",
+                buddy_src.words()
+            ));
+        }
         (PickReason::Buddy, Some(w)) => {
             out.push(format!(
                 "{who} was picked as the next buddy, set by {}. A buddy is honoured before any deadline comparison when it is eligible (PICK_BUDDY), and {who} was: lag {}.",
@@ -230,7 +236,13 @@ pub fn pick_words(log: &EventLog, index: usize, name: &dyn Fn(u32) -> String, fe
     }
     // The running entity, when it lost.
     if let Some(c) = cs.iter().find(|c| c.has(flag::CURR) && c.node != winner_node) {
-        if !c.has(flag::ELIGIBLE) {
+        if c.has(flag::DELAYED) {
+            out.push(format!(
+                "{}, the running entity, had just gone to sleep; not being eligible (lag {}), it stays queued until its lag is paid back (delayed dequeue).",
+                c.name,
+                fmt_lag(c.lag)
+            ));
+        } else if !c.has(flag::ELIGIBLE) {
             out.push(format!(
                 "{}, the running entity, was no longer eligible (lag {}), so it could not stay.",
                 c.name,
@@ -245,7 +257,7 @@ pub fn pick_words(log: &EventLog, index: usize, name: &dyn Fn(u32) -> String, fe
     }
     // Who was eligible, and whether the earliest deadline of all belonged to someone who had
     // to wait.
-    if reason != PickReason::OnlyEntity {
+    if reason != PickReason::OnlyEntity && cs.len() > 1 {
         let eligible: Vec<&Cand> = cs.iter().filter(|c| c.has(flag::ELIGIBLE)).collect();
         let ineligible: Vec<&Cand> = cs.iter().filter(|c| !c.has(flag::ELIGIBLE)).collect();
         out.push(format!("Eligible (lag ≥ 0, vruntime ≤ V): {}.", list(&eligible)));
