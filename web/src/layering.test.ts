@@ -1,4 +1,4 @@
-// Import layering of web/src, checked as an allowlist: base → engine → state → timeline →
+// Import layering of web/src, checked as an allowlist: base → engine → state → timeline → lessons →
 // panels → app. A module may import only from its own layer and the layers before it; only
 // engine/ talks to the worker (and to the generated wasm).
 import { describe, expect, it } from 'vitest';
@@ -7,7 +7,7 @@ import { join, relative, resolve, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const SRC = dirname(fileURLToPath(import.meta.url));
-const LAYERS = ['base', 'engine', 'state', 'timeline', 'panels', 'app'];
+const LAYERS = ['base', 'engine', 'state', 'timeline', 'lessons', 'panels', 'app'];
 /** Type-only imports of the protocol's data shapes are allowed from anywhere. */
 const TYPE_ONLY_OK = new Set(['engine/protocol']);
 

@@ -487,24 +487,43 @@ impl SimHandle {
         let groups: Vec<String> = s.fair.tgs.iter().map(|g| g.path.clone()).collect();
         let mut cpus = Vec::new();
         for cpu in 0..s.cpus.len() as u32 {
-            let ents: Vec<Value> = latest
+            let queued: Vec<(usize, usize)> = latest
                 .iter()
                 .enumerate()
                 .filter_map(|(task, row)| row.map(|i| (task, i)))
                 .filter(|&(_, i)| smp.cpu[i] as u32 == cpu && smp.flags[i] & flag::ON_RQ != 0)
-                .map(|(task, i)| entity(task, i))
+                .collect();
+            // A queued entity's own sample may be older than its queue's V: read each lag
+            // against the newest V sampled on the same cfs_rq (its task group on this CPU),
+            // so the runqueue table agrees with the pick it sits beside.
+            let tg = |task: usize| s.tasks[task].cfg.tg;
+            let newest = |g: u32| queued.iter().filter(|&&(t, _)| tg(t) == g).map(|&(_, i)| i).max();
+            let ents: Vec<Value> = queued
+                .iter()
+                .map(|&(task, i)| {
+                    let mut e = entity(task, i);
+                    if let Some(n) = newest(tg(task)).filter(|&n| n != i && smp.t[n] > smp.t[i]) {
+                        let v = smp.avg_vruntime[n] as i64;
+                        let lag = v.wrapping_sub(smp.vruntime[i] as i64);
+                        e["avg_vruntime"] = json!(v);
+                        e["lag"] = json!(lag);
+                        e["eligible"] = json!(lag >= 0);
+                        e["t"] = json!(smp.t[n]);
+                    }
+                    e
+                })
                 .collect();
             let pick = pick_at(log, cpu, t).map(|i| {
                 // The task-level pick, with the picks of the same decision at every level.
                 let levels: Vec<Value> = decision_levels(s, i)
                     .into_iter()
                     .map(|j| {
-                        let mut v = pick_json(log, &self.names, &groups, j);
+                        let mut v = pick_json(log, &self.names, &groups, &s.fair.feat, j);
                         v["level"] = Value::String(level_name(s, log.picks.task[j]));
                         v
                     })
                     .collect();
-                let mut top = pick_json(log, &self.names, &groups, i);
+                let mut top = pick_json(log, &self.names, &groups, &s.fair.feat, i);
                 top["level"] = Value::String(level_name(s, log.picks.task[i]));
                 top["levels"] = Value::Array(levels);
                 top
@@ -594,9 +613,31 @@ mod tests {
         assert!(h.samples(5e6, 10e6, &[1]).task().iter().all(|&t| t == 1));
         assert!(smp.t().len() > 2);
         let st: Value = serde_json::from_str(&h.state_at(7e6)).unwrap();
-        assert!(st["cpus"][0]["pick"]["why"].as_str().unwrap().contains("picked because"));
+        let why = st["cpus"][0]["pick"]["why"].as_str().unwrap();
+        assert!(why.contains("Eligible (lag ≥ 0") || why.contains("only entity"), "{why}");
         assert_eq!(h.wakeup_latencies().len() % 2, 0);
         assert_eq!(h.digest().len(), 16);
+    }
+
+    #[test]
+    fn runqueue_lags_share_the_newest_v_of_their_queue() {
+        // Two equal hogs on one CPU: read against one V, their lags cancel at every instant,
+        // although the waiting one was last sampled a tick earlier than the running one.
+        let two = "version = 1\nname = \"t\"\nduration = \"40ms\"\n[host]\ncpus = 1\nhz = 1000\nbase_slice = \"3ms\"\n[[tasks]]\nname = \"a\"\nprogram = [{ run = \"forever\" }]\n[[tasks]]\nname = \"b\"\nprogram = [{ run = \"forever\" }]\n";
+        let mut h = SimHandle::new();
+        h.load("t.toml", two, "[]");
+        h.run_until(1e12);
+        let mut nonzero = 0;
+        for t in [5.5e6, 9.5e6, 20.5e6, 33.5e6] {
+            let st: Value = serde_json::from_str(&h.state_at(t)).unwrap();
+            let e = st["cpus"][0]["entities"].as_array().unwrap();
+            assert_eq!(e.len(), 2, "{st}");
+            let (l0, l1) = (e[0]["lag"].as_i64().unwrap(), e[1]["lag"].as_i64().unwrap());
+            assert!((l0 + l1).abs() <= 1, "at {t}: lags {l0} and {l1}");
+            assert_eq!(e[0]["avg_vruntime"], e[1]["avg_vruntime"]);
+            nonzero += (l0 != 0) as u32;
+        }
+        assert!(nonzero >= 2);
     }
 
     #[test]

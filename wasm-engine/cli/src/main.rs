@@ -13,6 +13,7 @@ mod aaron;
 mod bench;
 mod compare;
 mod import;
+mod lessons;
 mod replay;
 mod wanpeng;
 mod wanpeng_table;
@@ -49,10 +50,12 @@ const USAGE: &str = "usage:
                                            observed vs simulated share and switches, agreement
   schedlab bench-import [--mb N]           trace importer throughput on an N MiB synthetic trace (200)
   schedlab gen trace [--mb N]              print that synthetic tracefs trace (for the wasm and browser benches)
+  schedlab lessons <lesson.json|dir>       check lessons: each step's facts against the engine, and
+                                           the decision at its cursor, level by level
 
 <time> is nanoseconds or a number with a unit (1.5s, 4ms, 300us).
 Variants: any scheduler feature (RUN_TO_PARITY=false), yield=forfeit|deadline_bump,
-hz, cpus, seed, base_slice, timer_slack, duration, tunable_scaling.";
+hz, cpus, seed, base_slice, timer_slack, duration, tunable_scaling, cgroup_shares=/path:N.";
 
 struct Args {
     cmd: String,
@@ -210,8 +213,10 @@ fn host_layouts(a: &Args, table: bool) -> Result<Vec<wanpeng::Layout>, String> {
 
 fn run(argv: &[String]) -> Result<(), String> {
     let a = parse_args(argv)?;
-    let takes_file =
-        matches!(a.cmd.as_str(), "simulate" | "explain" | "bench" | "gen" | "compare" | "import" | "replay");
+    let takes_file = matches!(
+        a.cmd.as_str(),
+        "simulate" | "explain" | "bench" | "gen" | "compare" | "import" | "replay" | "lessons"
+    );
     if !takes_file && a.file.is_some() {
         return Err(format!("{} takes no scenario argument", a.cmd));
     }
@@ -317,6 +322,7 @@ fn run(argv: &[String]) -> Result<(), String> {
             let file = a.file.ok_or("replay needs a trace file")?;
             replay::run(&file, a.cgroups.as_deref(), &a.variants, a.json, a.emit_scenario).and_then(|s| out(&s))
         }
+        "lessons" => lessons::run(a.file.as_deref().unwrap_or("lessons")).and_then(|s| out(&s)),
         "import" => {
             let file = a.file.ok_or("import needs a trace file")?;
             import::run(&file, a.json).and_then(|s| out(&s))

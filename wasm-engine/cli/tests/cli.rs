@@ -137,7 +137,14 @@ fn digest_is_deterministic_and_variants_matter() {
 fn explain_text() {
     let o = schedlab(&["explain", NICE, "--at", "10ms"]);
     assert_eq!(o.code, 0, "{}", o.stderr);
-    for needle in ["cpu 1", "V(avg_vruntime)", "pick at", "on the root cfs_rq", "because"] {
+    for needle in [
+        "cpu 1",
+        "V(avg_vruntime)",
+        "pick at",
+        "on the root cfs_rq",
+        "had the earliest virtual deadline",
+        "Eligible (lag ≥ 0",
+    ] {
         assert!(o.stdout.contains(needle), "explain lacks {needle:?}:\n{}", o.stdout);
     }
 }

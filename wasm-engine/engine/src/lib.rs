@@ -8,6 +8,7 @@
 //! * `obs`: the columnar observation log, metrics, window queries and explanations;
 //! * `sim`: tasks, behaviour programs, the event queue and `Simulation`, the long-lived handle;
 //! * `check`: invariant checkers;
+//! * `lesson`: lessons as data (`lessons/*.json`), validated and checked against runs;
 //! * `import`: trace importers (tracefs text, trace-cmd report and `.dat`, perf script, bpftrace).
 //!
 //! **Architecture invariant:** pure Rust. No IO, no wall clock, no threads, no hash-order
@@ -16,6 +17,7 @@
 pub mod check;
 pub mod cost;
 pub mod import;
+pub mod lesson;
 pub mod obs;
 pub mod replay;
 pub mod rng;

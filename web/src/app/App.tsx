@@ -18,6 +18,10 @@ import { Inspector } from '../panels/Inspector';
 import { MetricsPanel } from '../panels/MetricsPanel';
 import { HelpOverlay } from '../panels/HelpOverlay';
 import { DeboosterGuide } from '../panels/DeboosterGuide';
+import { LessonPanel } from '../panels/LessonPanel';
+import { useLessons } from '../lessons/useLessons';
+import { highlightIds, stepScenario } from '../lessons/step_view';
+import type { FactSource } from '../lessons/check';
 import { CgroupTree } from '../panels/CgroupTree';
 import { PlaybackBar } from '../panels/PlaybackBar';
 import { ErrorBoundary } from './ErrorBoundary';
@@ -93,6 +97,15 @@ export function App() {
     [load],
   );
 
+  /** Applies a view's window, cursor, selection, panels and mode (the scenario is loaded). */
+  const applyView = useCallback((r: ViewState, duration: number) => {
+    setView({ t0: r.window[0], t1: Math.min(r.window[1], duration) });
+    setCursor(r.cursor);
+    setSelection(r.selection);
+    setPanels(new Set(r.panels.filter((p): p is PanelId => ['editor', 'inspector', 'metrics', 'help'].includes(p))));
+    if (r.mode) setMode(r.mode);
+  }, []);
+
   // After a successful load: apply a restored view or the default one.
   useEffect(() => {
     if (!sim.meta) return;
@@ -100,18 +113,29 @@ export function App() {
     pendingView.current = null;
     setCollapsed(new Set());
     if (r) {
-      setView({ t0: r.window[0], t1: Math.min(r.window[1], sim.meta.duration_ns) });
-      setCursor(r.cursor);
-      setSelection(r.selection);
-      setPanels(new Set(r.panels.filter((p): p is PanelId => ['editor', 'inspector', 'metrics', 'help'].includes(p))));
-      if (r.mode) setMode(r.mode);
+      applyView(r, sim.meta.duration_ns);
     } else {
       const w = defaultWindow(sim.meta.duration_ns, sim.meta.tick_ns);
       setView(w);
       setCursor(w.t0 + (w.t1 - w.t0) / 4);
       setSelection(null);
     }
-  }, [sim.meta, sim.loaded]);
+  }, [sim.meta, sim.loaded, applyView]);
+
+  // Lessons: a step's view is applied at once when its scenario and variants are loaded,
+  // else loaded first.
+  const showView = useCallback(
+    (v: ViewState) => {
+      const same =
+        sim.meta && sim.progress === null && v.scenario.kind === 'bundled' && sim.ref.kind === 'bundled' && sim.ref.name === v.scenario.name &&
+        JSON.stringify(sim.variants) === JSON.stringify(v.variants);
+      if (same && sim.meta) return applyView(v, sim.meta.duration_ns);
+      const g = v.scenario.kind === 'bundled' ? findScenario(v.scenario.name) : undefined;
+      if (g) open({ kind: 'bundled', name: g.id, hash: g.hash }, g.file, g.text, v.variants, v);
+    },
+    [sim.meta, sim.progress, sim.ref, sim.variants, applyView, open],
+  );
+  const lessons = useLessons(showView, setNotice);
 
   // Initial load: the URL fragment if any, else the default scenario.
   useEffect(() => {
@@ -128,6 +152,7 @@ export function App() {
             if (g) {
               if (g.hash !== st.scenario.hash) setNotice(`The bundled scenario ${g.id} changed since this link was made; showing the current version.`);
               await open({ kind: 'bundled', name: g.id, hash: g.hash }, g.file, g.text, st.variants, st);
+              if (st.lesson) lessons.restore(st.lesson);
               return;
             }
             setNotice(`This link names a bundled scenario that does not exist here: ${st.scenario.name}`);
@@ -189,8 +214,9 @@ export function App() {
       // The cgroup tree is not a share-link panel (see PanelId): it is left out of links.
       panels: [...panels].filter((p) => p !== 'cgroups'),
       mode,
+      ...(lessons.open && lessons.pos ? { lesson: lessons.pos } : {}),
     }),
-    [sim.ref, sim.variants, view, cursor, selection, panels, mode],
+    [sim.ref, sim.variants, view, cursor, selection, panels, mode, lessons.open, lessons.pos],
   );
 
   const makeShareUrl = useCallback(async () => {
@@ -267,6 +293,19 @@ export function App() {
   }, [togglePanel]);
 
   const focused = sim.loaded[0]?.key;
+  const facts = useMemo<FactSource>(
+    () => ({
+      cursor: (v, t) => client.cursor(v, t),
+      window: (v, t0, t1) => client.window(v, t0, t1, Math.max(1, (t1 - t0) / 1000), [0]),
+      summary: (v) => sim.loaded.find((x) => x.key === v)?.summary,
+    }),
+    [sim.loaded],
+  );
+  const lessonScenario = lessons.lesson && lessons.step ? stepScenario(lessons.lesson, lessons.step)?.id : undefined;
+  const highlight = useMemo(
+    () => (lessons.open && lessons.step && sim.meta && sim.ref.kind === 'bundled' && sim.ref.name === lessonScenario ? highlightIds(sim.meta, lessons.step) : undefined),
+    [lessons.open, lessons.step, sim.meta, sim.ref, lessonScenario],
+  );
   return (
     <div className="app">
       <Header
@@ -282,6 +321,8 @@ export function App() {
         onCancel={cancel}
         guideOpen={guide}
         onGuide={toggleGuide}
+        lessonsOpen={lessons.open}
+        onLessons={lessons.toggle}
       >
         <ImportControl onFiles={importFiles} traceOpen={traces.trace !== null} busy={traces.progress !== null} />
       </Header>
@@ -322,6 +363,7 @@ export function App() {
                   onSelect={setSelection}
                   collapsed={collapsed}
                   onToggleGroup={toggleGroup}
+                  highlight={highlight}
                 />
               </div>
               {panels.has('metrics') && (
@@ -347,6 +389,11 @@ export function App() {
         {guide && (
           <ErrorBoundary name="guide">
             <DeboosterGuide sim={sim} onOpen={openClaim} onClose={closeGuide} />
+          </ErrorBoundary>
+        )}
+        {lessons.open && (
+          <ErrorBoundary name="lessons">
+            <LessonPanel ctl={lessons} sim={sim} facts={facts} />
           </ErrorBoundary>
         )}
       </div>

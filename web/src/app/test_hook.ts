@@ -7,7 +7,7 @@ import { pendingFrames } from '../timeline/raf_scheduler';
 
 export interface SchedlabHook {
   waitForIdle(): Promise<void>;
-  state(): { scenario: string; variants: ViewState['variants']; window_ns: [number, number]; cursor_ns: number; selection: number | null; panels: string[] };
+  state(): { scenario: string; variants: ViewState['variants']; window_ns: [number, number]; cursor_ns: number; selection: number | null; panels: string[]; lesson: ViewState['lesson'] | null };
   shareUrl(): Promise<string>;
   /** Imports trace files as a drop would (resolves when done or cancelled). */
   importFiles(files: File[]): Promise<void>;
@@ -49,6 +49,7 @@ export function installTestHook(opts: {
         cursor_ns: s.cursor,
         selection: s.selection,
         panels: s.panels,
+        lesson: s.lesson ?? null,
       };
     },
     shareUrl: opts.shareUrl,

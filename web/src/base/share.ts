@@ -1,5 +1,5 @@
 // The share-link codec: a whole view (scenario, variants, window, cursor, selection, panels,
-// mode) packed into a URL fragment `s1.<base64url(deflate-raw(compact JSON))>`. Bundled
+// mode, lesson step) packed into a URL fragment `s1.<base64url(deflate-raw(compact JSON))>`. Bundled
 // scenarios travel as name + content hash only, which keeps their links short. Decoding is
 // bounded in size, uses JSON.parse only (never eval), validates every field and never throws.
 import type { VariantSpec } from '../engine/protocol';
@@ -14,6 +14,8 @@ export interface ViewState {
   selection: number | null; // task id
   panels: string[]; // open panel ids, e.g. ['editor','inspector','metrics']
   mode?: 'relative' | 'absolute';
+  /** The lesson step the view belongs to (lessons/*.json id, step index from 0). */
+  lesson?: { id: string; step: number };
 }
 
 export type DecodeResult = { ok: true; state: ViewState } | { ok: false; error: string };
@@ -36,11 +38,13 @@ const TOO_LARGE = "The shared link's data is larger than 1 MB once decompressed;
 /** Compresses `s` and returns the fragment without '#'; throws if `s` itself is invalid. */
 export async function encodeState(s: ViewState): Promise<string> {
   // Keys: b bundled [name, hash], i inline text, v variants, w window, c cursor, l selection,
-  // p panels, m mode ('r' or 'a', only when set).
+  // p panels, m mode ('r' or 'a', only when set), L lesson [id, step] (only when set; links
+  // made before lessons existed have no L and still decode).
   const compact: Record<string, unknown> = {
     ...(s.scenario.kind === 'bundled' ? { b: [s.scenario.name, s.scenario.hash] } : { i: s.scenario.text }),
     v: s.variants.map((v) => [v.key, v.overrides]), w: s.window, c: s.cursor, l: s.selection, p: s.panels,
     ...(s.mode !== undefined ? { m: s.mode === 'relative' ? 'r' : 'a' } : {}),
+    ...(s.lesson !== undefined ? { L: [s.lesson.id, s.lesson.step] } : {}),
   };
   // A link that could not be opened again is a bug at the call site, so it is reported now.
   const check = fromCompact(compact);
@@ -153,6 +157,16 @@ function fromCompact(raw: unknown): ViewState | string {
   const m = get('m');
   if (m === 'r' || m === 'a') state.mode = m === 'r' ? 'relative' : 'absolute';
   else if (m !== undefined) return 'the time mode must be "r" (relative) or "a" (absolute).';
+  const L = get('L');
+  if (L !== undefined) {
+    if (!Array.isArray(L) || L.length !== 2) return 'the lesson must be [id, step].';
+    const [id, step] = L as unknown[];
+    if (typeof id !== 'string' || !/^[a-z0-9][a-z0-9-]{0,63}$/.test(id))
+      return 'the lesson id must be 1 to 64 lowercase letters, digits or dashes.';
+    if (!Number.isSafeInteger(step) || (step as number) < 0 || (step as number) > 999)
+      return 'the lesson step must be an integer from 0 to 999.';
+    state.lesson = { id, step: step as number };
+  }
   return state;
 }
 

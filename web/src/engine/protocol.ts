@@ -185,6 +185,8 @@ export interface Pick {
   level: string;
   /** Every level's pick of the same decision, root first (task-level picks only). */
   levels?: Pick[];
+  /** Who had set this queue's next buddy at the pick: none, yield_to, wakeup, sleep, sustained. */
+  buddy_src?: string;
 }
 
 export interface EntityState {

@@ -22,6 +22,8 @@ interface Props {
   onGuide: () => void;
   /** More controls after "Open file…" (the trace import). */
   children?: ReactNode;
+  lessonsOpen?: boolean;
+  onLessons?: () => void;
 }
 
 export const Header = memo(function Header(p: Props) {
@@ -131,6 +133,11 @@ export const Header = memo(function Header(p: Props) {
       <button aria-pressed={p.guideOpen} className={p.guideOpen ? 'on' : ''} title="The vCPU-debooster thread, claim by claim" onClick={p.onGuide}>
         guide
       </button>
+      {p.onLessons && (
+        <button aria-pressed={!!p.lessonsOpen} className={p.lessonsOpen ? 'on' : ''} title="Guided lessons (L)" onClick={p.onLessons}>
+          lessons
+        </button>
+      )}
       <button aria-label="keyboard help" onClick={() => p.onTogglePanel('help')}>
         ?
       </button>

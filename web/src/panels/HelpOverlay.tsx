@@ -10,6 +10,8 @@ export function HelpOverlay({ onClose }: { onClose: () => void }) {
     ['wheel, drag', 'zoom, pan'],
     ['click', 'set the cursor and select the task under the pointer'],
     ['Ctrl+Enter', 'run the edited scenario'],
+    ['L', 'lessons: open / close'],
+    [', / .', 'previous / next lesson step'],
     ['?', 'this help'],
     ['Esc', 'close'],
   ];

@@ -96,10 +96,19 @@ export const Inspector = memo(function Inspector({ meta, cursor, selection, stat
                       </tbody>
                     </table>
                     {c.pick && (
-                      <div className="why" data-testid="why-pick">
+                      <div className="why" data-testid="why-pick" data-variant={key} data-cpu={c.cpu} data-picked={c.pick.name} data-t={c.pick.t}>
                         <strong>Why {c.pick.name}?</strong> <span className="muted">(pick at {formatNs(c.pick.t)})</span>
                         {(c.pick.levels ?? [c.pick]).map((l) => (
-                          <p key={l.index}>
+                          <p
+                            key={l.index}
+                            data-testid="why-level"
+                            data-level={l.level}
+                            data-picked={l.name}
+                            data-reason={l.reason}
+                            data-buddy={l.buddy_src ?? ''}
+                            data-eligible={l.candidates.filter((x) => x.eligible).map((x) => x.name).join('|')}
+                            data-ineligible={l.candidates.filter((x) => !x.eligible).map((x) => x.name).join('|')}
+                          >
                             <span className="muted">On {l.level}: </span>
                             {l.why}
                           </p>

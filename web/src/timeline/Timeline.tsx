@@ -32,6 +32,8 @@ export interface TimelineProps {
   onSelect: (task: number | null) => void;
   /** A click on a group lane's name collapses or expands it. */
   onToggleGroup: (tg: number) => void;
+  /** Entity lanes to highlight (task ids, GROUP_NODE | tg), e.g. a lesson step's. */
+  highlight?: readonly number[];
 }
 
 const NO_VMS: ReadonlyMap<number, boolean> = new Map();
@@ -109,6 +111,7 @@ function TimelineImpl(props: TimelineProps) {
             hits={hits}
             vmCollapsed={vmOverrides}
             onToggleVm={onToggleVm}
+            highlight={props.highlight}
           />
         ))}
         {cursorVisible && (

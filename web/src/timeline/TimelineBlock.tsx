@@ -7,6 +7,7 @@
 import { memo, useEffect, useLayoutEffect, useMemo, useRef } from 'react';
 import type { ScenarioMeta, WindowData } from '../engine/protocol';
 import { COUNTER_TRACK_H, CPU_LANE_H, GUTTER_W, LABEL_ROW_H, SECTION_GAP, blockCanvasHeight } from './layout';
+import { LaneHighlights } from './LaneHighlights';
 import { counterTracks, throttleData } from './bandwidth';
 import { entityLanes, MAX_ENTITY_LANES } from './lanes';
 import { renderCounterTracks, renderThrottles } from './render_bandwidth';
@@ -42,6 +43,8 @@ export interface TimelineBlockProps {
   /** VMs the user collapsed (true) or expanded (false); others follow the default. */
   vmCollapsed?: ReadonlyMap<number, boolean>;
   onToggleVm?: (vm: number) => void;
+  /** Entity lanes to outline (task ids, GROUP_NODE | tg). */
+  highlight?: readonly number[];
 }
 
 const NO_OVERRIDES: ReadonlyMap<number, boolean> = new Map();
@@ -143,6 +146,7 @@ export const TimelineBlock = memo(function TimelineBlock(props: TimelineBlockPro
           data-lanes={meta.cpus + lanes.length}
           style={{ display: 'block', width: Math.max(width, 0), height }}
         />
+        <LaneHighlights lanes={lanes} ids={props.highlight} top={meta.cpus * CPU_LANE_H + vcpu.height + tracks.length * COUNTER_TRACK_H + SECTION_GAP} width={width} />
         {vcpu.rows
           .filter((r) => r.kind === 'vm')
           .map((r) => (

@@ -2,8 +2,9 @@
 //! (vruntime, deadline, vlag, vprot, the queue's V, flags) and the latest pick on a CPU with
 //! its candidates. This is what the UI's runqueue and "why this pick" panels show.
 
-use super::explain::reason_text;
-use super::log::{flag, EventLog, PickReason, NO_TASK};
+use super::log::{flag, BuddySource, EventLog, PickReason, NO_TASK};
+use super::why::pick_words;
+use crate::sched::features::SchedFeatures;
 use crate::sched::group::GROUP_NODE;
 use serde_json::{json, Value};
 
@@ -54,9 +55,9 @@ pub fn pick_at(log: &EventLog, cpu: u32, t: u64) -> Option<usize> {
     (0..hi).rev().find(|&i| p.cpu[i] as u32 == cpu && p.task[i] != NO_TASK && p.task[i] & GROUP_NODE == 0)
 }
 
-/// The pick at `index` as JSON, with plain-words reasoning and every candidate. Virtual
-/// times are signed (exact in JSON).
-pub fn pick_json(log: &EventLog, names: &[String], groups: &[String], index: usize) -> Value {
+/// The pick at `index` as JSON, with plain-words reasoning (`why::pick_words`) and every
+/// candidate. Virtual times are signed (exact in JSON). `feat` are the run's features.
+pub fn pick_json(log: &EventLog, names: &[String], groups: &[String], feat: &SchedFeatures, index: usize) -> Value {
     let name = |t: u32| {
         super::explain::node_name(t, &|k| names.get(k as usize).cloned(), &|g| groups.get(g as usize).cloned())
     };
@@ -77,18 +78,11 @@ pub fn pick_json(log: &EventLog, names: &[String], groups: &[String], index: usi
             })
         })
         .collect();
-    let eligible: Vec<&Value> = cands.iter().filter(|c| c["eligible"] == true).collect();
-    let mut words = format!("{} was picked because {}.", name(p.task[index]), reason_text(reason));
-    if !eligible.is_empty() {
-        let list: Vec<String> = eligible
-            .iter()
-            .map(|c| format!("{} (deadline {}, lag {:+})", c["name"].as_str().unwrap_or("?"), c["deadline"], c["lag"]))
-            .collect();
-        words.push_str(&format!(" Eligible (lag ≥ 0, i.e. vruntime ≤ V = {v}): {}.", list.join(", ")));
-    }
+    let buddy_src = BuddySource::from_u8(p.buddy_src.get(index).copied().unwrap_or(0)).unwrap_or_default();
     json!({
         "index": index, "t": p.t[index], "cpu": p.cpu[index], "task": p.task[index], "name": name(p.task[index]),
-        "reason": reason.name(), "why": words, "avg_vruntime": v, "candidates": cands,
+        "reason": reason.name(), "why": pick_words(log, index, &name, feat), "avg_vruntime": v, "candidates": cands,
+        "buddy_src": buddy_src.name(),
     })
 }
 

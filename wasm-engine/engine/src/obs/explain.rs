@@ -1,11 +1,13 @@
 //! "Why this pick": the state of every cfs_rq at an instant and the reasoning of the last
-//! pick on each CPU, in plain words with the numbers.
+//! pick on each CPU, at every level of the hierarchy, in plain words with the numbers
+//! (`why.rs` writes the words).
 //!
 //! Virtual times are printed as signed 64-bit values, as /proc/sched_debug does (they start
 //! at −2^20 and wrap), which also keeps them exact as JSON numbers. The running entity's
 //! values are those of its last `update_curr()` (the tick or the last scheduling event).
 
-use super::log::{flag, PickReason, NO_TASK};
+use super::log::{flag, BuddySource, PickReason, NO_TASK};
+use super::why::pick_words;
 use crate::sched::entity::vdiff;
 use crate::sched::group::GROUP_NODE;
 use crate::sim::Simulation;
@@ -111,22 +113,6 @@ fn last_pick(sim: &Simulation, cpu: u32) -> Option<usize> {
     (0..p.t.len()).rev().find(|&i| p.cpu[i] as u32 == cpu && p.task[i] != NO_TASK && p.task[i] & GROUP_NODE == 0)
 }
 
-/// Plain-words reason for a pick.
-pub fn reason_text(reason: PickReason) -> &'static str {
-    match reason {
-        PickReason::OnlyEntity => "it was the only entity queued",
-        PickReason::Buddy => "it was the eligible next buddy (PICK_BUDDY)",
-        PickReason::Protected => "it was running, still eligible and protected by RUN_TO_PARITY (vruntime < vprot)",
-        PickReason::EarliestEligibleDeadline => "it had the earliest virtual deadline among the eligible entities",
-        PickReason::CurrEarlierDeadline => {
-            "it was running, eligible, and its deadline was earlier than any queued eligible entity's"
-        }
-        PickReason::DelayedDequeued => {
-            "the winner was a delayed (sleeping) entity, which was dequeued; the pick was redone"
-        }
-    }
-}
-
 /// The explanation at the simulation's current time, as JSON and as text.
 pub fn explain(sim: &Simulation) -> (Value, String) {
     let f = &sim.fair;
@@ -155,17 +141,10 @@ pub fn explain(sim: &Simulation) -> (Value, String) {
                 let reason = PickReason::from_u8(p.reason[i]).expect("valid reason");
                 let c = &f.log.cands;
                 let (s, n) = (p.cand_start[i] as usize, p.cand_len[i] as usize);
-                let eligible: Vec<String> =
-                    (s..s + n).filter(|&k| c.flags[k] & flag::ELIGIBLE != 0).map(|k| name(sim, c.task[k])).collect();
                 let level = level_name(sim, p.task[i]);
-                text.push_str(&format!(
-                    "  pick at t={} on {level}: {} because {}; V={}; eligible: [{}]\n",
-                    p.t[i],
-                    name(sim, p.task[i]),
-                    reason_text(reason),
-                    p.avg_vruntime[i] as i64,
-                    eligible.join(", ")
-                ));
+                let words = pick_words(&f.log, i, &|n| name(sim, n), &f.feat);
+                let buddy_src = BuddySource::from_u8(p.buddy_src[i]).unwrap_or_default();
+                text.push_str(&format!("  pick at t={} on {level}: {}. {words}\n", p.t[i], name(sim, p.task[i])));
                 let cands: Vec<Value> = (s..s + n)
                     .map(|k| {
                         json!({"node": name(sim, c.task[k]), "vruntime": c.vruntime[k] as i64, "deadline": c.deadline[k] as i64,
@@ -174,8 +153,8 @@ pub fn explain(sim: &Simulation) -> (Value, String) {
                         "delayed": c.flags[k] & flag::DELAYED != 0})
                     })
                     .collect();
-                json!({"t": p.t[i], "level": level, "node": name(sim, p.task[i]), "reason": reason.name(), "why": reason_text(reason),
-                       "avg_vruntime": p.avg_vruntime[i] as i64, "candidates": cands})
+                json!({"t": p.t[i], "level": level, "node": name(sim, p.task[i]), "reason": reason.name(), "why": words,
+                       "buddy_src": buddy_src.name(), "avg_vruntime": p.avg_vruntime[i] as i64, "candidates": cands})
             })
             .collect();
         let pick = if picks.is_empty() { Value::Null } else { Value::Array(picks) };

@@ -270,6 +270,57 @@ impl PickReason {
     }
 }
 
+/// Who set a cfs_rq's `next` buddy. Not kernel state: an observation annotation kept beside
+/// `cfs_rq->next` so "why this pick" can say where a buddy came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Default)]
+#[repr(u8)]
+pub enum BuddySource {
+    /// No buddy set.
+    #[default]
+    None = 0,
+    /// `yield_to_task_fair()` nominated the target (directed yield).
+    YieldTo = 1,
+    /// A wakeup with NEXT_BUDDY set the wakee (`check_preempt_wakeup_fair`).
+    Wakeup = 2,
+    /// A task went to sleep and its group stayed queued: `dequeue_entities()` biases the
+    /// next pick back to that group.
+    Sleep = 3,
+    /// The sustained LAST_BUDDY-like proposal re-nominated the yield_to target.
+    Sustained = 4,
+}
+
+impl BuddySource {
+    /// Stable lower-case name.
+    pub fn name(self) -> &'static str {
+        match self {
+            BuddySource::None => "none",
+            BuddySource::YieldTo => "yield_to",
+            BuddySource::Wakeup => "wakeup",
+            BuddySource::Sleep => "sleep",
+            BuddySource::Sustained => "sustained",
+        }
+    }
+
+    /// Plain words: who set it ("set by …").
+    pub fn words(self) -> &'static str {
+        match self {
+            BuddySource::None => "nobody",
+            BuddySource::YieldTo => "a yield_to() towards it",
+            BuddySource::Wakeup => "its wakeup with NEXT_BUDDY on",
+            BuddySource::Sleep => {
+                "dequeue_entities() when a task of this group went to sleep while others stayed queued in it"
+            }
+            BuddySource::Sustained => "the sustained yield_to buddy of the LAST_BUDDY-like proposal",
+        }
+    }
+
+    /// From the stored byte.
+    pub fn from_u8(v: u8) -> Option<BuddySource> {
+        use BuddySource::*;
+        [None, YieldTo, Wakeup, Sleep, Sustained].get(v as usize).copied()
+    }
+}
+
 /// Flags in `samples.flags` and `cands.flags`.
 pub mod flag {
     /// The entity was eligible (lag ≥ 0).
@@ -343,6 +394,9 @@ pub struct PickCols {
     pub cand_start: Vec<u32>,
     /// Number of rows in `cands`.
     pub cand_len: Vec<u32>,
+    /// `BuddySource` of the queue's `next` buddy at the pick (0: none). Not in the digest:
+    /// it annotates, it does not decide.
+    pub buddy_src: Vec<u8>,
 }
 
 /// The candidates of each pick: every queued entity at that level.

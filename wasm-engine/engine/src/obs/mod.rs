@@ -6,3 +6,4 @@ pub mod explain;
 pub mod log;
 pub mod query;
 pub mod summary;
+pub mod why;

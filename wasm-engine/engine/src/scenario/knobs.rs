@@ -7,7 +7,7 @@ use super::units::{parse_duration, DurationSpec};
 use crate::sched::features::SchedFeatures;
 
 /// Names accepted by [`apply_variant`] besides the scheduler features.
-pub const VARIANT_KNOBS: [&str; 28] = [
+pub const VARIANT_KNOBS: [&str; 29] = [
     "yield",
     "yield_to",
     "yield_interval",
@@ -36,6 +36,7 @@ pub const VARIANT_KNOBS: [&str; 28] = [
     "timer_slack",
     "duration",
     "tunable_scaling",
+    "cgroup_shares",
 ];
 
 fn accepted_variants() -> String {
@@ -145,7 +146,42 @@ pub fn apply_variant(s: &mut ScenarioFile, name: &str, value: &str) -> Result<()
                 _ => return Err(format!("tunable_scaling={value}: expected none, linear or log")),
             }
         }
+        "cgroup_shares" => {
+            // `/path:N`: that cgroup's v1 cpu.shares (its v2 weight, if any, is dropped).
+            let (path, n) = value
+                .trim()
+                .rsplit_once(':')
+                .ok_or_else(|| format!("cgroup_shares={value}: expected /path:SHARES, e.g. /a:2048"))?;
+            let shares = parse_int::<u64>(name, n)?;
+            let cg = s
+                .cgroups
+                .iter_mut()
+                .find(|c| c.path == path)
+                .ok_or_else(|| format!("cgroup_shares={value}: the scenario has no cgroup {path:?}"))?;
+            cg.shares = Some(shares);
+            cg.weight = None;
+        }
         _ => return Err(format!("unknown variant {name:?}, expected one of {}", accepted_variants())),
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cgroup_shares_sets_one_groups_shares() {
+        let text = "version = 1\nname = \"t\"\nduration = \"1ms\"\n[[cgroups]]\npath = \"/a\"\nweight = 200\n[[cgroups]]\npath = \"/b\"\n[[tasks]]\nname = \"x\"\ncgroup = \"/a\"\nprogram = [{ run = \"forever\" }]\n";
+        let mut s = crate::scenario::parse_scenario("t.toml", text).expect("parses");
+        apply_variant(&mut s, "cgroup_shares", "/a:2048").expect("applies");
+        assert_eq!((s.cgroups[0].shares, s.cgroups[0].weight), (Some(2048), None));
+        assert_eq!(s.cgroups[1].shares, None);
+        let e = apply_variant(&mut s, "cgroup_shares", "/c:10").unwrap_err();
+        assert!(e.contains("no cgroup \"/c\""), "{e}");
+        let e = apply_variant(&mut s, "cgroup_shares", "2048").unwrap_err();
+        assert!(e.contains("expected /path:SHARES"), "{e}");
+        let e = apply_variant(&mut s, "cgroup_shares", "/a:lots").unwrap_err();
+        assert!(e.contains("non-negative integer"), "{e}");
+    }
 }

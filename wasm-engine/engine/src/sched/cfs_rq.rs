@@ -8,6 +8,7 @@
 //! shortcut: O(n) per pick instead of O(log n), identical decisions.
 
 use super::entity::{vbefore, vdiff, CfsRqId, EntityId, SchedEntity};
+use crate::obs::log::BuddySource;
 
 /// Initial `zero_vruntime` of a cfs_rq: (u64)(−(1 << 20)), as the kernel initialises it.
 pub const INITIAL_ZERO_VRUNTIME: u64 = (-(1i64 << 20)) as u64;
@@ -40,6 +41,9 @@ pub struct CfsRq {
     pub curr: Option<EntityId>,
     /// `next`: the next-buddy hint.
     pub next: Option<EntityId>,
+    /// Who set `next` (an observation annotation, not kernel state; read only while `next`
+    /// is set).
+    pub next_src: BuddySource,
     /// The group entity owning this queue (None for a root cfs_rq).
     pub tg_se: Option<EntityId>,
     /// The task group this queue belongs to (0 = root).
@@ -74,6 +78,7 @@ impl CfsRq {
             timeline: Vec::new(),
             curr: None,
             next: None,
+            next_src: BuddySource::None,
             tg_se,
             tg: 0,
             throttle_count: 0,

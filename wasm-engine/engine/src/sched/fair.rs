@@ -8,7 +8,7 @@ use super::cfs_rq::{floor_div, CfsRq};
 use super::entity::{vbefore, vdiff, CfsRqId, EntityId, SchedEntity};
 use super::features::SchedFeatures;
 use super::weight::calc_delta_fair;
-use crate::obs::log::{flag, EventKind, EventLog, SwitchReason, NO_TASK};
+use crate::obs::log::{flag, BuddySource, EventKind, EventLog, SwitchReason, NO_TASK};
 
 /// `ENQUEUE_WAKEUP`.
 pub const ENQUEUE_WAKEUP: u32 = 0x01;
@@ -456,14 +456,17 @@ impl Fair {
     }
 
     /// Models `set_next_buddy()`: mark `se` and its ancestors as `next` on their queues.
-    pub fn set_next_buddy(&mut self, se: EntityId) {
+    /// `src` records who set it (for "why this pick"; the kernel keeps no such field).
+    pub fn set_next_buddy(&mut self, se: EntityId, src: BuddySource) {
         let mut cur = Some(se);
         while let Some(s) = cur {
             let e = &self.ents[s as usize];
             if !e.on_rq || e.idle {
                 return;
             }
-            self.qs[e.cfs_rq as usize].next = Some(s);
+            let q = &mut self.qs[e.cfs_rq as usize];
+            q.next = Some(s);
+            q.next_src = src;
             cur = e.parent;
         }
     }

@@ -8,7 +8,7 @@
 
 use super::entity::EntityId;
 use super::fair::{Fair, DEQUEUE_DELAYED, DEQUEUE_SLEEP, DEQUEUE_SPECIAL, ENQUEUE_WAKEUP};
-use crate::obs::log::{EventKind, NO_TASK};
+use crate::obs::log::{BuddySource, EventKind, NO_TASK};
 
 impl Fair {
     /// Models `enqueue_task_fair()` for a task entity. A delayed task (woken before it was
@@ -45,6 +45,7 @@ impl Fair {
             cq.h_nr_runnable += 1;
             if self.legacy_throttled(q) {
                 self.log.event(self.now, EventKind::Enqueue, cpu, task, NO_TASK, 0);
+                self.sample_chain(se);
                 return true;
             }
             flags = ENQUEUE_WAKEUP;
@@ -65,12 +66,16 @@ impl Fair {
             cq.h_nr_runnable += 1;
             if self.legacy_throttled(q) {
                 self.log.event(self.now, EventKind::Enqueue, cpu, task, NO_TASK, 0);
+                self.sample_chain(se);
                 return true;
             }
             cur = self.ents[s as usize].parent;
         }
         self.rqs[cpu as usize].nr_running += 1;
         self.log.event(self.now, EventKind::Enqueue, cpu, task, NO_TASK, 0);
+        // place_entity() sampled the entity before it was queued; sample it (and the levels
+        // above) queued, so the timeline and the inspector see it waiting from now on.
+        self.sample_chain(se);
         true
     }
 
@@ -116,7 +121,7 @@ impl Fair {
                 // Bias the next pick towards this group: p was its last runnable task here.
                 if let Some(parent) = cur {
                     if task_sleep && self.qs[q as usize].throttle_count == 0 {
-                        self.set_next_buddy(parent);
+                        self.set_next_buddy(parent, BuddySource::Sleep);
                     }
                 }
                 break;

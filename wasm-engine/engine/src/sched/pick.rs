@@ -321,5 +321,6 @@ impl Fair {
         p.avg_vruntime.push(v);
         p.cand_start.push(start);
         p.cand_len.push(len);
+        p.buddy_src.push(if cq.next.is_some() { cq.next_src as u8 } else { 0 });
     }
 }

@@ -3,7 +3,7 @@
 
 use super::entity::EntityId;
 use super::fair::{Fair, DEQUEUE_DELAYED, DEQUEUE_SLEEP};
-use crate::obs::log::SwitchReason;
+use crate::obs::log::{BuddySource, SwitchReason};
 
 impl Fair {
     /// Models `find_matching_se()`: walk both entities up to siblings on a common cfs_rq.
@@ -35,7 +35,7 @@ impl Fair {
             return;
         }
         if self.feat.next_buddy && !fork && !self.ents[pse as usize].sched_delayed {
-            self.set_next_buddy(pse);
+            self.set_next_buddy(pse, BuddySource::Wakeup);
         }
         if self.rqs[cpu as usize].need_resched.is_some() || !self.feat.wakeup_preemption {
             return;

@@ -22,7 +22,7 @@
 
 use super::entity::EntityId;
 use super::fair::Fair;
-use crate::obs::log::SwitchReason;
+use crate::obs::log::{BuddySource, SwitchReason};
 
 /// The debooster's rate limit: 6 ms per rq.
 pub const DEBOOST_RATE_LIMIT_NS: u64 = 6_000_000;
@@ -90,7 +90,7 @@ impl Fair {
             return false;
         }
         self.yield_to_stats.calls += 1;
-        self.set_next_buddy(target);
+        self.set_next_buddy(target, BuddySource::YieldTo);
         match self.params.yield_to {
             YieldToFlavour::Mainline => {}
             YieldToFlavour::DeboosterV1 => self.yield_to_deboost(cpu, target, false),
@@ -115,7 +115,7 @@ impl Fair {
             return;
         }
         st.sustain = Some((t, left - 1));
-        self.set_next_buddy(t);
+        self.set_next_buddy(t, BuddySource::Sustained);
     }
 
     /// Models `yield_to_deboost()` (v1, or v2 with `v2`).

@@ -1,0 +1,238 @@
+//! Lessons: guided walks through a bundled scenario, as data (`lessons/*.json` at the
+//! repository root). Each step names what to look at (text, highlighted entities, a time
+//! range, a cursor), a question, an optional knob to try, and an `expect` block: facts about
+//! the run that `check.rs` verifies against the engine, so the prose cannot drift from what
+//! the model does. The web app reads the same files (`web/src/lessons/`).
+//!
+//! Entities are named as in scenarios: tasks by name, group entities by cgroup path ("/CG0");
+//! a cfs_rq level is named by its cgroup path, "/" for the root cfs_rq. Times are duration
+//! strings ("12ms", "1.5ms", "300us").
+
+pub mod check;
+pub mod run;
+
+use serde::Deserialize;
+
+/// One lesson file.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Lesson {
+    /// Identifier: the file name without `.json`.
+    pub id: String,
+    /// Title shown in the lesson list.
+    pub title: String,
+    /// One sentence: what the student learns.
+    pub summary: String,
+    /// Bundled scenario id: its path under `scenarios/` without the extension.
+    pub scenario: String,
+    /// The steps, in order.
+    pub steps: Vec<Step>,
+}
+
+/// One step of a lesson.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Step {
+    /// Short title.
+    pub title: String,
+    /// Another bundled scenario for this step (default: the lesson's).
+    #[serde(default)]
+    pub scenario: Option<String>,
+    /// Paragraphs of explanation.
+    pub text: Vec<String>,
+    /// Entities to highlight in the timeline (task names, cgroup paths).
+    #[serde(default)]
+    pub highlight: Vec<String>,
+    /// The visible time window `[start, end]`.
+    pub range: [String; 2],
+    /// The cursor (the instant the inspector explains).
+    pub at: String,
+    /// The CPU the step is about.
+    #[serde(default)]
+    pub cpu: u32,
+    /// Named variants loaded side by side (`schedlab variants`); default: baseline.
+    #[serde(default)]
+    pub variants: Vec<String>,
+    /// A question for the student.
+    pub question: String,
+    /// Its answer, revealed on request.
+    #[serde(default)]
+    pub answer: Option<String>,
+    /// A knob to try.
+    #[serde(default, rename = "try")]
+    pub try_knob: Option<TryKnob>,
+    /// Facts about the run that must hold.
+    pub expect: Expect,
+}
+
+/// A knob the student can flip: loaded as one more variant beside the step's own.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TryKnob {
+    /// A `--variant` name (scheduler feature or knob).
+    pub knob: String,
+    /// Values to offer; the first is the default.
+    pub values: Vec<String>,
+    /// What to look for once it runs.
+    pub look: String,
+    /// Facts that hold in the knob's run (with the first value).
+    #[serde(default)]
+    pub expect: Option<Expect>,
+}
+
+/// Facts about a run at the step's cursor (or `at`), on its CPU (or `cpu`).
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Expect {
+    /// Which loaded variant (default: the step's first, or the try variant in `try.expect`).
+    #[serde(default)]
+    pub variant: Option<String>,
+    /// The instant (default: the step's cursor).
+    #[serde(default)]
+    pub at: Option<String>,
+    /// The CPU (default: the step's).
+    #[serde(default)]
+    pub cpu: Option<u32>,
+    /// The level of the decision the pick facts are about ("/" root, "/CG0"); default: the
+    /// level where the task itself was picked.
+    #[serde(default)]
+    pub level: Option<String>,
+    /// The winner of the latest pick at or before `at` on that level.
+    #[serde(default)]
+    pub picked: Option<String>,
+    /// Its reason: only_entity, buddy, protected, earliest_eligible_deadline,
+    /// curr_earlier_deadline.
+    #[serde(default)]
+    pub reason: Option<String>,
+    /// Who set the queue's next buddy at that pick: none, yield_to, wakeup, sleep, sustained.
+    #[serde(default)]
+    pub buddy: Option<String>,
+    /// Candidates of that pick that were eligible.
+    #[serde(default)]
+    pub eligible: Vec<String>,
+    /// Candidates of that pick that were not eligible.
+    #[serde(default)]
+    pub not_eligible: Vec<String>,
+    /// Entities queued but asleep (delayed dequeue) at `at`, by their latest sample.
+    #[serde(default)]
+    pub delayed: Vec<String>,
+    /// Entities not queued at `at` (asleep, throttled in limbo, exited), by their latest sample.
+    #[serde(default)]
+    pub sleeping: Vec<String>,
+    /// Whole-run metrics.
+    #[serde(default)]
+    pub metrics: Vec<MetricExpect>,
+    /// Event counts within the step's range.
+    #[serde(default)]
+    pub counts: Vec<CountExpect>,
+}
+
+/// A whole-run metric within `[min, max]`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MetricExpect {
+    /// Which variant (default: the expect's).
+    #[serde(default)]
+    pub variant: Option<String>,
+    /// A task's metric (`share_pct`, `yields`, …), or with no task a summary path
+    /// (`cputimer.atomic_pct`, `yield_to.penalties`).
+    #[serde(default)]
+    pub task: Option<String>,
+    /// The field, as in `schedlab simulate --json`.
+    pub field: String,
+    /// Lower bound (inclusive).
+    pub min: f64,
+    /// Upper bound (inclusive).
+    pub max: f64,
+}
+
+/// The number of events of one kind in `[start, end)`: the step's range unless `range`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CountExpect {
+    /// Which variant (default: the expect's).
+    #[serde(default)]
+    pub variant: Option<String>,
+    /// Event kind, one the timeline marks: switch, wakeup, wakeup_new, yield, sleep, exit,
+    /// place, throttle, unthrottle, task_throttled, yield_to, guest_lock, guest_unlock,
+    /// ple_exit, ipi_send, ipi_handled, guest_spin, guest_spin_end.
+    pub kind: String,
+    /// Only events of this entity (task name or cgroup path).
+    #[serde(default)]
+    pub task: Option<String>,
+    /// Only events with this value (a yield's 1 = reached schedule(), 0 = throttled; a
+    /// switch's reason code).
+    #[serde(default)]
+    pub val: Option<i64>,
+    /// The time range counted (default: the step's range).
+    #[serde(default)]
+    pub range: Option<[String; 2]>,
+    /// Lower bound (inclusive).
+    pub min: u64,
+    /// Upper bound (inclusive).
+    pub max: u64,
+}
+
+/// Event kinds a `counts` entry may name: the ones the timeline draws as markers.
+pub const COUNTABLE: [&str; 18] = [
+    "switch",
+    "wakeup",
+    "wakeup_new",
+    "yield",
+    "sleep",
+    "exit",
+    "place",
+    "throttle",
+    "unthrottle",
+    "task_throttled",
+    "yield_to",
+    "guest_lock",
+    "guest_unlock",
+    "ple_exit",
+    "ipi_send",
+    "ipi_handled",
+    "guest_spin",
+    "guest_spin_end",
+];
+
+/// Parses one lesson file; errors name the file, line and column.
+pub fn parse_lesson(file: &str, text: &str) -> Result<Lesson, String> {
+    serde_json::from_str(text).map_err(|e| format!("{file}:{}:{}: {e}", e.line(), e.column()))
+}
+
+/// A lesson duration ("12ms", "1.5ms", "300us"): a number and a unit, nothing else.
+pub fn lesson_time(text: &str) -> Result<u64, String> {
+    let split = text.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(text.len());
+    let (num, unit) = text.split_at(split);
+    let number_ok = match num.split_once('.') {
+        Some((i, f)) => !i.is_empty() && !f.is_empty() && f.chars().all(|c| c.is_ascii_digit()),
+        None => !num.is_empty(),
+    };
+    if !number_ok || !matches!(unit, "ns" | "us" | "µs" | "ms" | "s") {
+        return Err(format!("{text:?}: expected a number and a unit (ns, us, µs, ms, s), e.g. \"12ms\" or \"1.5ms\""));
+    }
+    crate::scenario::units::parse_duration(text)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn times() {
+        assert_eq!(lesson_time("12ms"), Ok(12_000_000));
+        assert_eq!(lesson_time("1.5ms"), Ok(1_500_000));
+        assert_eq!(lesson_time("300us"), Ok(300_000));
+        assert_eq!(lesson_time("300µs"), Ok(300_000));
+        assert_eq!(lesson_time("2s"), Ok(2_000_000_000));
+        for bad in ["12", "ms", " 12ms", "1.ms", ".5ms", "1.2.3ms", "forever", "12 ms", "12min"] {
+            assert!(lesson_time(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn errors_are_located() {
+        let e = parse_lesson("x.json", "{\n  \"id\": 3\n}").unwrap_err();
+        assert!(e.starts_with("x.json:2:"), "{e}");
+    }
+}
