@@ -159,6 +159,11 @@ test('shadow re-simulation: real vs model share per task, baseline and a variant
   await page.getByTestId('shadow-run').click();
   await expect(table.locator('th')).toContainText(['baseline %', 'no-run-to-parity %']);
   await expect(page.getByTestId('shadow-agreement')).toHaveCount(2);
+  // Per-decision agreement along the real schedule (replay::decisions): 96 % of the picks on
+  // this capture under the baseline (wasm-engine/engine/tests/replay.rs holds it at >= 95).
+  const picks = await page.getByTestId('shadow-decisions').first().textContent();
+  const pct = Number(/\(\s*([0-9.]+) %\)/.exec(picks ?? '')?.[1]);
+  expect(pct).toBeGreaterThan(95);
   await page.screenshot({ path: 'artifacts/import-shadow.png' });
 });
 

@@ -220,6 +220,16 @@ export interface ReplayReport {
   left_out: { comm: string; pid: number; prio: number; runtime_ns: number }[];
   agreement_pct: number;
   max_share_error_pp: number;
+  /** The model's picks along the real schedule (engine `replay::decisions`). */
+  decisions: {
+    scored: number;
+    agreed: number;
+    agreement_pct: number;
+    quiet_yields: number;
+    idle_picks: number;
+    not_queued: number;
+    other_class: number;
+  };
 }
 
 export interface ImportProgress {

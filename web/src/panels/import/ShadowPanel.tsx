@@ -130,7 +130,13 @@ export const ShadowPanel = memo(function ShadowPanel({ runs, running, error, onR
       {runs.map((r) => (
         <p key={r.key} className="small" data-testid="shadow-agreement" data-variant={r.key}>
           <b>{r.key}</b>: the model ran the same task on the same CPU {r.report.agreement_pct.toFixed(1)} % of the observed time; largest share error{' '}
-          {r.report.max_share_error_pp.toFixed(2)} pp over {(r.report.window_ns / 1e6).toFixed(1)} ms.
+          {r.report.max_share_error_pp.toFixed(2)} pp over {(r.report.window_ns / 1e6).toFixed(1)} ms. Replayed along the real schedule, the model
+          picked as the kernel did at{' '}
+          <span data-testid="shadow-decisions">
+            {r.report.decisions.agreed.toLocaleString('en-US')} of {r.report.decisions.scored.toLocaleString('en-US')} picks (
+            {r.report.decisions.agreement_pct.toFixed(1)} %)
+          </span>
+          .
           {r.report.left_out.length > 0 && ` Left out (not fair class): ${r.report.left_out.map((l) => `${l.comm} (prio ${l.prio})`).join(', ')}.`}
         </p>
       ))}
