@@ -5,7 +5,7 @@
 //! schedlab explain  <scenario> --at <time> [--variant NAME=VALUE ...] [--json]
 //! schedlab schema
 //! schedlab bench [--seconds N]
-//! schedlab import <trace> [--json]
+//! schedlab import <trace> [--eevdf DUMP] [--json]
 //! ```
 //! Bad input prints `schedlab: <file>:<line>:<col>: <what was expected>` and exits 2.
 
@@ -34,8 +34,11 @@ const USAGE: &str = "usage:
   schedlab gen wanpeng [--preset dbench|dedup|vips|kbuild] [--vms N]  print a 16-pCPU KVM scenario (Wanpeng Li's table presets)
   schedlab wanpeng-table [--duration T]    the table's 9 cells (series vs baseline) beside the seed's
   schedlab bench-kvm [--preset P]          4 VMs x 16 vCPUs on 16 pCPUs, 1 s simulated: wall time
-  schedlab import <trace> [--json]         read a text trace (tracefs, trace-cmd report, perf script,
-                                           systrace HTML, bpftrace EEVDF state): what it holds and lacks
+  schedlab import <trace> [--eevdf DUMP] [--json]
+                                           read a trace (tracefs, trace-cmd report and .dat, perf script,
+                                           systrace HTML, bpftrace EEVDF state): what it holds and lacks;
+                                           with --eevdf, a bpftrace dump taken alongside (tools/capture)
+                                           and whether the two share a clock
   schedlab replay <trace> [--cgroups LAYOUT] [--variant K=V] [--json | --emit-scenario]
                                            shadow re-simulation: the trace's workload simulated, per task
                                            observed vs simulated share and switches, agreement
@@ -59,6 +62,7 @@ struct Args {
     duration: Option<String>,
     mb: Option<String>,
     cgroups: Option<String>,
+    eevdf: Option<String>,
     emit_scenario: bool,
 }
 
@@ -82,6 +86,7 @@ fn parse_args(argv: &[String]) -> Result<Args, String> {
         duration: None,
         mb: None,
         cgroups: None,
+        eevdf: None,
         emit_scenario: false,
     };
     while let Some(arg) = it.next() {
@@ -89,6 +94,7 @@ fn parse_args(argv: &[String]) -> Result<Args, String> {
             "--json" => a.json = true,
             "--emit-scenario" => a.emit_scenario = true,
             "--cgroups" => a.cgroups = Some(it.next().ok_or("--cgroups needs a layout file")?.clone()),
+            "--eevdf" => a.eevdf = Some(it.next().ok_or("--eevdf needs a bpftrace dump file")?.clone()),
             "--log" => {
                 a.events_only = match it.next().map(String::as_str) {
                     Some("full") => false,
@@ -148,6 +154,9 @@ fn run(argv: &[String]) -> Result<(), String> {
         matches!(a.cmd.as_str(), "simulate" | "explain" | "bench" | "gen" | "compare" | "import" | "replay");
     if !takes_file && a.file.is_some() {
         return Err(format!("{} takes no scenario argument", a.cmd));
+    }
+    if a.eevdf.is_some() && a.cmd != "import" {
+        return Err("--eevdf is only for import".to_string());
     }
     if a.at.is_some() && a.cmd != "explain" {
         return Err("--at is only for explain".to_string());
@@ -237,7 +246,7 @@ fn run(argv: &[String]) -> Result<(), String> {
         }
         "import" => {
             let file = a.file.ok_or("import needs a trace file")?;
-            import::run(&file, a.json).and_then(|s| out(&s))
+            import::run(&file, a.eevdf.as_deref(), a.json).and_then(|s| out(&s))
         }
         "bench-import" => {
             let mb = match a.mb.as_deref() {

@@ -9,13 +9,16 @@
 //!   (line prefix) and `payload.rs` (sched_switch / wakeup / migrate payloads, `name=value` pairs);
 //! * `perf script` text: `perf.rs`;
 //! * systrace HTML wrapping tracefs text: handled in `text.rs`;
-//! * the project's bpftrace EEVDF-state capture (`tools/kernel-capture/eevdf-state.bt`): `eevdf.rs`;
+//! * bpftrace EEVDF-state dumps (`tools/capture/schedlab-eevdf.bt`, and the older
+//!   `tools/kernel-capture/eevdf-state.bt` of the shared captures): `eevdf.rs`; whether a dump and
+//!   the trace imported with it share a clock: `clock.rs`;
 //! * trace-cmd `.dat` versions 6 and 7: a binary decoder using the event format files the file
 //!   carries (`dat`, separate).
 //!
 //! Use: [`text::TextImporter`] (`feed` chunks, then `finish`) into a [`store::TraceStore`], then
 //! [`summary::ImportSummary::new`]. [`import_text`] does all three for bytes already in memory.
 
+pub mod clock;
 pub mod dat;
 pub mod detect;
 pub mod eevdf;
@@ -30,7 +33,10 @@ pub mod summary;
 pub mod text;
 
 pub use detect::{binary_kind, Binary, Format};
-pub use record::{EevdfEntity, EevdfSample, PrevState, SchedPayload, Skipped, TraceRecord, TraceSink, WakeKind};
+pub use record::{
+    CfsRqState, Curr, EevdfEntity, EevdfSample, EntityState, PrevState, SchedPayload, Skipped, TraceRecord, TraceSink,
+    WakeKind,
+};
 pub use store::TraceStore;
 pub use summary::ImportSummary;
 pub use text::{ImportStats, TextImporter};
