@@ -19,7 +19,9 @@ Options:
   -c, --cpus LIST          record these CPUs only, e.g. 1 or 0-3,6 (default: all)
       --comm PREFIX        EEVDF state only for tasks whose comm starts with PREFIX (default: all
                            tasks on the recorded CPUs). The tracepoints always keep every task of
-                           the recorded CPUs: the replay needs to know who else ran.
+                           the recorded CPUs: the replay needs to know who else ran. Both files
+                           grow with the switch rate (about 300 bytes per switch each): on a busy
+                           machine use --comm and --cpus, and keep captures short.
   -o, --output DIR         where to write (default: ./schedlab-capture-DATE-TIME); must be empty
                            or not exist
   -b, --buffer-kb N        tracefs ring buffer per CPU in KiB (default 20000)
@@ -172,14 +174,38 @@ saved_kb="$(sed -n 's/.*expanded: \([0-9]*\).*/\1/p' "$T/buffer_size_kb")"
 saved_mask="$(cat "$T/tracing_cpumask")"
 saved_events="$(cat "$T/set_event")"
 bt_pid=""
+# bpftrace ends on SIGINT once it has installed its handler (by the time it prints its header); an
+# asynchronous command of a script starts with SIGINT ignored, so before that only SIGTERM works.
+# Escalate if it does not end.
+running() { # a live process, not a zombie waiting for `wait`
+  local st
+  st="$(sed -n 's/^.*) \(.\).*/\1/p' "/proc/$1/stat" 2>/dev/null)"
+  [ -n "$st" ] && [ "$st" != Z ]
+}
+stop_bpftrace() {
+  [ -n "$bt_pid" ] || return 0
+  if grep -q '^# schedlab-eevdf' "$out/eevdf-state.txt" 2>/dev/null; then
+    kill -INT "$bt_pid" 2>/dev/null || true # attached: it prints what it holds and exits
+  else
+    kill -TERM "$bt_pid" 2>/dev/null || true # still compiling or attaching
+  fi
+  for _ in $(seq 1 100); do
+    running "$bt_pid" || break
+    sleep 0.1
+  done
+  if running "$bt_pid"; then
+    kill -TERM "$bt_pid" 2>/dev/null || true
+    sleep 1
+    kill -KILL "$bt_pid" 2>/dev/null || true
+  fi
+  wait "$bt_pid" 2>/dev/null || true
+  bt_pid=""
+}
 restored=0
 restore() {
   [ "$restored" = 1 ] && return
   restored=1
-  if [ -n "$bt_pid" ] && kill -0 "$bt_pid" 2>/dev/null; then
-    kill -INT "$bt_pid" 2>/dev/null || true
-    wait "$bt_pid" 2>/dev/null || true
-  fi
+  stop_bpftrace
   echo 0 >"$T/tracing_on"
   echo >"$T/set_event"
   if [ -n "$saved_events" ]; then
@@ -192,7 +218,9 @@ restore() {
 }
 trap restore EXIT
 interrupted=0
-trap 'interrupted=1' INT TERM
+# Before and after the recording Ctrl-C aborts (the EXIT trap restores tracefs); during it, it
+# only ends the recording early.
+trap 'echo "schedlab-capture: interrupted" >&2; exit 130' INT TERM
 
 # --- configure ---
 clock=mono
@@ -215,7 +243,7 @@ if [ "$eevdf" = 1 ]; then
   bt_pid=$!
   for _ in $(seq 1 600); do
     grep -q '^# schedlab-eevdf' "$out/eevdf-state.txt" 2>/dev/null && break
-    kill -0 "$bt_pid" 2>/dev/null || break
+    running "$bt_pid" || break
     sleep 0.1
   done
   if ! grep -q '^# schedlab-eevdf' "$out/eevdf-state.txt" 2>/dev/null; then
@@ -226,6 +254,7 @@ fi
 
 # --- record ---
 start_ns="$(date +%s%N)"
+trap 'interrupted=1' INT TERM
 echo 1 >"$T/tracing_on"
 if [ -n "$duration" ]; then
   echo "schedlab-capture: recording for $duration s (Ctrl-C stops early)" >&2
@@ -234,18 +263,17 @@ if [ -n "$duration" ]; then
 else
   echo "schedlab-capture: recording while: ${cmd[*]}" >&2
   set +e
-  "${cmd[@]}" > >(tee "$out/workload.txt") 2>&1
-  status=$?
+  "${cmd[@]}" 2>&1 | tee "$out/workload.txt"
+  status=${PIPESTATUS[0]}
   set -e
 fi
 echo 0 >"$T/tracing_on"
+trap 'echo "schedlab-capture: interrupted" >&2; exit 130' INT TERM
 end_ns="$(date +%s%N)"
 [ "$interrupted" = 1 ] && echo "schedlab-capture: interrupted: saving what was recorded" >&2
 
 if [ -n "$bt_pid" ]; then
-  kill -INT "$bt_pid" 2>/dev/null || true
-  wait "$bt_pid" 2>/dev/null || true
-  bt_pid=""
+  stop_bpftrace
   # bpftrace 0.17 warns about RLIMIT_MEMLOCK on kernels that account BPF memory to cgroups.
   grep -v 'RLIMIT_MEMLOCK' "$out/bpftrace.err" >"$out/bpftrace.err.tmp" || true
   mv "$out/bpftrace.err.tmp" "$out/bpftrace.err"
