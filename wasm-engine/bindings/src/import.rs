@@ -247,36 +247,23 @@ impl ImportHandle {
             cols.t.push(s.ts_ns.saturating_sub(o) as f64);
             cols.pid.push(s.pid);
             cols.cpu.push(s.cpu);
+            let (se, q) = (s.entity.se(), s.entity.cfs_rq());
+            let z = q.zero_vruntime;
+            cols.v.push(rel(se.vruntime, z));
+            cols.d.push(rel(se.deadline, z));
+            cols.slice.push(se.slice as f64);
+            cols.weight.push(se.weight as f64);
+            cols.nr.push(q.nr_queued);
             match &s.entity {
-                EevdfEntity::Task {
-                    prev_state,
-                    vruntime,
-                    deadline,
-                    vlag_or_vprot,
-                    slice,
-                    weight,
-                    zero_vruntime,
-                    nr_queued,
-                    ..
-                } => {
+                EevdfEntity::Task { prev_state, .. } => {
                     cols.kind.push(0);
-                    cols.v.push(rel(*vruntime, *zero_vruntime));
-                    cols.d.push(rel(*deadline, *zero_vruntime));
-                    cols.lag.push(*vlag_or_vprot as f64);
-                    cols.slice.push(*slice as f64);
-                    cols.weight.push(*weight as f64);
+                    cols.lag.push(se.vlag_or_vprot.unwrap_or(0) as f64);
                     cols.state.push(*prev_state as i32);
-                    cols.nr.push(*nr_queued);
                 }
-                EevdfEntity::Group { vruntime, deadline, slice, weight, zero_vruntime, nr_queued, .. } => {
+                EevdfEntity::Group { .. } => {
                     cols.kind.push(1);
-                    cols.v.push(rel(*vruntime, *zero_vruntime));
-                    cols.d.push(rel(*deadline, *zero_vruntime));
                     cols.lag.push(0.0);
-                    cols.slice.push(*slice as f64);
-                    cols.weight.push(*weight as f64);
                     cols.state.push(-1);
-                    cols.nr.push(*nr_queued);
                 }
             }
         }

@@ -1,6 +1,8 @@
-//! `schedlab import <trace> [--json]`: reads a text trace (tracefs, `trace-cmd report`, `perf
-//! script`, systrace HTML, the bpftrace EEVDF-state dump) in 1 MiB chunks through the engine's
-//! streaming importer and prints the import summary.
+//! `schedlab import <trace> [--eevdf DUMP] [--json]`: reads a text trace (tracefs, `trace-cmd
+//! report`, `perf script`, systrace HTML, the bpftrace EEVDF-state dump) in 1 MiB chunks through
+//! the engine's streaming importer, or a `.dat`, and prints the import summary. `--eevdf` reads a
+//! bpftrace dump taken alongside into the same store (its skipped lines are named by its file), so
+//! the summary says whether the two share a clock.
 //!
 //! `schedlab bench-import [--mb N]`: the importer's throughput on a synthetic tracefs trace built in
 //! memory (deterministic: sched_switch, sched_wakeup, sched_stat_runtime over 8 CPUs and 600 tasks).
@@ -49,8 +51,38 @@ pub fn read_trace<S: TraceSink>(file: &str, sink: &mut S) -> Result<Source, Stri
     Ok(Source::Text(imp.stats().clone()))
 }
 
-pub fn run(file: &str, json: bool) -> Result<String, String> {
+/// Names the dump's file in its skip reasons (the trace's own skips keep theirs).
+struct DumpSink<'a> {
+    file: &'a str,
+    store: &'a mut TraceStore,
+}
+
+impl TraceSink for DumpSink<'_> {
+    fn record(&mut self, rec: TraceRecord) {
+        self.store.record(rec);
+    }
+    fn lost(&mut self, cpu: u32, count: u64, line: u64) {
+        self.store.lost(cpu, count, line);
+    }
+    fn skipped(&mut self, s: Skipped) {
+        self.store.skipped(Skipped { reason: format!("{}: {}", self.file, s.reason), ..s });
+    }
+    fn eevdf(&mut self, s: EevdfSample) {
+        self.store.eevdf(s);
+    }
+    fn meta(&mut self, key: &str, value: &str, line: u64) {
+        self.store.meta(key, value, line);
+    }
+}
+
+pub fn run(file: &str, eevdf: Option<&str>, json: bool) -> Result<String, String> {
     let mut store = TraceStore::new();
+    if let Some(dump) = eevdf {
+        match read_trace(dump, &mut DumpSink { file: dump, store: &mut store })? {
+            Source::Text(st) if st.eevdf_samples > 0 => {}
+            _ => return Err(format!("{dump}: expected a bpftrace EEVDF-state dump (`S`/`G` lines), found none")),
+        }
+    }
     let (stats, header) = match read_trace(file, &mut store)? {
         Source::Text(stats) => (stats, String::new()),
         Source::Dat { info, bytes } => (

@@ -5,7 +5,7 @@
 //! schedlab explain  <scenario> --at <time> [--variant NAME=VALUE ...] [--json]
 //! schedlab schema
 //! schedlab bench [--seconds N]
-//! schedlab import <trace> [--json]
+//! schedlab import <trace> [--eevdf DUMP] [--json]
 //! ```
 //! Bad input prints `schedlab: <file>:<line>:<col>: <what was expected>` and exits 2.
 
@@ -43,8 +43,11 @@ const USAGE: &str = "usage:
   schedlab bench-kvm [--preset P] [HOST]   4 VMs x 16 vCPUs on 16 pCPUs, 1 s simulated: wall time
   HOST: --placement index|unpinned (vCPU i pinned to pCPU i, or no pinning), --layout-seed S
         (unpinned: the threads' start order), --groups vm|vcpu (one cgroup per VM or per vCPU)
-  schedlab import <trace> [--json]         read a text trace (tracefs, trace-cmd report, perf script,
-                                           systrace HTML, bpftrace EEVDF state): what it holds and lacks
+  schedlab import <trace> [--eevdf DUMP] [--json]
+                                           read a trace (tracefs, trace-cmd report and .dat, perf script,
+                                           systrace HTML, bpftrace EEVDF state): what it holds and lacks;
+                                           with --eevdf, a bpftrace dump taken alongside (tools/capture)
+                                           and whether the two share a clock
   schedlab replay <trace> [--cgroups LAYOUT] [--variant K=V] [--json | --emit-scenario]
                                            shadow re-simulation: the trace's workload simulated, per task
                                            observed vs simulated share and switches, agreement
@@ -71,6 +74,7 @@ struct Args {
     duration: Option<String>,
     mb: Option<String>,
     cgroups: Option<String>,
+    eevdf: Option<String>,
     emit_scenario: bool,
     placement: Option<String>,
     groups: Option<String>,
@@ -98,6 +102,7 @@ fn parse_args(argv: &[String]) -> Result<Args, String> {
         duration: None,
         mb: None,
         cgroups: None,
+        eevdf: None,
         emit_scenario: false,
         placement: None,
         groups: None,
@@ -109,6 +114,7 @@ fn parse_args(argv: &[String]) -> Result<Args, String> {
             "--json" => a.json = true,
             "--emit-scenario" => a.emit_scenario = true,
             "--cgroups" => a.cgroups = Some(it.next().ok_or("--cgroups needs a layout file")?.clone()),
+            "--eevdf" => a.eevdf = Some(it.next().ok_or("--eevdf needs a bpftrace dump file")?.clone()),
             "--log" => {
                 a.events_only = match it.next().map(String::as_str) {
                     Some("full") => false,
@@ -220,6 +226,9 @@ fn run(argv: &[String]) -> Result<(), String> {
     if !takes_file && a.file.is_some() {
         return Err(format!("{} takes no scenario argument", a.cmd));
     }
+    if a.eevdf.is_some() && a.cmd != "import" {
+        return Err("--eevdf is only for import".to_string());
+    }
     if a.at.is_some() && a.cmd != "explain" {
         return Err("--at is only for explain".to_string());
     }
@@ -325,7 +334,7 @@ fn run(argv: &[String]) -> Result<(), String> {
         "lessons" => lessons::run(a.file.as_deref().unwrap_or("lessons")).and_then(|s| out(&s)),
         "import" => {
             let file = a.file.ok_or("import needs a trace file")?;
-            import::run(&file, a.json).and_then(|s| out(&s))
+            import::run(&file, a.eevdf.as_deref(), a.json).and_then(|s| out(&s))
         }
         "bench-import" => import::bench(mb_arg(a.mb.as_deref())?),
         "bench" if a.file.is_some() => {

@@ -310,6 +310,20 @@ fn trappy_systrace_html() {
     assert_eq!(c.meta.iter().find(|(k, _)| k == "cpus").map(|(_, v)| v.as_str()), Some("6"));
 }
 
+/// Trace text on the same line as `<script class="trace-data">`: a skip there is located in the
+/// whole line, not in the text after the tag.
+#[test]
+fn systrace_text_after_the_opening_tag_is_located_in_its_line() {
+    let tag = "  <script class=\"trace-data\" type=\"application/text\">";
+    let html = format!(
+        "<!DOCTYPE html>\n<html>\n{tag}  bogus line here\n  bash-1 [000] d..2. 1.000001: sched_switch: prev_comm=a prev_pid=1 prev_prio=120 prev_state=S ==> next_comm=b next_pid=2 next_prio=120\n</script>\n"
+    );
+    let c = collect_str(&html);
+    assert_eq!(c.records.len(), 1);
+    assert_eq!(c.skipped.len(), 1, "{:?}", c.skipped);
+    assert_eq!((c.skipped[0].line, c.skipped[0].column as usize), (3, tag.len() + 3));
+}
+
 #[test]
 fn trace_dat_is_recognised_not_parsed() {
     let (s, st) = import("public/trappy/trace.dat");

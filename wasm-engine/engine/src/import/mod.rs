@@ -9,7 +9,9 @@
 //!   (line prefix) and `payload.rs` (sched_switch / wakeup / migrate payloads, `name=value` pairs);
 //! * `perf script` text: `perf.rs`;
 //! * systrace HTML wrapping tracefs text: handled in `text.rs`;
-//! * the project's bpftrace EEVDF-state capture (`tools/kernel-capture/eevdf-state.bt`): `eevdf.rs`;
+//! * bpftrace EEVDF-state dumps (`tools/capture/schedlab-eevdf.bt`, and the older
+//!   `tools/kernel-capture/eevdf-state.bt` of the shared captures): `eevdf.rs`; whether a dump and
+//!   the trace imported with it share a clock: `clock.rs`;
 //! * trace-cmd `.dat` versions 6 and 7: a binary decoder using the event format files the file
 //!   carries (`dat`, separate).
 //!
@@ -21,6 +23,7 @@
 //! [`align`] (a bpftrace EEVDF dump moved onto the trace's clock).
 
 pub mod align;
+pub mod clock;
 pub mod dat;
 pub mod detect;
 pub mod eevdf;
@@ -37,7 +40,10 @@ pub mod text;
 pub mod timeline;
 
 pub use detect::{binary_kind, Binary, Format};
-pub use record::{EevdfEntity, EevdfSample, PrevState, SchedPayload, Skipped, TraceRecord, TraceSink, WakeKind};
+pub use record::{
+    CfsRqState, Curr, EevdfEntity, EevdfSample, EntityState, PrevState, SchedPayload, Skipped, TraceRecord, TraceSink,
+    WakeKind,
+};
 pub use store::TraceStore;
 pub use summary::ImportSummary;
 pub use text::{ImportStats, TextImporter};

@@ -205,12 +205,16 @@ pub struct Skipped {
     pub reason: String,
 }
 
-/// One line of the project's bpftrace capture (`tools/kernel-capture/eevdf-state.bt`, run at
-/// `tracepoint:sched:sched_switch` for tasks named `k*`): the real EEVDF state of the task leaving
-/// the CPU. Not a tracepoint record, so it has its own sink method ([`TraceSink::eevdf`]).
+/// One line of a bpftrace EEVDF-state dump, taken at `tracepoint:sched:sched_switch`: the real
+/// EEVDF state of the task leaving the CPU (`S`) and of its ancestor group entities (`G`). Two
+/// dialects: the project's `tools/capture/schedlab-eevdf.bt` (header `# schedlab-eevdf version=1`,
+/// every field below) and the older `tools/kernel-capture/eevdf-state.bt` of the shared captures
+/// (fewer fields: the `Option`s are `None`, [`Curr::Unknown`]). Not a tracepoint record, so it has
+/// its own sink method ([`TraceSink::eevdf`]).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct EevdfSample {
-    /// bpftrace `nsecs` (`ktime_get_ns()`: CLOCK_MONOTONIC, not the trace clock).
+    /// bpftrace `nsecs` (`ktime_get_ns()`: CLOCK_MONOTONIC; the trace shares it only with
+    /// `trace_clock` `mono`, see `clock.rs`).
     pub ts_ns: u64,
     pub cpu: u32,
     pub pid: i32,
@@ -218,7 +222,7 @@ pub struct EevdfSample {
     pub entity: EevdfEntity,
 }
 
-/// The two line kinds of the capture.
+/// The two line kinds of a dump.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum EevdfEntity {
     /// `S`: the task's `sched_entity` and its `cfs_rq`.
@@ -226,27 +230,119 @@ pub enum EevdfEntity {
         comm: String,
         /// `args->prev_state` of the sched_switch (`__trace_sched_switch_state()`, numeric).
         prev_state: i64,
-        vruntime: u64,
-        deadline: u64,
-        /// `se.vlag`, which shares a union with `vprot` while the entity runs (`lagprot=`).
-        vlag_or_vprot: i64,
-        slice: u64,
-        /// `se.load.weight` (scaled: nice 0 is 1048576 on 64-bit).
-        weight: u64,
         sum_exec_runtime: u64,
-        depth: i32,
-        sched_delayed: bool,
-        /// `cfs_rq->zero_vruntime`.
-        zero_vruntime: u64,
-        /// `cfs_rq->sum_w_vruntime` (printed under the label `q_sumw`; the capture swaps the
-        /// `q_sumw`/`q_wsum` labels, see docs/kernel-6.18.44-findings.md).
-        sum_w_vruntime: i64,
-        /// `cfs_rq->sum_weight` (label `q_wsum`).
-        sum_weight: u64,
-        nr_queued: u32,
+        se: EntityState,
+        cfs_rq: CfsRqState,
     },
-    /// `G`: the parent group entity (`se->parent`) and the cfs_rq it is queued on.
-    Group { vruntime: u64, deadline: u64, slice: u64, weight: u64, depth: i32, zero_vruntime: u64, nr_queued: u32 },
+    /// `G`: an ancestor group entity (`se->parent`, nearest first; the older dump has only the
+    /// parent) and the cfs_rq it is queued on.
+    Group { se: EntityState, cfs_rq: CfsRqState },
+}
+
+impl EevdfEntity {
+    pub fn se(&self) -> &EntityState {
+        match self {
+            EevdfEntity::Task { se, .. } | EevdfEntity::Group { se, .. } => se,
+        }
+    }
+    pub fn cfs_rq(&self) -> &CfsRqState {
+        match self {
+            EevdfEntity::Task { cfs_rq, .. } | EevdfEntity::Group { cfs_rq, .. } => cfs_rq,
+        }
+    }
+}
+
+/// A `struct sched_entity` as the dump reads it (Linux 6.18.44 field names).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EntityState {
+    pub vruntime: u64,
+    pub deadline: u64,
+    /// The `vlag`/`vprot` union (`lagprot=`); see [`EntityState::vlag`]. None where the dump
+    /// does not print it (the older dump's `G` lines).
+    pub vlag_or_vprot: Option<i64>,
+    pub slice: u64,
+    /// `load.weight`, full scale (nice 0 is 1048576 on 64-bit).
+    pub weight: u64,
+    pub depth: i32,
+    pub on_rq: Option<bool>,
+    pub sched_delayed: Option<bool>,
+    pub custom_slice: Option<bool>,
+}
+
+impl EntityState {
+    /// `se->vlag` when the union holds it: the entity is off its runqueue (`on_rq` 0), so
+    /// `update_entity_lag()` wrote it at dequeue. While queued the union holds `vprot` once the
+    /// entity has been picked (`set_protect_slice()`), so None; None also when `on_rq` is not in
+    /// the dump.
+    pub fn vlag(&self) -> Option<i64> {
+        match self.on_rq {
+            Some(false) => self.vlag_or_vprot,
+            _ => None,
+        }
+    }
+}
+
+/// `cfs_rq->curr` as the dump gives it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Curr {
+    /// The dump does not print it (the older dump).
+    Unknown,
+    /// No `curr`, or `curr` is not on the runqueue.
+    None,
+    /// `curr`'s vruntime and full-scale `load.weight`.
+    Some { vruntime: u64, weight: u64 },
+}
+
+/// A `struct cfs_rq` as the dump reads it: the bookkeeping behind V (`avg_vruntime()`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CfsRqState {
+    pub zero_vruntime: u64,
+    /// `sum_w_vruntime`: Σ (v − zero_vruntime)·w over the queued entities but `curr`, with
+    /// 1024-scale weights (the older dump prints it under the label `q_sumw`).
+    pub sum_w_vruntime: Option<i64>,
+    /// `sum_weight`: Σ w (1024 scale) over the same entities (older label `q_wsum`).
+    pub sum_weight: Option<u64>,
+    pub nr_queued: u32,
+    /// `load.weight` (full scale, `curr` included).
+    pub load_weight: Option<u64>,
+    pub curr: Curr,
+}
+
+impl CfsRqState {
+    /// The 1024-scale weight and key of `curr`, (0, 0) without one; None when unknown.
+    fn curr_part(&self) -> Option<(i128, i128)> {
+        match self.curr {
+            Curr::Unknown => None,
+            Curr::None => Some((0, 0)),
+            Curr::Some { vruntime, weight } => Some((
+                i128::from(crate::sched::weight::scale_load_down(weight)),
+                i128::from(vruntime.wrapping_sub(self.zero_vruntime) as i64),
+            )),
+        }
+    }
+
+    /// V as `avg_vruntime()` computes it on 6.18.44 (the weighted mean of the queued entities'
+    /// vruntimes, `curr` included, floored; `zero_vruntime` when the queue is empty), without the
+    /// function's side effect of moving `zero_vruntime`. None when the dump lacks a field.
+    pub fn avg_vruntime(&self) -> Option<u64> {
+        let (wc, kc) = self.curr_part()?;
+        let runtime = i128::from(self.sum_w_vruntime?) + kc * wc;
+        let weight = i128::from(self.sum_weight?) + wc;
+        if weight == 0 {
+            return Some(self.zero_vruntime);
+        }
+        Some(self.zero_vruntime.wrapping_add(runtime.div_euclid(weight) as u64))
+    }
+
+    /// `vruntime_eligible()`: an entity at `vruntime` has non-negative lag against this queue's
+    /// V (compared exactly, without the division). None when the dump lacks a field.
+    pub fn eligible(&self, vruntime: u64) -> Option<bool> {
+        let (wc, kc) = self.curr_part()?;
+        let avg = i128::from(self.sum_w_vruntime?) + kc * wc;
+        let load = i128::from(self.sum_weight?) + wc;
+        let key = i128::from(vruntime.wrapping_sub(self.zero_vruntime) as i64);
+        Some(avg >= key * load)
+    }
 }
 
 /// Where importers put what they read.
@@ -261,7 +357,9 @@ pub trait TraceSink {
     fn eevdf(&mut self, _s: EevdfSample) {}
     /// File-level facts: `cpus` (the `cpus=N` header of `trace-cmd report`, or `#P:N` of tracefs),
     /// `cpu_empty` (`CPU 3 is empty`), `tracer`, `switch_form` (`kernel`, `plugin`, `raw`: the first
-    /// sched_switch rendering seen). Default: ignored.
+    /// sched_switch rendering seen), `trace_clock` (a `.dat`'s clock option, or the `# trace_clock:`
+    /// line of `schedlab-capture.sh`), and `eevdf_version`, `eevdf_clock`, `eevdf_trace_clock`,
+    /// `eevdf_cpu_mask`, `eevdf_comm_prefix` (a `schedlab-eevdf.bt` dump's header). Default: ignored.
     fn meta(&mut self, _key: &str, _value: &str, _line: u64) {}
 }
 

@@ -2,6 +2,7 @@
 //! the trace lacks (with the capture command that would provide it). Serialised as JSON by
 //! `schedlab import --json` and for the web worker; [`ImportSummary::text`] is the CLI's report.
 
+use super::clock::{check_clocks, ClockCheck};
 use super::detect::Format;
 use super::record::{EevdfEntity, PrevState};
 use super::store::TraceStore;
@@ -70,8 +71,12 @@ pub struct ImportSummary {
     pub events: BTreeMap<String, u64>,
     pub eevdf_samples: u64,
     pub eevdf_tasks: Vec<EevdfTaskRow>,
-    /// First and last bpftrace `nsecs` (CLOCK_MONOTONIC: not the trace clock of the tracepoints).
+    /// First and last bpftrace `nsecs` (CLOCK_MONOTONIC; the tracepoints share it only with the
+    /// `mono` trace clock, see `clocks`).
     pub eevdf_span_ns: Option<(u64, u64)>,
+    /// Whether the dump and the tracepoints share a clock (declared and measured), when a dump
+    /// was imported.
+    pub clocks: Option<ClockCheck>,
     pub tasks: Vec<TaskRow>,
     pub cpus: Vec<u32>,
     /// `cpus=N` / `#P:N` from the header, when present.
@@ -174,6 +179,7 @@ impl ImportSummary {
             eevdf_samples: store.eevdf.len() as u64,
             eevdf_tasks: eevdf.into_values().collect(),
             eevdf_span_ns,
+            clocks: check_clocks(store),
             tasks,
             cpus: (0..store.cpus.len() as u32).filter(|&c| store.cpus[c as usize].records > 0).collect(),
             cpus_declared: store.meta.get("cpus").and_then(|v| v.trim().parse().ok()),
@@ -254,7 +260,7 @@ impl ImportSummary {
             m.push(miss(
                 "EEVDF state (vruntime, deadline, lag, slice, weights)",
                 "real vruntime/deadline lanes (no stock tracepoint prints them since v6.8); without it they are rebuilt by the simulator",
-                "bpftrace tools/kernel-capture/eevdf-state.bt > eevdf-state.txt alongside the trace (see shared/traces/README.md)",
+                "tools/capture/schedlab-capture.sh records the trace and the dump together (bpftrace tools/capture/schedlab-eevdf.bt); then schedlab import trace.txt --eevdf eevdf-state.txt",
             ));
         }
         if !self.lost_events.is_empty() {
@@ -321,6 +327,9 @@ impl ImportSummary {
                 s.push_str(&format!("  {:>7}  {:>8}  {:>8}  {}\n", t.pid, t.samples, t.group_samples, t.comm));
             }
         }
+        if let Some(c) = &self.clocks {
+            s.push_str(&clock_text(c));
+        }
         let mut tasks: Vec<&TaskRow> = self.tasks.iter().filter(|t| t.switches > 0).collect();
         tasks.sort_by(|a, b| b.switches.cmp(&a.switches).then(a.pid.cmp(&b.pid)));
         if !tasks.is_empty() {
@@ -345,4 +354,45 @@ impl ImportSummary {
         }
         s
     }
+}
+
+/// The clock report as the CLI prints it.
+fn clock_text(c: &ClockCheck) -> String {
+    let us = |ns: i64| format!("{} µs", fixed3(ns, 1_000));
+    let mut s = format!(
+        "clocks: trace {}, dump {}",
+        c.trace_clock.as_deref().map_or("not declared".to_string(), |t| format!("`{t}`")),
+        c.dump_clock.as_deref().unwrap_or("CLOCK_MONOTONIC (bpftrace nsecs; no header)")
+    );
+    if c.in_span == 0 {
+        s.push_str(&format!("; none of the {} S samples falls inside the trace's time span\n", c.samples));
+        return s;
+    }
+    s.push_str(&format!(
+        "; {}: {} of the {} S samples inside the trace match a sched_switch of the same task within {}",
+        if c.shared { "shared" } else { "NOT shared" },
+        c.matched,
+        c.in_span,
+        us(super::clock::TOLERANCE_NS)
+    ));
+    if let (true, Some(m), Some(x)) = (c.shared, c.median_offset_ns, c.max_abs_offset_ns) {
+        s.push_str(&format!(" (trace − dump: median {}, at most {})", us(m), us(x)));
+    }
+    s.push('\n');
+    if let Some(e) = &c.estimate {
+        s.push_str(&format!(
+            "  estimated offset trace − dump: {} ms, matching {} samples (next best offset: {})\n",
+            fixed3(e.offset_ns, 1_000_000),
+            e.matched,
+            e.runner_up
+        ));
+    }
+    s
+}
+
+/// `ns / unit` with three decimals (truncated), in integers.
+fn fixed3(ns: i64, unit: u64) -> String {
+    let sign = if ns < 0 { "-" } else { "" };
+    let a = ns.unsigned_abs();
+    format!("{sign}{}.{:03}", a / unit, (a % unit) / (unit / 1000))
 }

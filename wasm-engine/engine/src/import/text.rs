@@ -48,6 +48,9 @@ pub struct TextImporter {
 struct Parser {
     stats: ImportStats,
     in_trace_block: bool,
+    /// Byte offset of the text being parsed inside its line (the trace text after
+    /// `<script class="trace-data">` on the same line), added to skip columns.
+    col_base: usize,
     /// Bit per `SwitchForm` already announced through `meta`.
     forms_seen: u8,
 }
@@ -138,7 +141,8 @@ const UNKNOWN_LINE: &str = "a trace line (tracefs or trace-cmd report `TASK-PID 
 impl Parser {
     fn skip<S: TraceSink + ?Sized>(&mut self, no: u64, e: Located, sink: &mut S) {
         self.stats.skipped_lines += 1;
-        sink.skipped(Skipped { line: no, column: e.at as u32 + 1, reason: format!("expected {}", e.expected) });
+        let column = (self.col_base + e.at) as u32 + 1;
+        sink.skipped(Skipped { line: no, column, reason: format!("expected {}", e.expected) });
     }
 
     fn line<S: TraceSink + ?Sized>(&mut self, no: u64, text: &str, sink: &mut S) {
@@ -158,7 +162,9 @@ impl Parser {
                     let rest = &text[i + gt + 1..];
                     if !rest.trim().is_empty() {
                         self.stats.ignored_lines -= 1;
+                        self.col_base = i + gt + 1;
                         self.html_line(no, rest, sink);
+                        self.col_base = 0;
                     }
                 }
             }
@@ -222,6 +228,13 @@ impl Parser {
             self.stats.ignored_lines += 1;
             if let Some(tracer) = t.strip_prefix("# tracer:") {
                 sink.meta("tracer", tracer.trim(), no);
+            } else if let Some(clock) = t.strip_prefix("# trace_clock:") {
+                // Written by tools/capture/schedlab-capture.sh (tracefs itself does not print it).
+                sink.meta("trace_clock", clock.trim(), no);
+            } else if let Some(h) = eevdf::parse_header(t) {
+                for (k, v) in h {
+                    sink.meta(&format!("eevdf_{k}"), v, no);
+                }
             } else if let Some(p) = t.find("#P:") {
                 sink.meta("cpus", t[p + 3..].trim(), no);
             }

@@ -264,10 +264,10 @@ fn section(
     id: u16,
     inflater: &mut Inflater,
 ) -> Result<(Vec<u8>, u16), DatError> {
-    let start = usize::try_from(offset)
-        .ok()
-        .and_then(|o| file.get(o..))
-        .ok_or_else(|| DatError::new(offset, format!("section {id} inside the file")))?;
+    let start = usize::try_from(offset).ok().and_then(|o| file.get(o..)).ok_or_else(|| {
+        let len = file.len() as u64;
+        DatError::new(len, format!("section {id} at byte {offset} inside the file ({len} bytes; truncated?)"))
+    })?;
     let mut c = Cursor::new(start, offset, meta.endian);
     let got = c.u16("a section id")?;
     if got != id {

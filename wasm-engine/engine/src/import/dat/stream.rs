@@ -50,6 +50,8 @@ pub struct DatDecoder<B> {
     lost_events: u64,
     skipped: u64,
     meta_bytes: u64,
+    /// The file-level facts (trace clock) went to the sink.
+    announced: bool,
 }
 
 fn page_error(cpu: u32, at_file: u64, page_start: usize, e: PageError, compressed: bool) -> DatError {
@@ -78,8 +80,14 @@ impl<B: AsRef<[u8]>> DatDecoder<B> {
             let end = span.offset.checked_add(span.size);
             if end.is_none_or(|e| e > file.len() as u64) {
                 return Err(DatError::new(
-                    span.offset,
-                    format!("CPU {} data ({} bytes) inside the file", span.cpu, span.size),
+                    span.offset.min(file.len() as u64),
+                    format!(
+                        "CPU {} data ({} bytes at byte {}) inside the file ({} bytes; truncated?)",
+                        span.cpu,
+                        span.size,
+                        span.offset,
+                        file.len()
+                    ),
                 ));
             }
             data_bytes += span.size;
@@ -109,7 +117,18 @@ impl<B: AsRef<[u8]>> DatDecoder<B> {
         }
         cpus.sort_by_key(|c| c.cpu);
         let meta_bytes = (file.len() as u64).saturating_sub(data_bytes);
-        Ok(DatDecoder { file: bytes, meta, events, cmdlines, cpus, records: 0, lost_events: 0, skipped: 0, meta_bytes })
+        Ok(DatDecoder {
+            file: bytes,
+            meta,
+            events,
+            cmdlines,
+            cpus,
+            records: 0,
+            lost_events: 0,
+            skipped: 0,
+            meta_bytes,
+            announced: false,
+        })
     }
 
     /// What the file says about itself, and counts so far.
@@ -146,6 +165,12 @@ impl<B: AsRef<[u8]>> DatDecoder<B> {
     /// Emits up to `max_records` records (and the lost-event notices and skipped records met on
     /// the way). Returns `Ok(false)` once the trace is exhausted.
     pub fn step(&mut self, sink: &mut impl TraceSink, max_records: usize) -> Result<bool, DatError> {
+        if !self.announced {
+            self.announced = true;
+            if !self.meta.clock.is_empty() {
+                sink.meta("trace_clock", &self.meta.clock, 0);
+            }
+        }
         for _ in 0..max_records {
             if !self.next(sink)? {
                 return Ok(false);
@@ -170,7 +195,7 @@ impl<B: AsRef<[u8]>> DatDecoder<B> {
             for c in &mut self.cpus {
                 if let Some(n) = c.lost.take() {
                     self.lost_events += n;
-                    sink.lost(c.cpu, n, self.records + 1);
+                    sink.lost(c.cpu, n, self.records + self.skipped + 1);
                 }
             }
             return Ok(false);
