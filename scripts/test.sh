@@ -7,6 +7,7 @@ ensure_chromium
 
 say "cargo fmt --check"
 cargo fmt --all -- --check
+cargo fmt --manifest-path wasm-engine/fuzz/Cargo.toml -- --check
 
 say "cargo clippy (warnings are errors)"
 cargo clippy --workspace --all-targets --quiet -- -D warnings
@@ -36,6 +37,9 @@ e2e_log="$(mktemp)"
 (cd e2e && node ../node_modules/@playwright/test/cli.js test --config playwright.config.ts) 2>&1 | tee "$e2e_log"
 e2e_status=${PIPESTATUS[0]}
 [ "$e2e_status" -eq 0 ] || exit "$e2e_status"
+
+say "fuzz: every trace and scenario parser for a few seconds (scripts/fuzz.sh; nightly + cargo-fuzz)"
+bash scripts/fuzz.sh "${FUZZ_SECONDS:-10}"
 
 say "cargo test (engine unit + integration: goldens, fidelity, determinism, invariants; CLI)"
 log="$(mktemp)"

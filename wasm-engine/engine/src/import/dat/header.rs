@@ -296,13 +296,15 @@ fn parse_v7(file: &[u8], c: &mut Cursor<'_>, meta: &mut Meta) -> Result<(), DatE
     let mut sections: Vec<(u16, u64)> = Vec::new();
     let mut buffer: Option<(bool, u64, Vec<CpuSpan>, String)> = None;
     let mut seen = 0;
+    let mut base = 0;
     while next != 0 {
         seen += 1;
         if seen > 64 {
-            return Err(DatError::new(next, "at most 64 chained options sections"));
+            // At the last section read (inside the file), whose DONE option continues the chain.
+            return Err(DatError::new(base, "at most 64 chained options sections (does the chain loop?)"));
         }
         let (data, _) = section(file, meta, next, 0, &mut inflater)?;
-        let base = next;
+        base = next;
         next = 0;
         let mut o = Cursor::decompressed(&data, base, meta.endian);
         while o.remaining() > 0 {
@@ -371,7 +373,13 @@ fn parse_v7(file: &[u8], c: &mut Cursor<'_>, meta: &mut Meta) -> Result<(), DatE
     let (_, off, spans, clock) = buffer.ok_or_else(|| DatError::new(0, "a BUFFER option (flyrecord trace data)"))?;
     meta.clock = clock;
     // The BUFFER FLYRECORD section header: only its compressed flag matters.
-    let start = usize::try_from(off).ok().and_then(|o| file.get(o..)).unwrap_or_default();
+    let start = usize::try_from(off).ok().and_then(|o| file.get(o..)).ok_or_else(|| {
+        let len = file.len() as u64;
+        DatError::new(
+            len,
+            format!("the BUFFER FLYRECORD section at byte {off} inside the file ({len} bytes; truncated?)"),
+        )
+    })?;
     let mut h = Cursor::new(start, off, meta.endian);
     let id = h.u16("the BUFFER FLYRECORD section id")?;
     if id != OPT_BUFFER {

@@ -1,0 +1,300 @@
+#!/usr/bin/env python3
+"""seeds.py OUTDIR -- the raw seed inputs of the fuzz targets, one folder per target.
+
+Cut from the real traces beside the repository (../shared/traces: the Linux 6.18.44 captures and
+the public LISA/trappy samples), the project's own capture (traces/capture-example), the scenario
+files and the layout files. `scripts/fuzz.sh --reseed` runs this, then `cargo fuzz cmin` into
+wasm-engine/fuzz/corpus/<target>/ (the committed corpus).
+
+* tracefs: the header and slices of each capture's trace.txt and trace-cmd-report.txt, the LISA
+  and trappy report texts, and crafted corner lines (LOST lines, TGID column, 4-character flags,
+  9 decimals, odd comms);
+* perf_script: the same slices re-printed in `perf script`'s layout (kernel and plugin payloads,
+  6 and 9 decimals, a sample period, a callchain);
+* eevdf_dump: slices of each eevdf-state.txt (the older dialect) and of the example capture's dump
+  (tools/capture/schedlab-eevdf.bt's dialect, with its header);
+* systrace_html: trappy's HTML file and a 6.18.44 slice wrapped the same way;
+* chunking: a few of the above behind chunk-size bytes (see fuzz_targets/chunking.rs);
+* dat: the captures' and trappy's .dat files cut to their sched event formats and a page per CPU
+  (version 6 uncompressed, and version 7 zstd through `trace-cmd convert` when it is installed);
+* layout, scenario: the files as they are; and scenario.dict (next to this script), the scenario
+  target's libFuzzer dictionary: the JSON Schema's keys and enum values.
+"""
+import json
+import os
+import re
+import shutil
+import struct
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+SHARED = os.path.abspath(os.path.join(ROOT, "..", "shared", "traces"))
+CAPTURES = ["nice-0-vs-2", "cgroup-shares", "yield-vs-hog", "bandwidth-30-of-100", "sleeper-vs-hog"]
+out = sys.argv[1]
+
+
+def put(target, name, data):
+    d = os.path.join(out, target)
+    os.makedirs(d, exist_ok=True)
+    with open(os.path.join(d, name), "wb") as f:
+        f.write(data if isinstance(data, bytes) else data.encode())
+
+
+def lines(path):
+    with open(path, "rb") as f:
+        return f.read().split(b"\n")
+
+
+def header_and_slices(path, head, take, starts=(0.5,)):
+    ls = lines(path)
+    parts = [ls[:head]]
+    for s in starts:
+        i = head + int((len(ls) - head) * s)
+        parts.append(ls[i : i + take])
+    return b"\n".join(b"\n".join(p) for p in parts) + b"\n"
+
+
+CORNERS = """\
+# tracer: nop
+#
+# entries-in-buffer/entries-written: 9/12   #P:4
+CPU:2 [LOST 3 EVENTS]
+          <idle>-0     [000] d..2.  3912.084183: sched_switch: prev_comm=swapper/0 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=Web Content next_pid=7 next_prio=120
+ Web Content-my-7     [000] d..2.  3912.084190: sched_switch: prev_comm=Web Content-my prev_pid=7 prev_prio=120 prev_state=S|D ==> next_comm=<idle> next_pid=0 next_prio=120
+RenderThread-1143  (  611) [004] ...1 514769.085985: tracing_mark_write: E
+          <idle>-0     (-----) [002] dNh3 514769.086339: sched_waking: comm=kworker/2:1 pid=99 prio=120 target_cpu=002
+  a [1] b-7 [002] 1.000001234: sched_migrate_task: comm=a [1] b pid=7 prio=120 orig_cpu=2 dest_cpu=3
+          bash-1 [001] d..2.  1.5: sched_process_exit: comm=bash pid=1 prio=120 group_dead=1
+          bash-9 [001] d..2.  1.6: sched_process_fork: comm=bash pid=9 child_comm=bash child_pid=1
+          bash-1 [003] d..2.  1.7: sched_wakeup_new: comm=bash pid=1 prio=120 target_cpu=003
+CPU:3 [12 EVENTS DROPPED]
+"""
+
+REPORT_CORNERS = """\
+version = 6
+cpus=4
+CPU 3 is empty
+  Web Content-my-1234 [003]   544.830864123: sched_stat_runtime:   comm=x pid=1 runtime=5 [ns]
+      capture.sh-22673 [000]   544.830869: sched_wakeup_new:     capture.sh:22694 [120] CPU:000
+      capture.sh-22673 [000]   544.830873: sched_switch:         capture.sh:22673 [120] R+ ==> capture.sh:22694 [120]
+          trappy-1 [001]   1.000000: sched_switch:         prev_comm=a prev_pid=1 prev_prio=120 prev_state=64 next_comm=b next_pid=2 next_prio=120
+CPU:1 [EVENTS DROPPED]
+"""
+
+
+def to_perf(text, plugin, ns):
+    """tracefs lines → perf script lines."""
+    out = []
+    pat = re.compile(rb"^\s*(.+)-(\d+)\s+\[(\d+)\]\s+\S+\s+(\d+)\.(\d+): (\w+): (.*)$")
+    for i, l in enumerate(text.split(b"\n")):
+        m = pat.match(l)
+        if not m:
+            continue
+        comm, pid, cpu, secs, frac, ev, payload = m.groups()
+        if plugin and ev == b"sched_switch":
+            p = dict(re.findall(rb"(\w+)=(\S+)", payload))
+            payload = b"%s:%s [%s] %s ==> %s:%s [%s]" % (
+                p.get(b"prev_comm", b"?"), p.get(b"prev_pid", b"0"), p.get(b"prev_prio", b"0"),
+                p.get(b"prev_state", b"R"), p.get(b"next_comm", b"?"), p.get(b"next_pid", b"0"),
+                p.get(b"next_prio", b"0"))
+        frac = frac + b"000" if ns else frac
+        period = b" 1 " if i % 5 == 0 else b" "
+        out.append(b"%16s %6s [%03d] %s.%s:%s sched:%s: %s" % (comm, pid, int(cpu), secs, frac, period, ev, payload))
+        if i % 7 == 0:
+            out.append(b"\t    ffffffff8a1c2d3e __schedule+0x2be ([kernel.kallsyms])")
+            out.append(b"")
+    return b"\n".join(out) + b"\n"
+
+
+# --- text formats ---
+for cap in CAPTURES:
+    d = os.path.join(SHARED, "linux-6.18", cap)
+    txt = header_and_slices(os.path.join(d, "trace.txt"), 12, 20, (0.1, 0.6))
+    put("tracefs", cap + ".txt", txt)
+    put("tracefs", cap + "-report.txt", header_and_slices(os.path.join(d, "trace-cmd-report.txt"), 2, 30))
+    put("perf_script", cap + "-kernel.txt", to_perf(txt, False, cap.startswith("n")))
+    put("perf_script", cap + "-plugin.txt", to_perf(txt, True, not cap.startswith("n")))
+    put("eevdf_dump", cap + ".txt", header_and_slices(os.path.join(d, "eevdf-state.txt"), 1, 30))
+    if cap == "yield-vs-hog":
+        put("systrace_html", cap + ".html",
+            b"<!DOCTYPE html>\n<html>\n<head><title>t</title></head>\n<body>\n"
+            b"<script class=\"trace-data\" type=\"application/text\">\n" + txt + b"</script>\n</body>\n</html>\n")
+        put("chunking", cap + ".txt", b"\x03\x01\x07\x40" + txt)
+        put("chunking", cap + "-eevdf.txt", b"\x01\x05\x21" + header_and_slices(os.path.join(d, "eevdf-state.txt"), 1, 20))
+put("tracefs", "lisa.txt", header_and_slices(os.path.join(SHARED, "public/lisa/trace_txt-trace.txt"), 3, 40))
+for f in ["trace_sched.txt", "raw_trace.txt"]:
+    put("tracefs", "trappy-" + f, open(os.path.join(SHARED, "public/trappy", f), "rb").read())
+put("tracefs", "corners.txt", CORNERS)
+put("tracefs", "report-corners.txt", REPORT_CORNERS)
+put("chunking", "corners-crlf.txt", b"\x02\x02\x0d" + CORNERS.replace("\n", "\r\n").encode())
+put("chunking", "report-corners.txt", b"\x00\x03" + REPORT_CORNERS.encode())
+html = open(os.path.join(SHARED, "public/trappy/trace_systrace.html"), "rb").read()
+put("systrace_html", "trappy.html", html)
+put("chunking", "trappy.html", b"\x02\x0b\x01" + html)
+example = os.path.join(ROOT, "traces/capture-example")
+dump = header_and_slices(os.path.join(example, "eevdf-state.txt"), 3, 30)
+put("eevdf_dump", "capture-example.txt", dump)
+put("chunking", "capture-example-eevdf.txt", b"\x04\x03\x11\x00\x29" + dump)
+put("tracefs", "capture-example.txt", header_and_slices(os.path.join(example, "trace.txt"), 13, 30))
+
+# --- layouts and scenarios ---
+for f in sorted(os.listdir(os.path.join(ROOT, "traces/linux-6.18"))):
+    if f.endswith(".layout.toml"):
+        put("layout", f, open(os.path.join(ROOT, "traces/linux-6.18", f), "rb").read())
+for dirpath, _, files in sorted(os.walk(os.path.join(ROOT, "scenarios"))):
+    for f in sorted(files):
+        if f.endswith(".toml") or (f.endswith(".json") and "schema" not in dirpath):
+            put("scenario", os.path.basename(dirpath) + "-" + f, open(os.path.join(dirpath, f), "rb").read())
+
+
+# --- .dat: cut a version 6 file down to the sched formats and the first page of each CPU ---
+class Reader:
+    def __init__(self, b):
+        self.b, self.i = b, 0
+
+    def take(self, n):
+        v = self.b[self.i : self.i + n]
+        self.i += n
+        return v
+
+    def num(self, fmt):
+        return struct.unpack(self.end + fmt, self.take(struct.calcsize(fmt)))[0]
+
+    def cstr(self):
+        j = self.b.index(b"\0", self.i)
+        v = self.b[self.i : j]
+        self.i = j + 1
+        return v
+
+
+KEEP = {b"sched_switch", b"sched_wakeup", b"sched_waking", b"sched_wakeup_new", b"sched_migrate_task",
+        b"sched_stat_runtime", b"sched_process_fork", b"sched_process_exit", b"cdev_update", b"thermal_temperature"}
+
+
+def event_name(fmt):
+    m = re.match(rb"name: (\w+)", fmt)
+    return m.group(1) if m else None
+
+
+def cut_v6(b, pages):
+    r = Reader(b)
+    r.end = "<"
+    head = r.take(3 + 7)
+    ver = r.cstr()
+    assert ver == b"6", ver
+    endian = r.take(1)
+    r.end = ">" if endian == b"\1" else "<"
+    long_size = r.take(1)
+    page_size = r.num("I")
+    o = bytearray(head + ver + b"\0" + endian + long_size + struct.pack(r.end + "I", page_size))
+    for tag in (b"header_page", b"header_event"):
+        assert r.cstr() == tag
+        n = r.num("Q")
+        o += tag + b"\0" + struct.pack(r.end + "Q", n) + r.take(n)
+    ftrace = [r.take(r.num("Q")) for _ in range(r.num("I"))]
+    ftrace = [f for f in ftrace if event_name(f) in (b"bprint", b"print")]
+    o += struct.pack(r.end + "I", len(ftrace))
+    for f in ftrace:
+        o += struct.pack(r.end + "Q", len(f)) + f
+    systems = []
+    for _ in range(r.num("I")):
+        name = r.cstr()
+        fmts = [r.take(r.num("Q")) for _ in range(r.num("I"))]
+        keep = [f for f in fmts if event_name(f) in KEEP]
+        if keep:
+            systems.append((name, keep))
+    o += struct.pack(r.end + "I", len(systems))
+    for name, fmts in systems:
+        o += name + b"\0" + struct.pack(r.end + "I", len(fmts))
+        for f in fmts:
+            o += struct.pack(r.end + "Q", len(f)) + f
+    r.take(r.num("I"))  # kallsyms: dropped
+    o += struct.pack(r.end + "I", 0)
+    n = r.num("I")
+    o += struct.pack(r.end + "I", n) + r.take(n)  # printk
+    n = r.num("Q")
+    o += struct.pack(r.end + "Q", n) + r.take(n)  # cmdlines
+    cpus = r.num("I")
+    o += struct.pack(r.end + "I", cpus)
+    while True:
+        tag = r.take(10)
+        o += tag
+        if tag == b"options  \0":
+            while True:
+                oid = r.num("H")
+                o += struct.pack(r.end + "H", oid)
+                if oid == 0:
+                    break
+                n = r.num("I")
+                o += struct.pack(r.end + "I", n) + r.take(n)
+        elif tag == b"flyrecord\0":
+            break
+        else:
+            raise SystemExit("unexpected tag %r" % tag)
+    spans = [(r.num("Q"), r.num("Q")) for _ in range(cpus)]
+    start = len(o) + 16 * cpus
+    start = (start + page_size - 1) // page_size * page_size
+    data = b""
+    new = []
+    for off, size in spans:
+        size = min(size, pages * page_size)
+        new.append((start + len(data), size))
+        data += b[off : off + size]
+    for off, size in new:
+        o += struct.pack(r.end + "QQ", off, size)
+    o += b"\0" * (start - len(o)) + data
+    return bytes(o)
+
+
+with tempfile.TemporaryDirectory() as tmp:
+    have_tc = shutil.which("trace-cmd") is not None
+    sources = [("trappy", os.path.join(SHARED, "public/trappy/trace.dat"))]
+    sources += [(c, os.path.join(SHARED, "linux-6.18", c, "trace.dat")) for c in ("nice-0-vs-2", "sleeper-vs-hog")]
+    for name, path in sources:
+        b = open(path, "rb").read()
+        if b[10:11] != b"6":
+            if not have_tc:
+                continue
+            v6 = os.path.join(tmp, name + ".v6.dat")
+            subprocess.run(["trace-cmd", "convert", "-i", path, "-o", v6, "--file-version", "6", "--compression", "none"],
+                           check=True, capture_output=True)
+            b = open(v6, "rb").read()
+        small = cut_v6(b, 1)
+        put("dat", name + "-v6.dat", small)
+        if have_tc and name != "trappy":
+            p6 = os.path.join(tmp, name + ".small6.dat")
+            p7 = os.path.join(tmp, name + ".small7.dat")
+            open(p6, "wb").write(small)
+            subprocess.run(["trace-cmd", "convert", "-i", p6, "-o", p7, "--file-version", "7", "--compression", "zstd"],
+                           check=True, capture_output=True)
+            put("dat", name + "-v7.dat", open(p7, "rb").read())
+
+# --- libFuzzer dictionary for the scenario target: the schema's keys and enum values ---
+schema = json.load(open(os.path.join(ROOT, "scenarios/schema/scenario.schema.json")))
+keys, enums = set(), set()
+
+
+def walk(o):
+    if isinstance(o, dict):
+        for k, v in o.items():
+            if k == "properties" and isinstance(v, dict):
+                keys.update(v.keys())
+            if k == "enum" and isinstance(v, list):
+                enums.update(x for x in v if isinstance(x, str))
+            walk(v)
+    elif isinstance(o, list):
+        for x in o:
+            walk(x)
+
+
+walk(schema)
+words = sorted('%s = ' % k for k in keys if k != "$schema") + sorted('"%s"' % e for e in enums)
+words += ["[host]", "[kernel]", "[kernel.features]", "[[tasks]]", "[[cgroups]]", '"forever"', '"1ms"',
+          '"300us"', '"4ms"', '"1.5s"', "true", "false", "{ ", " }", "[", "]", ", "]
+with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "scenario.dict"), "w") as f:
+    f.write("# libFuzzer dictionary of the scenario target (written by seeds.py from the JSON Schema)\n")
+    for w in words:
+        f.write('"%s"\n' % w.replace("\\", "\\\\").replace('"', '\\"'))
+print("seeds in", out)
