@@ -112,8 +112,12 @@ fn median(v: &mut [i64]) -> Option<i64> {
     v.get(v.len() / 2).copied()
 }
 
-/// The clock report for a store holding a trace and a dump (None without dump samples).
+/// The clock report for a store holding a trace and a dump (None unless it has both dump samples
+/// and tracepoint records).
 pub fn check_clocks(store: &TraceStore) -> Option<ClockCheck> {
+    if store.records == 0 {
+        return None;
+    }
     let samples: Vec<(u64, (u32, i32))> = store
         .eevdf
         .iter()

@@ -263,6 +263,16 @@ impl ImportSummary {
                 "tools/capture/schedlab-capture.sh records the trace and the dump together (bpftrace tools/capture/schedlab-eevdf.bt); then schedlab import trace.txt --eevdf eevdf-state.txt",
             ));
         }
+        if let Some(c) = self.clocks.as_ref().filter(|c| !c.shared) {
+            let offset = c.estimate.as_ref().map_or(String::new(), |e| {
+                format!(" (estimated trace − dump offset {} ms)", fixed3(e.offset_ns, 1_000_000))
+            });
+            m.push(miss(
+                "a clock shared by the EEVDF dump and the trace",
+                &format!("lining up the dump's vruntime/deadline samples with the CPU lanes{offset}"),
+                "tools/capture/schedlab-capture.sh (it records both with CLOCK_MONOTONIC: trace_clock mono)",
+            ));
+        }
         if !self.lost_events.is_empty() {
             let total: u64 = self.lost_events.values().sum();
             m.push(miss(
