@@ -88,15 +88,15 @@ for t in "${TARGETS[@]}"; do
   if fuzz run "$t" "$scratch" "$FUZZ_DIR/corpus/$t" -- \
     -max_total_time="$secs" -timeout=20 -rss_limit_mb=2560 -max_len="$(max_len "$t")" -print_final_stats=1 \
     $(extra "$t") >"$log" 2>&1; then
-    grep -E '^(#[0-9]+[[:space:]]+DONE|stat::number_of_executed_units)' "$log" | tail -2
+    grep -E '^(#[0-9]+[[:space:]]+DONE|stat::number_of_executed_units)' "$log" | tail -2 || true
     if [ "${FUZZ_UPDATE_CORPUS:-}" = 1 ]; then
       fuzz run "$t" "$FUZZ_DIR/corpus/$t" "$scratch" -- -merge=1 -max_len="$(max_len "$t")" 2>&1 | grep -E '^MERGE-OUTER' || true
     fi
   else
     failed+=("$t")
-    grep -E -A12 "panicked at|ERROR: libFuzzer|SUMMARY" "$log" | head -40 >&2
+    grep -E -A12 "panicked at|ERROR: libFuzzer|SUMMARY|^error" "$log" | head -40 >&2 || true
     echo "fuzz: $t failed (full log: $log); crashing input(s):" >&2
-    ls -1 "$FUZZ_DIR/artifacts/$t" >&2
+    ls -1 "$FUZZ_DIR/artifacts/$t" >&2 || true
     echo "replay: cargo +nightly fuzz run --fuzz-dir $FUZZ_DIR -s none -a $t $FUZZ_DIR/artifacts/$t/<file>" >&2
   fi
 done

@@ -236,3 +236,18 @@ fn clock_check_without_overlap() {
     feed(&dir.join("trace.txt"), &mut trace_only);
     assert_eq!(check_clocks(&trace_only), None);
 }
+
+/// Timestamps at the ends of u64 (a dump sample at 2^64 − 1 ns, a switch at 1 µs) are compared
+/// without overflow.
+#[test]
+fn clock_check_with_extreme_timestamps() {
+    let mut s = TraceStore::new();
+    let mut imp = TextImporter::new();
+    imp.feed(b"S 18446744073709551615 cpu=0 pid=1 comm=a state=0 v=1 d=2 lagprot=0 slice=1 w=1024 sum=1 depth=0 delayed=0 q_zero=0 q_sumw=0 q_wsum=0 q_nr=0\n", &mut s);
+    imp.finish(&mut s);
+    let mut imp = TextImporter::new();
+    imp.feed(b"# tracer: nop\n  a-1 [000] d..2. 0.000001: sched_switch: prev_comm=a prev_pid=1 prev_prio=120 prev_state=S ==> next_comm=b next_pid=2 next_prio=120\n", &mut s);
+    imp.finish(&mut s);
+    let c = check_clocks(&s).unwrap();
+    assert_eq!((c.samples, c.in_span, c.matched, c.shared, c.estimate), (1, 0, 0, false, None));
+}

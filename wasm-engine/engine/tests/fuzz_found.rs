@@ -7,7 +7,7 @@
 mod common;
 
 use schedlab_engine::import::dat::decode_all;
-use schedlab_engine::import::{EevdfSample, Skipped, TraceRecord, TraceSink};
+use schedlab_engine::import::{import_text, EevdfSample, ImportSummary, Skipped, TraceRecord, TraceSink};
 
 fn fixture(name: &str) -> Vec<u8> {
     let p = common::repo_root().join("wasm-engine/engine/tests/fixtures/fuzz").join(name);
@@ -64,4 +64,36 @@ fn dat_cpu_data_past_the_end_is_reported_inside_the_file() {
         e.expected,
         format!("CPU 0 data (1099511627776 bytes at byte {offset}) inside the file ({} bytes; truncated?)", b.len())
     );
+}
+
+/// `perf_script` and `systrace_html` (the latter's input was read as perf script): an event token
+/// with a system and no name (`s:::::`) gave a record whose event name was empty. Such a line is
+/// now skipped, located at the token.
+#[test]
+fn perf_event_without_a_name_is_skipped() {
+    let text = "  perf 1 [000] 1.000000: sched:sched_stat_runtime: x=1\n  perf 1 [000] 1.000001: s:::::: x=2\n";
+    let (store, st) = import_text(text.as_bytes());
+    assert_eq!((st.records, st.skipped_lines), (1, 1));
+    let (reason, g) = store.skipped.iter().next().unwrap();
+    assert_eq!((reason.as_str(), g.examples[0]), ("expected an event `system:event:`", (2, 26)));
+    for f in ["perf-empty-event-name.txt", "systrace-empty-event-name.txt"] {
+        let (store, _) = import_text(&fixture(f));
+        assert!((0..store.events.len() as u32).all(|i| !store.events.get(i).is_empty()), "{f}");
+    }
+}
+
+/// `tracefs`: two `CPU:2 [LOST n EVENTS]` lines whose counts add past u64 overflowed the per-CPU
+/// sum (a panic in debug builds). The sums saturate.
+#[test]
+fn lost_event_counts_saturate() {
+    let text = "# tracer: nop\nCPU:2 [LOST 18446744073709551615 EVENTS]\nCPU:2 [LOST 5 EVENTS]\n";
+    let (store, st) = import_text(text.as_bytes());
+    assert_eq!(st.lost_lines, 2);
+    assert_eq!(store.cpus[2].lost, u64::MAX);
+    let sum = ImportSummary::new(&st, &store);
+    assert_eq!(sum.lost_events.get(&2), Some(&u64::MAX));
+    assert!(sum.text().contains("lost events per CPU"));
+    let (store, st) = import_text(&fixture("tracefs-lost-overflow.txt"));
+    assert!(st.lost_lines >= 2);
+    let _ = ImportSummary::new(&st, &store).text();
 }

@@ -318,3 +318,30 @@ pub fn eevdf_round_trip(s: &EevdfSample) {
     }
     assert_eq!(again, expect, "{text:?}");
 }
+
+/// A few switches of the example capture (trace clock `mono`), for the dump targets' clock check.
+pub const SMALL_TRACE: &str = "# trace_clock: mono
+# tracer: nop
+             k_a-12122   [001] d..2. 14223.008051: sched_switch: prev_comm=k_a prev_pid=12122 prev_prio=120 prev_state=R ==> next_comm=k_b next_pid=12123 next_prio=122
+             k_b-12123   [001] d..2. 14223.012049: sched_switch: prev_comm=k_b prev_pid=12123 prev_prio=122 prev_state=R ==> next_comm=k_a next_pid=12122 next_prio=120
+             k_a-12122   [001] d..2. 14223.016050: sched_switch: prev_comm=k_a prev_pid=12122 prev_prio=120 prev_state=R ==> next_comm=node next_pid=11691 next_prio=120
+";
+
+/// `dump` imported beside [`SMALL_TRACE`] into one store: the clock check and the summary
+/// (samples and switches at any times, in any numbers) never panic and stay consistent.
+pub fn check_clocks_against_small_trace(dump: &[u8]) {
+    use schedlab_engine::import::clock::check_clocks;
+    let mut store = TraceStore::new();
+    feed_chunks(SMALL_TRACE.as_bytes(), &[SMALL_TRACE.len()], &mut store);
+    let st = feed_chunks(dump, &[dump.len()], &mut store);
+    if let Some(c) = check_clocks(&store) {
+        assert!(c.matched <= c.samples && c.in_span <= c.samples, "{c:?}");
+        let tol = schedlab_engine::import::clock::TOLERANCE_NS as u64;
+        assert!(c.max_abs_offset_ns.is_none_or(|m| m.unsigned_abs() <= tol), "{c:?}");
+        assert_eq!(c.median_offset_ns.is_some(), c.matched > 0, "{c:?}");
+        if let Some(e) = &c.estimate {
+            assert!(e.matched <= c.samples && e.runner_up <= e.matched, "{e:?}");
+        }
+    }
+    let _ = ImportSummary::new(&st, &store).text();
+}

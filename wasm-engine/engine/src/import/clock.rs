@@ -99,7 +99,7 @@ fn residuals(samples: &[(u64, (u32, i32))], idx: &SwitchIndex, offset: i64) -> V
     for (ts, key) in samples {
         let Some(sw) = idx.get(key) else { continue };
         if let Some(d) = nearest(sw, i128::from(*ts) + i128::from(offset)) {
-            if d.abs() <= TOLERANCE_NS {
+            if d.unsigned_abs() <= TOLERANCE_NS as u64 {
                 out.push(d + offset);
             }
         }

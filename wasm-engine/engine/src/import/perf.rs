@@ -41,6 +41,9 @@ pub fn parse_perf_line(line: &str) -> Result<EventLine<'_>, Located> {
             return err(s, "an event `system:event:`");
         }
         let event = event_name(&line[s..end - 1]);
+        if event.is_empty() {
+            return err(s, "an event `system:event:`");
+        }
         let p = skip_ws(b, end);
         return Ok(EventLine {
             comm,
@@ -58,6 +61,7 @@ pub fn parse_perf_line(line: &str) -> Result<EventLine<'_>, Located> {
 }
 
 /// `sched:sched_switch` → `sched_switch`; `cycles:u` (a modifier, not a system) → `cycles`.
+/// Empty for tokens without a name (`s::`, `:`): the caller rejects those.
 fn event_name(tok: &str) -> &str {
     match tok.split_once(':') {
         Some((_, ev)) if !ev.is_empty() && !ev.bytes().all(|c| b"ukhHGIpPSDW".contains(&c)) => ev.trim_end_matches(':'),

@@ -398,7 +398,9 @@ impl TraceSink for TraceStore {
     }
 
     fn lost(&mut self, cpu: u32, count: u64, line: u64) {
-        self.cpu(cpu).lost += count;
+        // Counts are as printed (any u64): a sum can only saturate.
+        let c = self.cpu(cpu);
+        c.lost = c.lost.saturating_add(count);
         self.lost.push((cpu, count, line));
     }
 

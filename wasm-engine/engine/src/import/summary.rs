@@ -132,7 +132,8 @@ impl ImportSummary {
             .collect();
         let mut lost_events = BTreeMap::new();
         for &(cpu, n, _) in &store.lost {
-            *lost_events.entry(cpu).or_insert(0) += n;
+            let e: &mut u64 = lost_events.entry(cpu).or_insert(0);
+            *e = e.saturating_add(n);
         }
         let mut raw_prev_states = BTreeMap::new();
         for s in &store.switches.prev_state {
@@ -274,7 +275,7 @@ impl ImportSummary {
             ));
         }
         if !self.lost_events.is_empty() {
-            let total: u64 = self.lost_events.values().sum();
+            let total = self.lost_events.values().fold(0u64, |a, &n| a.saturating_add(n));
             m.push(miss(
                 "events lost to ring-buffer overflow",
                 &format!(

@@ -194,7 +194,7 @@ impl<B: AsRef<[u8]>> DatDecoder<B> {
             // Lost notices of trailing empty pages.
             for c in &mut self.cpus {
                 if let Some(n) = c.lost.take() {
-                    self.lost_events += n;
+                    self.lost_events = self.lost_events.saturating_add(n);
                     sink.lost(c.cpu, n, self.records + self.skipped + 1);
                 }
             }
@@ -204,7 +204,7 @@ impl<B: AsRef<[u8]>> DatDecoder<B> {
         let c = &mut self.cpus[i];
         let (_, start, len) = c.peeked.take().unwrap_or_default();
         if let Some(n) = c.lost.take() {
-            self.lost_events += n;
+            self.lost_events = self.lost_events.saturating_add(n);
             sink.lost(c.cpu, n, line);
         }
         let page_start = c.page.map(|p| p.0).unwrap_or(0);
