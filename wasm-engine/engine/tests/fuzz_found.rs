@@ -7,7 +7,7 @@
 mod common;
 
 use schedlab_engine::import::dat::decode_all;
-use schedlab_engine::import::{import_text, EevdfSample, ImportSummary, Skipped, TraceRecord, TraceSink};
+use schedlab_engine::import::{import_text, EevdfSample, ImportSummary, PrevState, Skipped, TraceRecord, TraceSink};
 
 fn fixture(name: &str) -> Vec<u8> {
     let p = common::repo_root().join("wasm-engine/engine/tests/fixtures/fuzz").join(name);
@@ -96,4 +96,19 @@ fn lost_event_counts_saturate() {
     let (store, st) = import_text(&fixture("tracefs-lost-overflow.txt"));
     assert!(st.lost_lines >= 2);
     let _ = ImportSummary::new(&st, &store).text();
+}
+
+/// `perf_script` (the sched_switch round trip): `prev_state=|||` was read as a blocked state with no
+/// bits, which prints as nothing. A state needs at least one letter; the line is skipped, located
+/// at the value.
+#[test]
+fn prev_state_of_separators_only_is_rejected() {
+    let line = "  bash-1 [000] d..2. 1.000001: sched_switch: prev_comm=bash prev_pid=1 prev_prio=120 prev_state=||| ==> next_comm=b next_pid=2 next_prio=120";
+    let (store, st) = import_text(format!("# tracer: nop\n{line}\n").as_bytes());
+    assert_eq!((st.records, st.skipped_lines), (0, 1));
+    let (reason, g) = store.skipped.iter().next().unwrap();
+    assert!(reason.starts_with("expected a state"), "{reason}");
+    assert_eq!(g.examples[0], (2, line.find("|||").unwrap() as u32 + 1));
+    let (store, _) = import_text(&fixture("perf-state-only-separators.txt"));
+    assert!(!store.switches.prev_state.contains(&PrevState::Blocked(0)));
 }
