@@ -7,7 +7,8 @@
 mod common;
 
 use schedlab_engine::import::dat::decode_all;
-use schedlab_engine::import::{import_text, EevdfSample, ImportSummary, Skipped, TraceRecord, TraceSink};
+use schedlab_engine::import::record::MAX_CPU;
+use schedlab_engine::import::{import_text, EevdfSample, ImportSummary, PrevState, Skipped, TraceRecord, TraceSink};
 
 fn fixture(name: &str) -> Vec<u8> {
     let p = common::repo_root().join("wasm-engine/engine/tests/fixtures/fuzz").join(name);
@@ -96,4 +97,46 @@ fn lost_event_counts_saturate() {
     let (store, st) = import_text(&fixture("tracefs-lost-overflow.txt"));
     assert!(st.lost_lines >= 2);
     let _ = ImportSummary::new(&st, &store).text();
+}
+
+/// `perf_script` (the sched_switch round trip): `prev_state=|||` was read as a blocked state with no
+/// bits, which prints as nothing. A state needs at least one letter; the line is skipped, located
+/// at the value.
+#[test]
+fn prev_state_of_separators_only_is_rejected() {
+    let line = "  bash-1 [000] d..2. 1.000001: sched_switch: prev_comm=bash prev_pid=1 prev_prio=120 prev_state=||| ==> next_comm=b next_pid=2 next_prio=120";
+    let (store, st) = import_text(format!("# tracer: nop\n{line}\n").as_bytes());
+    assert_eq!((st.records, st.skipped_lines), (0, 1));
+    let (reason, g) = store.skipped.iter().next().unwrap();
+    assert!(reason.starts_with("expected a state"), "{reason}");
+    assert_eq!(g.examples[0], (2, line.find("|||").unwrap() as u32 + 1));
+    let (store, _) = import_text(&fixture("perf-state-only-separators.txt"));
+    assert!(!store.switches.prev_state.contains(&PrevState::Blocked(0)));
+}
+
+/// `tracefs` and `perf_script` (out of memory, not a panic): a line with `[287320000]` as its CPU
+/// made the store's per-CPU table (and the replay's lanes) that long: gigabytes for a 3 KiB input.
+/// CPU numbers above `MAX_CPU` (65535; the kernel's NR_CPUS is at most 8192) are not CPUs: such a
+/// line is skipped, a LOST line for such a CPU is not a LOST line, and a `.dat` claiming more CPUs
+/// is refused.
+#[test]
+fn huge_cpu_numbers_are_not_cpus() {
+    let ok = "  bash-1 [000] d..2. 1.000001: sched_process_exit: comm=bash pid=1 prio=120\n";
+    let big = "  bash-1 [287320000] d..2. 1.000002: sched_process_exit: comm=bash pid=1 prio=120\n";
+    let (store, st) = import_text(format!("# tracer: nop\n{ok}{big}CPU:70000 [LOST 3 EVENTS]\n").as_bytes());
+    assert_eq!((st.records, st.skipped_lines, st.lost_lines), (1, 2, 0));
+    assert_eq!(store.cpus.len(), 1);
+    let (store, st) = import_text(format!("# tracer: nop\n{}", big.replace("287320000", "65535")).as_bytes());
+    assert_eq!((st.records, store.cpus.len()), (1, 65_536));
+    for f in ["perf-huge-cpu-number.txt", "tracefs-huge-cpu-number.txt"] {
+        let (store, _) = import_text(&fixture(f));
+        assert!(store.cpus.len() <= MAX_CPU as usize + 1, "{f}: {}", store.cpus.len());
+    }
+    // trappy's version 6 file with its CPU count (the u32 before the first options tag) patched.
+    let p = common::repo_root().join("../shared/traces/public/trappy/trace.dat");
+    let mut b = std::fs::read(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+    let at = b.windows(10).position(|w| w == b"options  \0").expect("an options tag") - 4;
+    b[at..at + 4].copy_from_slice(&100_000u32.to_le_bytes());
+    let e = decode_all(&b, &mut Count::default()).unwrap_err();
+    assert_eq!((e.offset, e.expected.as_str()), (at as u64, "a CPU count of at most 65536, found 100000"));
 }

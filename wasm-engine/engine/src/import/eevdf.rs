@@ -123,7 +123,11 @@ pub fn parse_sample(line: &str, no: u64) -> Result<EevdfSample, Located> {
     let rest = &line[e..];
     let Some(p) = pairs(rest) else { return err(e, "`cpu=` and the other name=value fields") };
     let f = Fields { line, rest, e, p };
-    let cpu = f.num(f.get("cpu", "`cpu=`")?, |v| v.parse::<u32>().ok(), "a CPU number")?;
+    let cpu = f.num(
+        f.get("cpu", "`cpu=`")?,
+        |v| v.parse::<u32>().ok().filter(|&c| c <= super::record::MAX_CPU),
+        "a CPU number (at most 65535)",
+    )?;
     let pid = f.small("pid", "`pid=`")?;
     let count = |k: &str, expected: &'static str| f.num(f.get(k, expected)?, |v| v.parse::<u32>().ok(), "a count");
     // Fields are read in the older dump's line order, so the first bad one is reported.

@@ -111,7 +111,7 @@ fn event_and_payload(line: &str, from: usize) -> Result<(&str, &str, usize), Loc
 pub fn parse_lost(line: &str) -> Option<(u32, u64)> {
     let rest = line.trim().strip_prefix("CPU:")?;
     let (cpu, rest) = rest.split_once(' ')?;
-    let cpu: u32 = cpu.parse().ok()?;
+    let cpu: u32 = cpu.parse().ok().filter(|&c| c <= super::record::MAX_CPU)?;
     let inner = rest.trim().strip_prefix('[')?.strip_suffix(']')?;
     if let Some(n) = inner.strip_prefix("LOST ").and_then(|r| r.strip_suffix(" EVENTS")) {
         return Some((cpu, n.trim().parse().ok()?));

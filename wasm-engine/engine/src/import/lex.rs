@@ -117,7 +117,7 @@ pub(crate) fn bracket_numbers(line: &str) -> impl Iterator<Item = (usize, usize,
                 v = v * 10 + u32::from(b[j] - b'0');
                 j += 1;
             }
-            if j == i + 1 || j >= b.len() || b[j] != b']' {
+            if j == i + 1 || j >= b.len() || b[j] != b']' || v > super::record::MAX_CPU {
                 continue;
             }
             if j + 1 < b.len() && b[j + 1] != b' ' && b[j + 1] != b'\t' {

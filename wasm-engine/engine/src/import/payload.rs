@@ -308,7 +308,8 @@ pub fn letters(s: &str, table: Table) -> Option<PrevState> {
             _ => b::UNKNOWN,
         };
     }
-    Some(PrevState::Blocked(bits))
+    // Only separators (`|||`): no state at all.
+    (bits != 0).then_some(PrevState::Blocked(bits))
 }
 
 /// A numeric `prev_state` (raw form). Only the values every kernel version agrees on are decoded:

@@ -146,11 +146,17 @@ pub enum WakeKind {
     WakeupNew,
 }
 
+/// The largest CPU number the importers accept. The kernel's `NR_CPUS` is at most 8192 on every
+/// architecture; a larger number in a trace is damage, not a CPU, and per-CPU tables (the store's
+/// counters, the replay's lanes) are indexed by it.
+pub const MAX_CPU: u32 = 65_535;
+
 /// One tracepoint hit.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TraceRecord {
     /// Timestamp in ns as the trace clock printed it (6 decimals are µs, scaled by 1000).
     pub ts_ns: u64,
+    /// At most [`MAX_CPU`].
     pub cpu: u32,
     /// The current task's pid (`common_pid`) and comm (`<...>` when unknown).
     pub pid: i32,

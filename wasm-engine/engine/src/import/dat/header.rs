@@ -28,6 +28,7 @@
 use super::bytes::{c_string, Cursor, DatError, Endian};
 use super::compress::{Compression, Inflater};
 use super::format::{parse_header_page, quick_id, PageLayout};
+use crate::import::record::MAX_CPU;
 
 /// One CPU's trace data in the file.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -228,7 +229,11 @@ fn parse_v6(c: &mut Cursor<'_>, meta: &mut Meta) -> Result<(), DatError> {
     read_u32_blob(c, "kallsyms")?;
     meta.printk = read_u32_blob(c, "trace_printk formats")?;
     read_cmdlines(c, meta)?;
+    let at = c.err("").offset;
     let cpus = c.u32("the CPU count")?;
+    if cpus > MAX_CPU + 1 {
+        return Err(DatError::new(at, format!("a CPU count of at most {}, found {cpus}", MAX_CPU + 1)));
+    }
     meta.cpu_count = cpus;
     loop {
         let tag = c.bytes(10, "a 10-byte tag (\"options  \", \"flyrecord\")")?;
@@ -339,6 +344,9 @@ fn parse_v7(file: &[u8], c: &mut Cursor<'_>, meta: &mut Meta) -> Result<(), DatE
                     let mut spans = Vec::new();
                     for _ in 0..count {
                         let cpu = dc.u32("a buffer CPU id")?;
+                        if cpu > MAX_CPU {
+                            return Err(dc.err(&format!("a buffer CPU id of at most {MAX_CPU}, found {cpu}")));
+                        }
                         let offset = dc.u64("a buffer CPU data offset")?;
                         let size = dc.u64("a buffer CPU data size")?;
                         spans.push(CpuSpan { cpu, offset, size });
