@@ -18,10 +18,10 @@
 //! An alignment is accepted when at least [`MIN_MATCHED`] lines and half of those inside the
 //! trace match.
 
+use super::clock::{nearest, switch_index};
 use super::record::{EevdfEntity, EevdfSample};
 use super::store::TraceStore;
 use serde::Serialize;
-use std::collections::BTreeMap;
 
 /// How far a shifted `S` line may lie from its switch-out (clock read jitter and drift).
 pub const TOLERANCE_NS: u64 = 50_000;
@@ -45,34 +45,12 @@ pub struct Alignment {
     pub reason: Option<String>,
 }
 
-/// Switch-out times per (pid, cpu), sorted.
-fn switch_outs(store: &TraceStore) -> BTreeMap<(i32, u32), Vec<u64>> {
-    let sw = &store.switches;
-    let mut m: BTreeMap<(i32, u32), Vec<u64>> = BTreeMap::new();
-    for i in 0..sw.ts.len() {
-        let pid = store.tasks[sw.prev[i] as usize].pid;
-        if pid != 0 {
-            m.entry((pid, sw.cpu[i])).or_default().push(sw.ts[i]);
-        }
-    }
-    for v in m.values_mut() {
-        v.sort_unstable();
-    }
-    m
-}
-
-fn nearest(v: &[u64], t: i128) -> Option<u64> {
-    let t = t.clamp(0, u64::MAX as i128) as u64;
-    let p = v.partition_point(|&x| x < t);
-    [p.checked_sub(1), Some(p)].into_iter().flatten().filter_map(|i| v.get(i)).map(|&x| x.abs_diff(t)).min()
-}
-
 /// Finds the offset that puts `dump`'s `S` lines on `store`'s switch-outs (see the module docs).
 pub fn align(store: &TraceStore, dump: &[EevdfSample]) -> Alignment {
-    let outs = switch_outs(store);
+    let outs = switch_index(store);
     let tasks: Vec<&EevdfSample> = dump
         .iter()
-        .filter(|s| matches!(s.entity, EevdfEntity::Task { .. }) && outs.contains_key(&(s.pid, s.cpu)))
+        .filter(|s| matches!(s.entity, EevdfEntity::Task { .. }) && s.pid != 0 && outs.contains_key(&(s.cpu, s.pid)))
         .collect();
     let fail = |reason: &str| Alignment {
         offset_ns: 0,
@@ -88,7 +66,7 @@ pub fn align(store: &TraceStore, dump: &[EevdfSample]) -> Alignment {
     let mut proposals: Vec<i128> = Vec::new();
     let step = (tasks.len() / PROBES).max(1);
     for s in tasks.iter().step_by(step).take(PROBES) {
-        for &t in &outs[&(s.pid, s.cpu)] {
+        for &t in &outs[&(s.cpu, s.pid)] {
             proposals.push(t as i128 - s.ts_ns as i128);
         }
     }
@@ -111,7 +89,7 @@ pub fn align(store: &TraceStore, dump: &[EevdfSample]) -> Alignment {
             continue;
         }
         in_trace += 1;
-        if let Some(d) = nearest(&outs[&(s.pid, s.cpu)], t).filter(|&d| d <= TOLERANCE_NS) {
+        if let Some(d) = nearest(&outs[&(s.cpu, s.pid)], t).map(i64::unsigned_abs).filter(|&d| d <= TOLERANCE_NS) {
             errors.push(d);
         }
     }

@@ -65,10 +65,10 @@ pub struct ClockCheck {
     pub estimate: Option<OffsetEstimate>,
 }
 
-/// Switch-out times per (cpu, pid), sorted.
-type SwitchIndex = BTreeMap<(u32, i32), Vec<u64>>;
+/// Switch-out times per (cpu, pid), sorted (also `align`'s).
+pub(super) type SwitchIndex = BTreeMap<(u32, i32), Vec<u64>>;
 
-fn switch_index(store: &TraceStore) -> SwitchIndex {
+pub(super) fn switch_index(store: &TraceStore) -> SwitchIndex {
     let mut idx: SwitchIndex = BTreeMap::new();
     let s = &store.switches;
     for i in 0..s.ts.len() {
@@ -82,7 +82,7 @@ fn switch_index(store: &TraceStore) -> SwitchIndex {
 }
 
 /// (switch − sample) of the switch nearest to `t` in `ts`.
-fn nearest(ts: &[u64], t: i128) -> Option<i64> {
+pub(super) fn nearest(ts: &[u64], t: i128) -> Option<i64> {
     let i = ts.partition_point(|&x| i128::from(x) < t);
     [i.checked_sub(1), Some(i)]
         .into_iter()

@@ -167,12 +167,7 @@ impl Replayer<'_> {
 
     /// Points a sleeping entity's chain at `cpu`'s queues (`set_task_cpu()`).
     fn move_to(&mut self, se: EntityId, cpu: u32) {
-        let tg = &self.f.tgs[self.tg[se as usize] as usize];
-        let (q, parent, depth) = (tg.cfs_rq[cpu as usize], tg.se[cpu as usize], tg.depth);
-        let e = &mut self.f.ents[se as usize];
-        e.cfs_rq = q;
-        e.parent = parent;
-        e.depth = parent.map(|_| depth + 1).unwrap_or(0);
+        self.f.set_task_rq(se, self.tg[se as usize], cpu);
     }
 
     /// Enqueues `se` on `cpu` as `try_to_wake_up()` would (a delayed entity is requeued where

@@ -128,6 +128,17 @@ impl Fair {
         }
     }
 
+    /// Models `set_task_rq()`: points task entity `se` of task group `tg` at that group's
+    /// cfs_rq and group entity on `cpu` (the entity is off its runqueue).
+    pub fn set_task_rq(&mut self, se: EntityId, tg: u32, cpu: u32) {
+        let g = &self.tgs[tg as usize];
+        let (q, parent, depth) = (g.cfs_rq[cpu as usize], g.se[cpu as usize], g.depth);
+        let e = &mut self.ents[se as usize];
+        e.cfs_rq = q;
+        e.parent = parent;
+        e.depth = parent.map(|_| depth + 1).unwrap_or(0);
+    }
+
     /// Log id of an entity: the task id, or `GROUP_NODE | tg` for a group entity.
     pub fn node_of(&self, se: EntityId) -> u32 {
         match self.ents[se as usize].task {

@@ -408,12 +408,7 @@ impl Simulation {
     fn move_to_cpu(&mut self, task: u32, cpu: u32) {
         let t = &mut self.tasks[task as usize];
         t.cpu = cpu;
-        let tg = &self.fair.tgs[t.cfg.tg as usize];
-        let (q, parent, depth) = (tg.cfs_rq[cpu as usize], tg.se[cpu as usize], tg.depth);
-        let e = &mut self.fair.ents[t.se as usize];
-        e.cfs_rq = q;
-        e.parent = parent;
-        e.depth = parent.map(|_| depth + 1).unwrap_or(0);
+        self.fair.set_task_rq(t.se, t.cfg.tg, cpu);
     }
 
     /// `wake_up_new_task()`: place with ENQUEUE_INITIAL, then check wakeup preemption.
