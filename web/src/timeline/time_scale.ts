@@ -91,3 +91,35 @@ export function zoomView(t0: number, t1: number, anchor: number, factor: number,
 export function panView(t0: number, t1: number, dt: number, duration: number): [number, number] {
   return clampView(t0 + dt, t1 + dt, duration);
 }
+
+/** What a timeline key does: W/S zoom about the cursor (or the middle), A/D pan, ←/→ move the
+ * cursor; null for any other key. Shared by the scenario and the replay timelines. */
+export function navKey(
+  key: string,
+  t0: number,
+  t1: number,
+  cursor: number,
+  duration: number,
+): { view: [number, number] } | { cursor: number } | null {
+  const span = t1 - t0;
+  const anchor = cursor >= t0 && cursor <= t1 ? cursor : (t0 + t1) / 2;
+  switch (key) {
+    case 'w':
+    case 'W':
+      return { view: zoomView(t0, t1, anchor, 0.8, duration) };
+    case 's':
+    case 'S':
+      return { view: zoomView(t0, t1, anchor, 1.25, duration) };
+    case 'a':
+    case 'A':
+      return { view: panView(t0, t1, -0.2 * span, duration) };
+    case 'd':
+    case 'D':
+      return { view: panView(t0, t1, 0.2 * span, duration) };
+    case 'ArrowLeft':
+    case 'ArrowRight':
+      return { cursor: Math.min(duration, Math.max(0, cursor + (key === 'ArrowLeft' ? -0.01 : 0.01) * span)) };
+    default:
+      return null;
+  }
+}

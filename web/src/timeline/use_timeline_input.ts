@@ -5,7 +5,7 @@ import { useEffect, useRef, type RefObject } from 'react';
 import type { ScenarioMeta } from '../engine/protocol';
 import { GUTTER_W } from './layout';
 import type { BlockHit } from './TimelineBlock';
-import { panView, zoomView } from './time_scale';
+import { navKey, panView, zoomView } from './time_scale';
 
 /** The latest props the handlers read (kept in a ref so listeners are bound once). */
 export interface InputState {
@@ -109,36 +109,10 @@ export function useTimelineInput(root: RefObject<HTMLElement | null>, state: Inp
     const onKey = (e: KeyboardEvent) => {
       if (e.ctrlKey || e.metaKey || e.altKey || isTypingTarget(e.target)) return;
       const s = latest.current;
-      const { t0, t1 } = s.view;
-      const span = t1 - t0;
-      const duration = s.meta.duration_ns;
-      const anchor = s.cursor >= t0 && s.cursor <= t1 ? s.cursor : (t0 + t1) / 2;
-      switch (e.key) {
-        case 'w':
-        case 'W':
-          s.onView(...zoomView(t0, t1, anchor, 0.8, duration));
-          break;
-        case 's':
-        case 'S':
-          s.onView(...zoomView(t0, t1, anchor, 1.25, duration));
-          break;
-        case 'a':
-        case 'A':
-          s.onView(...panView(t0, t1, -0.2 * span, duration));
-          break;
-        case 'd':
-        case 'D':
-          s.onView(...panView(t0, t1, 0.2 * span, duration));
-          break;
-        case 'ArrowLeft':
-        case 'ArrowRight': {
-          const dt = (e.key === 'ArrowLeft' ? -0.01 : 0.01) * span;
-          s.onCursor(Math.min(duration, Math.max(0, s.cursor + dt)));
-          break;
-        }
-        default:
-          return;
-      }
+      const act = navKey(e.key, s.view.t0, s.view.t1, s.cursor, s.meta.duration_ns);
+      if (!act) return;
+      if ('view' in act) s.onView(...act.view);
+      else s.onCursor(act.cursor);
       e.preventDefault();
     };
     window.addEventListener('keydown', onKey);

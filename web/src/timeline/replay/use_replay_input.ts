@@ -4,7 +4,7 @@
 // of the window, Left/Right move the cursor by 1 % of the window.
 import { useEffect, useRef, type RefObject } from 'react';
 import { GUTTER_W } from '../layout';
-import { panView, zoomView } from '../time_scale';
+import { navKey, panView, zoomView } from '../time_scale';
 import { isTypingTarget } from '../use_timeline_input';
 
 export interface ReplayInputState {
@@ -107,33 +107,10 @@ export function useReplayInput(root: RefObject<HTMLElement | null>, state: Repla
     const onKey = (e: KeyboardEvent) => {
       if (e.ctrlKey || e.metaKey || e.altKey || isTypingTarget(e.target)) return;
       const s = latest.current;
-      const { t0, t1 } = s.view;
-      const span = t1 - t0;
-      const anchor = s.cursor >= t0 && s.cursor <= t1 ? s.cursor : (t0 + t1) / 2;
-      switch (e.key) {
-        case 'w':
-        case 'W':
-          s.onView(...zoomView(t0, t1, anchor, 0.8, s.duration));
-          break;
-        case 's':
-        case 'S':
-          s.onView(...zoomView(t0, t1, anchor, 1.25, s.duration));
-          break;
-        case 'a':
-        case 'A':
-          s.onView(...panView(t0, t1, -0.2 * span, s.duration));
-          break;
-        case 'd':
-        case 'D':
-          s.onView(...panView(t0, t1, 0.2 * span, s.duration));
-          break;
-        case 'ArrowLeft':
-        case 'ArrowRight':
-          s.onCursor(Math.min(s.duration, Math.max(0, s.cursor + (e.key === 'ArrowLeft' ? -0.01 : 0.01) * span)));
-          break;
-        default:
-          return;
-      }
+      const act = navKey(e.key, s.view.t0, s.view.t1, s.cursor, s.duration);
+      if (!act) return;
+      if ('view' in act) s.onView(...act.view);
+      else s.onCursor(act.cursor);
       e.preventDefault();
     };
     window.addEventListener('keydown', onKey);
