@@ -117,6 +117,10 @@ pub fn run(file: &str, text: &str, names: &str, extra: &[(String, String)], as_j
     }
     if locks || ipis {
         row("pause-loop exits", &|r| sum(r, |t| t.ple_exits).to_string());
+        if any(|t| t.sleeps) {
+            // vCPU threads block only in HLT (halt steps, PV qspinlock waits).
+            row("vCPU halts", &|r| sum(r, |t| t.sleeps).to_string());
+        }
     }
     if runs.iter().any(|(_, _, r)| r.tasks.iter().any(|t| t.yield_to_calls > 0)) {
         s.push_str(&format!("{:<22}", "yield_to calls"));

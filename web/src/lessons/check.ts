@@ -75,7 +75,7 @@ export function countMarkers(w: WindowData, kind: number, id: number | null, val
 }
 
 const SWITCH_REASONS = ['tick', 'wakeup preemption', 'yield', 'sleep', 'exit', 'from idle', 'preempt (an accounting point)', 'throttle'];
-const YIELD_TO_REASONS = ['direct', 'preempted in kernel', 'not preempted', 'pending interrupt', 'IPI receiver', 'relaxed round', 'PV sched_yield'];
+const YIELD_TO_REASONS = ['direct', 'preempted in kernel', 'not preempted', 'pending interrupt', 'IPI receiver', 'relaxed round', 'PV sched_yield', 'PV kick'];
 
 /** A marker value in words: a switch's reason, a yield's outcome, a yield_to's outcome and reason. */
 export function valueWords(kind: string, val: number): string {

@@ -34,6 +34,7 @@ export const ENGINE_PRESETS: VariantPreset[] = [
   { key: 'ipi-aware', overrides: [['kvm_ipi_aware', 'true']], doc: "Wanpeng Li's IPI-aware directed yield (v1 patches 7-10): receiver tracking, IPI-first candidates, relaxed round." },
   { key: 'wanpeng-series', overrides: [['yield_to', 'debooster_v1'], ['kvm_on_spin', 'fixed'], ['kvm_ipi_aware', 'true']], doc: 'The whole v1 series (2025-11-10): debooster v1, the last_boosted_vcpu fix and IPI-aware directed yield.' },
   { key: 'pv-sched-yield', overrides: [['kvm_pv_sched_yield', 'true']], doc: "The guest's PV sched_yield: after an IPI to a preempted vCPU, KVM_HC_SCHED_YIELD yields to it." },
+  { key: 'pv-spinlock', overrides: [['kvm_pv_spinlock', 'true']], doc: "The guest's PV qspinlock (KVM_FEATURE_PV_UNHALT): FIFO waiters halt after the spin threshold; the unlock's KVM_HC_KICK_CPU wakes the head and yields to it." },
   { key: 'cfs-rq-throttle', overrides: [['throttle', 'cfs_rq']], doc: 'The cfs_rq-based CFS bandwidth throttle of kernels up to 6.17.' },
 ];
 

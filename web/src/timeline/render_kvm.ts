@@ -35,6 +35,7 @@ export const YIELD_TO_REASONS = [
   'IPI receiver',
   'relaxed: preempted',
   'PV sched_yield',
+  'PV kick',
 ] as const;
 
 /** Whether a YieldTo marker's call yielded, and the reason its target was chosen. */

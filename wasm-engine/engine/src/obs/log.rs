@@ -152,6 +152,8 @@ pub enum YieldToReason {
     Relaxed = 5,
     /// The guest's PV sched_yield hypercall after an IPI to it.
     PvSchedYield = 6,
+    /// KVM_HC_KICK_CPU of a PV qspinlock unlock: `kvm_sched_yield()` to the kicked head.
+    PvKick = 7,
 }
 
 impl YieldToReason {
@@ -170,6 +172,7 @@ impl YieldToReason {
             YieldToReason::IpiReceiver => "IPI receiver",
             YieldToReason::Relaxed => "relaxed: preempted",
             YieldToReason::PvSchedYield => "PV sched_yield",
+            YieldToReason::PvKick => "PV kick",
         }
     }
 }

@@ -7,7 +7,7 @@ use super::units::{parse_duration, DurationSpec};
 use crate::sched::features::SchedFeatures;
 
 /// Names accepted by [`apply_variant`] besides the scheduler features.
-pub const VARIANT_KNOBS: [&str; 29] = [
+pub const VARIANT_KNOBS: [&str; 31] = [
     "yield",
     "yield_to",
     "yield_interval",
@@ -17,6 +17,8 @@ pub const VARIANT_KNOBS: [&str; 29] = [
     "kvm_relaxed_boost",
     "kvm_apicv",
     "kvm_pv_sched_yield",
+    "kvm_pv_spinlock",
+    "kvm_pv_spin_threshold",
     "kvm_exit_cost",
     "kvm_ple",
     "kvm_ple_window",
@@ -106,6 +108,8 @@ pub fn apply_variant(s: &mut ScenarioFile, name: &str, value: &str) -> Result<()
         "kvm_relaxed_boost" => s.kernel.kvm_relaxed_boost = Some(parse_bool(name, value)?),
         "kvm_apicv" => s.kernel.kvm_apicv = Some(parse_bool(name, value)?),
         "kvm_pv_sched_yield" => s.kernel.kvm_pv_sched_yield = Some(parse_bool(name, value)?),
+        "kvm_pv_spinlock" => s.kernel.kvm_pv_spinlock = Some(parse_bool(name, value)?),
+        "kvm_pv_spin_threshold" => s.kernel.kvm_pv_spin_threshold = Some(parse_dur(name, value)?),
         "kvm_exit_cost" => s.kernel.kvm_exit_cost = Some(parse_dur(name, value)?),
         "kvm_ple" => s.kernel.kvm_ple = Some(parse_bool(name, value)?),
         "kvm_ple_window" => s.kernel.kvm_ple_window = Some(parse_dur(name, value)?),

@@ -267,6 +267,16 @@ pub struct KernelSpec {
     /// the sender makes the KVM_HC_SCHED_YIELD hypercall to yield to it (default: false).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub kvm_pv_sched_yield: Option<bool>,
+    /// The guest's spinlocks are PV qspinlocks (the VM has `KVM_FEATURE_PV_UNHALT`): waiters
+    /// queue in order, halt after the spin threshold, and an unlock kicks a halted head with
+    /// KVM_HC_KICK_CPU, which also yields to it (default: false: `virt_spin_lock()`'s
+    /// test-and-set lock, what a Linux guest uses without PV unhalt).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kvm_pv_spinlock: Option<bool>,
+    /// The PV qspinlock's SPIN_THRESHOLD (1 << 15 loops) as CPU time before a waiter halts
+    /// (default: 1.529 ms, ~140 cycles per PAUSE at 3 GHz).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kvm_pv_spin_threshold: Option<DurationSpec>,
     /// Pause-loop exiting (default: true; false models `ple_gap=0`: PAUSE never exits).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub kvm_ple: Option<bool>,

@@ -86,6 +86,11 @@ pub const VARIANTS: &[Variant] = &[
         doc: "The guest's PV sched_yield: after an IPI to a preempted vCPU, KVM_HC_SCHED_YIELD yields to it.",
     },
     Variant {
+        name: "pv-spinlock",
+        overrides: &[("kvm_pv_spinlock", "true")],
+        doc: "The guest's PV qspinlock (KVM_FEATURE_PV_UNHALT): FIFO waiters halt after the spin threshold; the unlock's KVM_HC_KICK_CPU wakes the head and yields to it.",
+    },
+    Variant {
         name: "cfs-rq-throttle",
         overrides: &[("throttle", "cfs_rq")],
         doc: "The cfs_rq-based CFS bandwidth throttle of kernels up to 6.17.",

@@ -147,6 +147,10 @@ pub struct SimConfig {
     pub apicv: bool,
     /// Guest PV sched_yield.
     pub pv_sched_yield: bool,
+    /// Guest PV qspinlocks (`KVM_FEATURE_PV_UNHALT`).
+    pub pv_spinlock: bool,
+    /// Their spin threshold (ns of spinning before `pv_wait()` halts).
+    pub pv_spin_threshold: u64,
     /// VM exit + entry cost (ns).
     pub exit_cost: u64,
     /// Pause-loop-exiting settings per VM (index = VM id).
@@ -351,6 +355,11 @@ impl SimConfig {
             relaxed_boost: s.kernel.kvm_relaxed_boost.unwrap_or(true),
             apicv: s.kernel.kvm_apicv.unwrap_or(false),
             pv_sched_yield: s.kernel.kvm_pv_sched_yield.unwrap_or(false),
+            pv_spinlock: s.kernel.kvm_pv_spinlock.unwrap_or(false),
+            pv_spin_threshold: s
+                .kernel
+                .kvm_pv_spin_threshold
+                .map_or(crate::sim::pvlock::PV_SPIN_THRESHOLD_NS, |d| d.ns()),
             exit_cost: s.kernel.kvm_exit_cost.map_or(0, |d| d.ns()),
             vm_ple,
             tasks,

@@ -99,8 +99,9 @@ impl Simulation {
                 self.after_guest_wait(cpu, task, r);
             }
             Step::Unlock(lock) => {
-                self.guest_unlock(cpu, task, lock);
-                self.dispatch(cpu);
+                if !self.guest_unlock(cpu, task, lock) {
+                    self.dispatch(cpu);
+                }
             }
             Step::Exit => self.exit_running(cpu, task),
         }
@@ -125,7 +126,7 @@ impl Simulation {
     }
 
     /// The running `task` blocks until `wake_at` (or an earlier wakeup).
-    fn block(&mut self, cpu: u32, task: u32, wake_at: u64) {
+    pub(crate) fn block(&mut self, cpu: u32, task: u32, wake_at: u64) {
         let now = self.fair.now;
         let t = &mut self.tasks[task as usize];
         t.state = TaskState::Sleeping;
@@ -133,7 +134,10 @@ impl Simulation {
         t.stats.sleeps += 1;
         let gen = t.wake_gen;
         self.fair.log.event(now, EventKind::Sleep, cpu, task, NO_TASK, (wake_at - now) as i64);
-        self.queue.push(wake_at, Ev::Wake { task, gen });
+        // u64::MAX: until woken (a PV qspinlock's pv_wait() halt, kicked or interrupted).
+        if wake_at != u64::MAX {
+            self.queue.push(wake_at, Ev::Wake { task, gen });
+        }
         let se = self.tasks[task as usize].se;
         self.fair.dequeue_task(se, DEQUEUE_SLEEP);
         self.schedule(cpu, SwitchReason::Sleep);

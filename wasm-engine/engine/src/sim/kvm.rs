@@ -8,8 +8,9 @@
 //! scheduled back in) the CPU exits to KVM, which looks for a vCPU of the same VM to yield to.
 //! Lock-holder preemption is not scripted: it happens when the host preempts a holder.
 //!
-//! Named model shortcuts: guest code inside a lock is kernel mode (CPL 0), the rest user mode;
-//! a PLE exit costs no extra time; no halted vCPUs, no posted interrupts (IPIs come later).
+//! Named model shortcuts: guest code inside a lock is kernel mode (CPL 0), the rest user mode.
+//! The lock is `virt_spin_lock()`'s test-and-set lock unless the guest has PV spinlocks
+//! (`pvlock.rs`).
 
 use super::event::Ev;
 use super::{Simulation, TaskState};
@@ -120,6 +121,10 @@ pub struct VcpuState {
     pub exit_debt: u64,
     /// In a guest spin-wait (between GuestSpin and GuestSpinEnd).
     pub waiting: bool,
+    /// CPU time spun in the current PV qspinlock wait (against the spin threshold).
+    pub spun: u64,
+    /// Halted in `pv_wait()` on this lock.
+    pub pv_wait: Option<u32>,
 }
 
 /// KVM state of the simulation.
@@ -156,6 +161,12 @@ pub struct KvmState {
     pub exit_cost: u64,
     /// Pause-loop-exiting settings per VM.
     pub vm_ple: Vec<PleConfig>,
+    /// The guest's locks are PV qspinlocks (`KVM_FEATURE_PV_UNHALT`), not test-and-set.
+    pub pv_spinlock: bool,
+    /// The PV qspinlock's `SPIN_THRESHOLD` as CPU time (ns).
+    pub pv_spin_threshold: u64,
+    /// PV qspinlock queues and counters.
+    pub pv: super::pvlock::PvLocks,
 }
 
 impl Simulation {
@@ -174,28 +185,38 @@ impl Simulation {
         let v = &mut self.kvm.vcpu[task as usize];
         if let Some(vm) = v.vm {
             v.halted = false;
+            v.pv_wait = None;
             v.preempted = false;
             v.ple_window = self.kvm.vm_ple[vm as usize].shrink(v.ple_window);
         }
     }
 
     /// A guest lock acquisition by the running `task`: returns the time its spin window ends,
-    /// or None when it got the lock (the program moves on).
+    /// or None when it got the lock (the program moves on). Without `kvm_pv_spinlock` the
+    /// lock is `virt_spin_lock()`'s test-and-set lock; with it, the PV qspinlock (`pvlock.rs`).
     pub(crate) fn guest_lock(&mut self, cpu: u32, task: u32, lock: u32) -> Option<u64> {
+        if self.kvm.pv_spinlock {
+            return self.guest_lock_pv(cpu, task, lock);
+        }
         loop {
             if self.kvm.locks[lock as usize].is_none() {
-                self.kvm.locks[lock as usize] = Some(task);
-                self.end_spin_wait(cpu, task, lock);
-                let v = &mut self.kvm.vcpu[task as usize];
-                v.spin = None;
-                v.in_kernel = true;
-                self.fair.log.event(self.fair.now, EventKind::GuestLock, cpu, task, lock, 0);
+                self.take_lock(cpu, task, lock);
                 return None;
             }
             if let Some(t) = self.ple_spin(cpu, task, lock) {
                 return Some(t);
             }
         }
+    }
+
+    /// `task` takes the free `lock`.
+    pub(crate) fn take_lock(&mut self, cpu: u32, task: u32, lock: u32) {
+        self.kvm.locks[lock as usize] = Some(task);
+        self.end_spin_wait(cpu, task, lock);
+        let v = &mut self.kvm.vcpu[task as usize];
+        v.spin = None;
+        v.in_kernel = true;
+        self.fair.log.event(self.fair.now, EventKind::GuestLock, cpu, task, lock, 0);
     }
 
     /// Ends a spin-wait of `task` (if it was waiting) in the log.
@@ -211,6 +232,13 @@ impl Simulation {
     /// ends, or u64::MAX when the vCPU lost its CPU in a directed yield), or None after a
     /// pause-loop exit that left it running (the caller re-checks what it waits for).
     pub(crate) fn ple_spin(&mut self, cpu: u32, task: u32, key: u32) -> Option<u64> {
+        self.ple_spin_capped(cpu, task, key, u64::MAX)
+    }
+
+    /// `ple_spin()` with a new spin window cut to at most `cap` of CPU time (the PV
+    /// qspinlock's spin threshold; u64::MAX: no cap). A cut window ends without a pause-loop
+    /// exit: the caller decides what comes next.
+    pub(crate) fn ple_spin_capped(&mut self, cpu: u32, task: u32, key: u32, cap: u64) -> Option<u64> {
         let now = self.fair.now;
         let cfg = self.kvm.vm_ple[self.kvm.vcpu[task as usize].vm.unwrap_or(0) as usize];
         let ple = cfg.ple;
@@ -223,9 +251,9 @@ impl Simulation {
         let v = &mut self.kvm.vcpu[task as usize];
         if !ple {
             // ple_gap = 0: PAUSE never exits; the vCPU spins until the lock is released or
-            // the IPI handled (it is told) or the host preempts it.
-            v.spin = Some((key, u64::MAX));
-            return Some(u64::MAX);
+            // the IPI handled (it is told) or the host preempts it (or until the cap).
+            v.spin = Some((key, cap));
+            return Some(now.saturating_add(cap));
         }
         let window = v.ple_window.max(1);
         match v.spin {
@@ -234,7 +262,7 @@ impl Simulation {
             None => {
                 // The cost of the exit that ended the last window (or of the IPI send) is
                 // spent here, before the vCPU spins again: named shortcut, see `exit_cost`.
-                let w = window + std::mem::take(&mut v.exit_debt);
+                let w = (window + std::mem::take(&mut v.exit_debt)).min(cap);
                 v.spin = Some((key, w));
                 return Some(now + w);
             }
@@ -255,13 +283,18 @@ impl Simulation {
         None
     }
 
-    /// A guest lock release by `task`: spinners on a CPU notice at once.
-    pub(crate) fn guest_unlock(&mut self, cpu: u32, task: u32, lock: u32) {
+    /// A guest lock release by `task`. Test-and-set: every spinner on a CPU notices at once;
+    /// PV qspinlock: the head of the queue (`guest_unlock_pv()`). Returns whether `task` lost
+    /// its CPU (the PV kick's directed yield).
+    pub(crate) fn guest_unlock(&mut self, cpu: u32, task: u32, lock: u32) -> bool {
         if self.kvm.locks[lock as usize] == Some(task) {
             self.kvm.locks[lock as usize] = None;
         }
         self.kvm.vcpu[task as usize].in_kernel = false;
         self.fair.log.event(self.fair.now, EventKind::GuestUnlock, cpu, task, lock, 0);
+        if self.kvm.pv_spinlock {
+            return self.guest_unlock_pv(cpu, task, lock);
+        }
         let spinners: Vec<u32> = (0..self.tasks.len() as u32)
             .filter(|&t| {
                 self.tasks[t as usize].state == TaskState::Running
@@ -270,12 +303,18 @@ impl Simulation {
             })
             .collect();
         for t in spinners {
-            let c = self.tasks[t as usize].cpu;
-            self.charge_segment(t);
-            self.cpus[c as usize].work_gen += 1;
-            let gen = self.cpus[c as usize].work_gen;
-            self.queue.push(self.fair.now, Ev::Work { cpu: c, gen });
+            self.notice_release(t);
         }
+        false
+    }
+
+    /// The running spinner `t` sees what it waits for now: its CPU re-runs its program.
+    pub(crate) fn notice_release(&mut self, t: u32) {
+        let c = self.tasks[t as usize].cpu;
+        self.charge_segment(t);
+        self.cpus[c as usize].work_gen += 1;
+        let gen = self.cpus[c as usize].work_gen;
+        self.queue.push(self.fair.now, Ev::Work { cpu: c, gen });
     }
 
     /// The per-candidate filter. Mainline: skip a vCPU preempted in guest user mode. Wanpeng

@@ -10,6 +10,7 @@ pub mod event;
 pub mod ipi;
 pub mod kvm;
 pub mod program;
+pub mod pvlock;
 mod sync;
 
 use crate::cost::cputimer::{CputimerCost, CputimerLine};
@@ -215,6 +216,9 @@ impl Simulation {
         sim.kvm.exit_cost = sim.cfg.exit_cost;
         sim.kvm.vm_ple = sim.cfg.vm_ple.clone();
         sim.kvm.locks = vec![None; sim.cfg.locks.len()];
+        sim.kvm.pv_spinlock = sim.cfg.pv_spinlock;
+        sim.kvm.pv_spin_threshold = sim.cfg.pv_spin_threshold;
+        sim.kvm.pv.queue = vec![Default::default(); sim.cfg.locks.len()];
         sim.kvm.vms = vec![Vec::new(); sim.cfg.vms.len()];
         sim.kvm.last_boosted = vec![0; sim.cfg.vms.len()];
         sim.kvm.vcpu = vec![kvm::VcpuState::default(); sim.tasks.len()];
@@ -503,8 +507,11 @@ impl Simulation {
             *left = left.saturating_sub(ran);
         }
         t.seg_start = now;
-        if let Some((_, left)) = self.kvm.vcpu.get_mut(task as usize).and_then(|v| v.spin.as_mut()) {
-            *left = left.saturating_sub(ran);
+        if let Some(v) = self.kvm.vcpu.get_mut(task as usize) {
+            if let Some((_, left)) = v.spin.as_mut() {
+                *left = left.saturating_sub(ran);
+                v.spun += ran;
+            }
         }
     }
 
