@@ -150,3 +150,13 @@ fn the_kick_yields_to_a_ready_head_on_the_same_cpu() {
         .expect("vcpu0 unlocks");
     assert_eq!(acq[1].0, unlock, "the yield hands the CPU to the kicked head at once");
 }
+
+#[test]
+fn a_stopped_waiter_leaves_the_queue() {
+    // vcpu3 queues first (100 µs) and is stopped at 500 µs, before vcpu0's unlock at 1 ms.
+    let text = QUEUE.replace("affinity = [3]\n", "affinity = [3]\nstop = \"500us\"\n");
+    let pv = run_text(&text, &[("kvm_pv_spinlock", "true")]);
+    let acq = acquisitions(&pv);
+    println!("PV qspinlock acquisitions with vcpu3 stopped: {acq:?}");
+    assert_eq!(acq, vec![(0, 0), (1_000_000, 2), (1_050_000, 1)]);
+}

@@ -481,6 +481,11 @@ impl Simulation {
     }
 
     fn finish_exit(&mut self, task: u32) {
+        // A vCPU stopped while queued on a PV qspinlock leaves the queue (the next waiter
+        // finds the lock at its next look, or at an interrupt if it has halted).
+        for q in &mut self.kvm.pv.queue {
+            q.retain(|&t| t != task);
+        }
         let t = &mut self.tasks[task as usize];
         t.state = TaskState::Exited;
         t.wake_gen += 1;
