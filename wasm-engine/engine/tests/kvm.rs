@@ -86,14 +86,7 @@ vm = "vm"
 program = [{ run = "forever" }]
 "#;
 
-/// Loads scenario text with overrides and runs it with the invariant checker on.
-fn run_text(file: &str, text: &str, v: &[(&str, &str)]) -> Simulation {
-    let v: Vec<(String, String)> = v.iter().map(|(a, b)| (a.to_string(), b.to_string())).collect();
-    let (_, mut sim) = schedlab_engine::load(file, text, &v).unwrap_or_else(|e| panic!("{e}"));
-    sim.check_invariants = true;
-    sim.run();
-    sim
-}
+use common::run_text;
 
 fn ipi_run(v: &[(&str, &str)]) -> (u64, u64, u64) {
     let sim = run_text("ipi.toml", IPI_TO_USER_MODE, v);

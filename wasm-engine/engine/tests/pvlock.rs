@@ -7,12 +7,10 @@ use schedlab_engine::obs::log::{EventKind, YieldToReason};
 use schedlab_engine::obs::summary::Summary;
 use schedlab_engine::sim::Simulation;
 
+mod common;
+
 fn run_text(text: &str, v: &[(&str, &str)]) -> Simulation {
-    let v: Vec<(String, String)> = v.iter().map(|(a, b)| (a.to_string(), b.to_string())).collect();
-    let (_, mut sim) = schedlab_engine::load("pvlock.toml", text, &v).unwrap_or_else(|e| panic!("{e}"));
-    sim.check_invariants = true;
-    sim.run();
-    sim
+    common::run_text("pvlock.toml", text, v)
 }
 
 /// (time, task) of every guest lock acquisition.

@@ -100,25 +100,25 @@ impl Simulation {
     /// when it is ready. True when the sender lost its CPU.
     fn pv_sched_yield(&mut self, cpu: u32, task: u32, target: u32) -> bool {
         self.kvm.pv_yields += 1;
+        self.kvm_sched_yield(cpu, task, target, YieldToReason::PvSchedYield).unwrap_or(false)
+    }
+
+    /// Models `kvm_sched_yield()` (arch/x86/kvm/x86.c), for KVM_HC_SCHED_YIELD and
+    /// KVM_HC_KICK_CPU: `yield_to()` the vCPU `target` if it is ready. None when it did not
+    /// yield, else Some(whether `task` lost its CPU).
+    pub(crate) fn kvm_sched_yield(&mut self, cpu: u32, task: u32, target: u32, reason: YieldToReason) -> Option<bool> {
         let r = self.yield_to_ret(cpu, task, target);
-        self.fair.log.event(
-            self.fair.now,
-            EventKind::YieldTo,
-            cpu,
-            task,
-            target,
-            YieldToReason::PvSchedYield.val(r > 0),
-        );
+        self.fair.log.event(self.fair.now, EventKind::YieldTo, cpu, task, target, reason.val(r > 0));
         if r <= 0 {
-            return false;
+            return None;
         }
         self.kvm.directed_yields += 1;
         self.schedule(cpu, crate::sim::SwitchReason::Yield);
         if self.running_task(cpu) != Some(task) {
-            return true;
+            return Some(true);
         }
         self.cpus[cpu as usize].work_gen += 1;
-        false
+        Some(false)
     }
 
     fn send_ipi(&mut self, cpu: u32, task: u32, target: u32) {
@@ -181,12 +181,8 @@ impl Simulation {
             // A sender spinning on a CPU notices at once when its last IPI is handled.
             let st = &self.tasks[s as usize];
             if done && st.state == TaskState::Running && self.kvm.vcpu[s as usize].spin.is_some() {
-                let c = st.cpu;
-                self.charge_segment(s);
+                self.notice_release(s);
                 self.kvm.vcpu[s as usize].spin = None;
-                self.cpus[c as usize].work_gen += 1;
-                let gen = self.cpus[c as usize].work_gen;
-                self.queue.push(now, Ev::Work { cpu: c, gen });
             }
         }
     }

@@ -30,7 +30,7 @@
 use std::collections::VecDeque;
 
 use super::{Simulation, TaskState};
-use crate::obs::log::{EventKind, SwitchReason, YieldToReason};
+use crate::obs::log::YieldToReason;
 
 /// The default `SPIN_THRESHOLD` as CPU time: 1 << 15 loop iterations of about one PAUSE each,
 /// at ~140 cycles per PAUSE (Skylake-SP and later Xeons) on the 3 GHz host: ~1.53 ms.
@@ -123,18 +123,8 @@ impl Simulation {
         self.kvm.vcpu[head as usize].pv_wait = None;
         self.kick_halted(head);
         // kvm_sched_yield(): yield to the kicked vCPU if it is ready (woken, not running).
-        let r = self.yield_to_ret(cpu, task, head);
-        self.fair.log.event(self.fair.now, EventKind::YieldTo, cpu, task, head, YieldToReason::PvKick.val(r > 0));
-        if r <= 0 {
-            return false;
-        }
-        self.kvm.pv.kick_yields += 1;
-        self.kvm.directed_yields += 1;
-        self.schedule(cpu, SwitchReason::Yield);
-        if self.running_task(cpu) != Some(task) {
-            return true;
-        }
-        self.cpus[cpu as usize].work_gen += 1;
-        false
+        let lost = self.kvm_sched_yield(cpu, task, head, YieldToReason::PvKick);
+        self.kvm.pv.kick_yields += u64::from(lost.is_some());
+        lost.unwrap_or(false)
     }
 }

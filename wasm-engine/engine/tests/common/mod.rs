@@ -37,3 +37,12 @@ pub fn load(path: &Path, variants: &[(&str, &str)]) -> Simulation {
     let (_, sim) = schedlab_engine::load(&path.display().to_string(), &text, &v).unwrap_or_else(|e| panic!("{e}"));
     sim
 }
+
+/// Loads scenario text with overrides and runs it with the invariant checker on.
+pub fn run_text(file: &str, text: &str, variants: &[(&str, &str)]) -> Simulation {
+    let v: Vec<(String, String)> = variants.iter().map(|(a, b)| (a.to_string(), b.to_string())).collect();
+    let (_, mut sim) = schedlab_engine::load(file, text, &v).unwrap_or_else(|e| panic!("{e}"));
+    sim.check_invariants = true;
+    sim.run();
+    sim
+}
