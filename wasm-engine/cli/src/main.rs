@@ -33,16 +33,20 @@ const USAGE: &str = "usage:
   schedlab bench <scenario>            time one scenario's run (full log)
   schedlab gen aaron                   print the 384-CPU / 1,101-group / 10,000-task bandwidth scenario
   schedlab bench-distribute [--seconds N]  run it under both throttle variants: histogram, wall, memory
-  schedlab gen wanpeng [--preset dbench|dedup|vips|kbuild] [--vms N] [HOST]
+  schedlab gen wanpeng [--preset dbench|dedup|vips|kbuild] [--vms N] [--locks L] [HOST]
                                            print a 16-pCPU KVM scenario (Wanpeng Li's table presets);
                                            HOST default: --placement index --groups vm (the gallery's)
   schedlab wanpeng-table [--duration T] [--layouts N] [HOST] [--variants BASE,SERIES] [--variant K=V ...]
+                       [--presets dbench,dedup,vips] [--locks L]
                                            the table's 9 cells (wanpeng-series vs baseline) beside the seed's;
                                            HOST default: --placement unpinned --groups vcpu (libvirt's),
                                            N start orders (5) x T (200ms) per cell
-  schedlab bench-kvm [--preset P] [HOST]   4 VMs x 16 vCPUs on 16 pCPUs, 1 s simulated: wall time
+  schedlab bench-kvm [--preset P] [--locks L] [HOST]
+                                           4 VMs x 16 vCPUs on 16 pCPUs, 1 s simulated: wall time
   HOST: --placement index|unpinned (vCPU i pinned to pCPU i, or no pinning), --layout-seed S
         (unpinned: the threads' start order), --groups vm|vcpu (one cgroup per VM or per vCPU)
+  L: guest spinlocks per VM, vCPU i taking lock i mod L (default: dbench 1, the others 4);
+     dbench-like computes 6*16/L-4 us per 4 us critical section (each lock ~2/3 busy)
   schedlab import <trace> [--eevdf DUMP] [--json]
                                            read a trace (tracefs, trace-cmd report and .dat, perf script,
                                            systrace HTML, bpftrace EEVDF state): what it holds and lacks;
@@ -80,6 +84,8 @@ struct Args {
     groups: Option<String>,
     layout_seed: Option<String>,
     layouts: Option<String>,
+    locks: Option<String>,
+    presets: Option<String>,
 }
 
 fn parse_args(argv: &[String]) -> Result<Args, String> {
@@ -108,6 +114,8 @@ fn parse_args(argv: &[String]) -> Result<Args, String> {
         groups: None,
         layout_seed: None,
         layouts: None,
+        locks: None,
+        presets: None,
     };
     while let Some(arg) = it.next() {
         match arg.as_str() {
@@ -137,6 +145,8 @@ fn parse_args(argv: &[String]) -> Result<Args, String> {
             "--groups" => a.groups = Some(it.next().ok_or("--groups needs vm or vcpu")?.clone()),
             "--layout-seed" => a.layout_seed = Some(it.next().ok_or("--layout-seed needs a number")?.clone()),
             "--layouts" => a.layouts = Some(it.next().ok_or("--layouts needs a number")?.clone()),
+            "--locks" => a.locks = Some(it.next().ok_or("--locks needs a number")?.clone()),
+            "--presets" => a.presets = Some(it.next().ok_or("--presets needs A,B,...")?.clone()),
             "--variants" => a.compare = Some(it.next().ok_or("--variants needs A,B,...")?.clone()),
             "-h" | "--help" => return Err(String::new()),
             s if s.starts_with("--") => return Err(format!("unknown option {s}")),
@@ -170,6 +180,16 @@ fn out(s: &str) -> Result<(), String> {
         Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(format!("writing output: {e}")),
         _ => Ok(()),
     }
+}
+
+/// `--locks N`: guest spinlocks per VM (1..=16) for the generated KVM presets.
+fn locks_arg(a: &Args) -> Result<Option<u32>, String> {
+    a.locks
+        .as_deref()
+        .map(|v| {
+            v.parse().ok().filter(|n| (1..=16).contains(n)).ok_or_else(|| format!("--locks {v:?}: expected 1..=16"))
+        })
+        .transpose()
 }
 
 /// The host layouts the HOST flags ask for. `table`: the defaults are libvirt's (unpinned,
@@ -291,9 +311,9 @@ fn run(argv: &[String]) -> Result<(), String> {
                         .filter(|n| (1..=16).contains(n))
                         .ok_or_else(|| format!("--vms {v:?}: expected 1..=16"))?,
                 };
-                let preset = a.preset.as_deref().unwrap_or("dedup");
+                let guest = wanpeng::Guest { preset: a.preset.as_deref().unwrap_or("dedup"), locks: locks_arg(&a)? };
                 let layout = host_layouts(&a, false)?[0];
-                out(&wanpeng::scenario(preset, vms, 16, 16, a.duration.as_deref().unwrap_or("1s"), layout)?)
+                out(&wanpeng::scenario(guest, vms, 16, 16, a.duration.as_deref().unwrap_or("1s"), layout)?)
             }
             Some("trace") => {
                 // The synthetic tracefs trace of `bench-import`, for the wasm and browser benches.
@@ -315,9 +335,16 @@ fn run(argv: &[String]) -> Result<(), String> {
                 }
                 (pair.base, pair.series) = (b.to_string(), s.to_string());
             }
-            wanpeng_table::table(d, &host_layouts(&a, true)?, &pair)
+            let presets: Vec<String> = match &a.presets {
+                None => wanpeng_table::PRESETS.iter().map(|p| p.to_string()).collect(),
+                Some(p) => p.split(',').map(|x| x.trim().to_string()).collect(),
+            };
+            wanpeng_table::table(d, &host_layouts(&a, true)?, &pair, &presets, locks_arg(&a)?)
         }
-        "bench-kvm" => wanpeng_table::bench(a.preset.as_deref().unwrap_or("vips"), host_layouts(&a, false)?[0]),
+        "bench-kvm" => {
+            let guest = wanpeng::Guest { preset: a.preset.as_deref().unwrap_or("vips"), locks: locks_arg(&a)? };
+            wanpeng_table::bench(guest, host_layouts(&a, false)?[0])
+        }
         "bench-distribute" => {
             let secs = a.seconds.as_deref().unwrap_or("1");
             let s: u64 = secs
