@@ -114,6 +114,13 @@ test('every claim of the guide gives the measured figures live', async ({ page }
     ['baseline', '72679'],
     ['wanpeng-series', '99814'],
   ]);
+  // (i) dbench-like, one hot lock per VM, libvirt's layout: guest locks and debooster penalties.
+  const db = await liveTable(page, 'dbench-row');
+  expect(db.map((r) => [r[0], r[1], r[3]])).toEqual([
+    ['baseline', '27988', '0/41451'],
+    ['debooster-v1', '29520', '6/33789'],
+    ['wanpeng-series', '29460', '2/66795'],
+  ]);
   const ap = await liveTable(page, 'apicv');
   expect(ap.map((r) => [r[0], r[1]])).toEqual([
     ['baseline', '72679'],
