@@ -220,6 +220,11 @@ fn bad_arguments() {
     assert!(msg.contains("end"), "{msg}");
     fails(&["bench", "--seconds", "abc"]);
     fails(&["bench", "--seconds", "0"]);
+    let msg = fails(&["wanpeng-table", "--presets", "dbench,kbuild"]);
+    assert!(msg.contains("\"kbuild\" is not a row"), "{msg}");
+    let msg = fails(&["gen", "wanpeng", "--preset", "dbench", "--locks", "0"]);
+    assert!(msg.contains("--locks \"0\": expected 1..=16"), "{msg}");
+    fails(&["bench-kvm", "--locks", "x"]);
 }
 
 #[cfg(unix)]
