@@ -102,6 +102,15 @@ pub fn table(
     presets: &[String],
     locks: Option<u32>,
 ) -> Result<(), String> {
+    // Every row's index into SEED, checked before anything is printed.
+    let rows = presets
+        .iter()
+        .map(|p| {
+            PRESETS.iter().position(|x| x == p).ok_or_else(|| {
+                format!("--presets: {p:?} is not a row of the table (expected some of {})", PRESETS.join(","))
+            })
+        })
+        .collect::<Result<Vec<usize>, String>>()?;
     let t0 = Instant::now();
     let first = layouts.first().ok_or("no layout")?;
     println!("Wanpeng Li's table: throughput change of {} vs {}, 16 pCPUs, 16 vCPUs per VM", pair.series, pair.base);
@@ -115,11 +124,7 @@ pub fn table(
     }
     println!("{:<8} {:>34} {:>34} {:>34}", "preset", "2 VMs model [range] (seed)", "3 VMs", "4 VMs");
     let mut verdicts = Vec::new();
-    for preset in presets {
-        let p = PRESETS
-            .iter()
-            .position(|x| x == preset)
-            .ok_or_else(|| format!("--presets: {preset:?} is not a row of the table ({})", PRESETS.join(", ")))?;
+    for (preset, &p) in presets.iter().zip(&rows) {
         let guest = Guest { preset, locks };
         let mut line = format!("{preset:<8}");
         let mut gains = [0.0; 3];
