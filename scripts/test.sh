@@ -26,7 +26,9 @@ bash scripts/wasm-determinism.sh
 
 say "web: build (wasm + site), typecheck, unit tests"
 bash scripts/build-web.sh
-node node_modules/typescript/bin/tsc -p web/tsconfig.json --noEmit
+for p in web/tsconfig.json web/tsconfig.worker.json web/tsconfig.node.json; do
+  node node_modules/typescript/bin/tsc -p "$p" --noEmit
+done
 web_log="$(mktemp)"
 node node_modules/vitest/vitest.mjs run --config web/vite.config.ts 2>&1 | tee "$web_log"
 web_status=${PIPESTATUS[0]}

@@ -1,6 +1,7 @@
 // cgroups and CFS bandwidth: the cgroup tree panel, group-entity lanes, throttled strips on
 // the CPU lanes and the runtime_remaining counter track.
-import { expect, test, type Page } from '@playwright/test';
+import type { Page } from '@playwright/test';
+import { expect, test } from '../fixtures/test';
 import { chooseScenario, openApp, waitForIdle } from '../fixtures/app';
 
 const canvas = (page: Page) => page.locator('[data-testid="timeline-block"] canvas').first();

@@ -1,5 +1,5 @@
 // Opening scenario files: the file picker and drag-and-drop onto the page.
-import { expect, test } from '@playwright/test';
+import { expect, test } from '../fixtures/test';
 import { readFileSync } from 'node:fs';
 import { appState, openApp, waitForIdle } from '../fixtures/app';
 

@@ -1,5 +1,5 @@
 // Every bundled scenario loads and its lanes are drawn.
-import { expect, test } from '@playwright/test';
+import { expect, test } from '../fixtures/test';
 import { appState, chooseScenario, openApp, slicesDrawn } from '../fixtures/app';
 
 test('default scenario opens with lanes drawn', async ({ page }) => {

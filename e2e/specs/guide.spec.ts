@@ -1,7 +1,7 @@
 // The debooster-thread guide: open it from the header, open Prateek's second topology with
 // the chosen variants, and read the bystander's CPU share live, in the guide and in the
 // metrics table: the browser must give the figures `schedlab compare` gives.
-import { expect, test } from '@playwright/test';
+import { expect, test } from '../fixtures/test';
 import { appState, openApp, waitForIdle } from '../fixtures/app';
 
 const VARIANTS = ['baseline', 'hier-yield', 'debooster-v1', 'debooster-v2'];

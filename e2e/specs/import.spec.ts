@@ -5,7 +5,8 @@
 // the lanes drawn (data-* attributes of the canvas), the record under the pointer, a .dat with its
 // EEVDF dump attached, a malformed file with located skips, the shadow re-simulation, and the
 // cancel of a large generated trace.
-import { expect, test, type Page } from '@playwright/test';
+import type { Page } from '@playwright/test';
+import { expect, test } from '../fixtures/test';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';

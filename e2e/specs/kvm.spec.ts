@@ -1,6 +1,7 @@
 // KVM: the overlay on the CPU lanes (IPI arrows with their latency, directed-yield arrows,
 // pause-loop-exit ticks) and the guest-progress columns of the metrics table.
-import { expect, test, type Page } from '@playwright/test';
+import type { Page } from '@playwright/test';
+import { expect, test } from '../fixtures/test';
 import { chooseScenario, openApp, waitForIdle } from '../fixtures/app';
 
 const canvas = (page: Page) => page.locator('[data-testid="timeline-block"] canvas').first();

@@ -4,7 +4,8 @@
 // stated winner, reason, buddy source and eligibility at the stated level, and every fact the
 // step states is checked true against the browser's own runs; the knob runs beside the lesson
 // and "Back to the lesson" restores it. A step link reopens the step in a fresh page.
-import { expect, test, type Page } from '@playwright/test';
+import type { Page } from '@playwright/test';
+import { expect, test } from '../fixtures/test';
 import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { appState, openApp, waitForIdle } from '../fixtures/app';

@@ -1,5 +1,5 @@
 // Perfetto-style navigation, the inspector, playback and the help overlay.
-import { expect, test } from '@playwright/test';
+import { expect, test } from '../fixtures/test';
 import { appState, openApp, waitForIdle } from '../fixtures/app';
 
 const width = (s: { window_ns: [number, number] }) => s.window_ns[1] - s.window_ns[0];

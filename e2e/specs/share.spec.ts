@@ -1,5 +1,5 @@
 // A share link restores exactly the same view in a fresh browser context.
-import { expect, test } from '@playwright/test';
+import { expect, test } from '../fixtures/test';
 import { appState, chooseScenario, openApp, waitForIdle } from '../fixtures/app';
 
 test('share link round-trips the view with two variants', async ({ browser }) => {

@@ -4,23 +4,18 @@
 //! typed-array columns. Times cross as f64 ns relative to the trace's first record (the
 //! summary gives that origin in trace-clock ns).
 
-use crate::columns::Columns;
+use crate::columns::{Columns, EevdfWindowCols, ReplayWindowCols};
 use crate::reader::Reader;
+use crate::{ns, to_json};
 use schedlab_engine::import::align::{align, shifted, Alignment};
-use schedlab_engine::import::inspect::{record_near, state_text, view, RecordRef, RecordView};
+use schedlab_engine::import::inspect::record_near;
 use schedlab_engine::import::record::EevdfEntity;
-use schedlab_engine::import::timeline::{wake_code, window_of, TraceTimeline, NONE};
+use schedlab_engine::import::report::{
+    eevdf_tasks, record_view, span_info, timeline_report, trace_tasks, DatReport, EevdfReport, ImportReport,
+};
+use schedlab_engine::import::timeline::{wake_code, window_of, TraceTimeline};
 use schedlab_engine::import::{EevdfSample, ImportSummary, TraceStore};
-use serde_json::{json, Value};
 use wasm_bindgen::prelude::*;
-
-fn ns(v: f64) -> u64 {
-    if v.is_finite() && v > 0.0 {
-        v.min(u64::MAX as f64) as u64
-    } else {
-        0
-    }
-}
 
 /// One trace being imported, then viewed.
 #[wasm_bindgen]
@@ -116,118 +111,71 @@ impl ImportHandle {
         self.reader.is_dat()
     }
 
-    /// JSON: `{summary: ImportSummary, dat, error, timeline: {origin_ns, duration_ns, cpus,
-    /// spans, missing_switch_outs, out_of_order_by_cpu}, eevdf: {samples, tasks, alignment}}`.
+    /// `ImportReport` as JSON: the import summary, the `.dat` header, the replay timeline and
+    /// the EEVDF samples held.
     pub fn summary(&self) -> String {
-        let mut s = ImportSummary::new(self.reader.stats(), &self.store);
+        let mut summary = ImportSummary::new(self.reader.stats(), &self.store);
         if self.alignment.as_ref().is_some_and(|a| a.accepted) {
             // An attached dump provides the EEVDF state.
-            s.missing.retain(|m| !m.what.starts_with("EEVDF state"));
+            summary.missing.retain(|m| !m.what.starts_with("EEVDF state"));
         }
-        let dat = self.reader.dat_info().map(|d| {
-            json!({"version": d.version, "cpus": d.cpus, "clock": d.clock, "compression": d.compression,
-                "page_size": d.page_size, "uname": d.uname, "tracer_version": d.tracer_version,
-                "event_formats": d.event_formats, "cmdlines": d.cmdlines, "records": d.records,
-                "lost_events": d.lost_events, "skipped": d.skipped})
-        });
-        let tl = self.timeline.as_ref();
-        json!({
-            "summary": s,
-            "dat": dat,
-            "error": self.error,
-            "timeline": {
-                "origin_ns": self.origin,
-                "duration_ns": self.end.saturating_sub(self.origin),
-                "cpus": tl.map_or(0, |t| t.ncpus),
-                "spans": tl.map_or(0, |t| t.len()),
-                "missing_switch_outs": tl.map_or(0, |t| t.discontinuities),
-                "out_of_order_by_cpu": self.store.cpus.iter().enumerate()
-                    .filter(|(_, c)| c.out_of_order > 0)
-                    .map(|(i, c)| (i.to_string(), json!(c.out_of_order)))
-                    .collect::<serde_json::Map<String, Value>>(),
+        to_json(&ImportReport {
+            summary,
+            dat: self.reader.dat_info().map(DatReport::from),
+            error: self.error.clone(),
+            timeline: timeline_report(&self.store, self.timeline.as_ref(), self.origin, self.end),
+            eevdf: EevdfReport {
+                samples: self.eevdf.len() as u64,
+                tasks: eevdf_tasks(&self.eevdf),
+                alignment: self.alignment.clone(),
             },
-            "eevdf": {"samples": self.eevdf.len(), "tasks": self.eevdf_tasks(), "alignment": self.alignment},
         })
-        .to_string()
     }
 
-    fn eevdf_tasks(&self) -> Value {
-        let mut rows: std::collections::BTreeMap<i32, (String, u64, u64)> = Default::default();
-        for e in &self.eevdf {
-            let r = rows.entry(e.pid).or_default();
-            match &e.entity {
-                EevdfEntity::Task { comm, .. } => {
-                    r.1 += 1;
-                    if r.0.is_empty() {
-                        r.0 = comm.clone();
-                    }
-                }
-                EevdfEntity::Group { .. } => r.2 += 1,
-            }
-        }
-        rows.into_iter()
-            .map(|(pid, (comm, s, g))| json!({"pid": pid, "comm": comm, "samples": s, "group_samples": g}))
-            .collect()
-    }
-
-    /// The task table as JSON: `[{pid, generation, comm, prio}]`, indexed by the task ids of
-    /// the columns (`comm` is the last one the trace printed; `comms` all of them).
+    /// The task table (`TraceTask[]`) as JSON, indexed by the task ids of the columns.
     pub fn tasks(&self) -> String {
-        let s = &self.store;
-        let rows: Vec<Value> = s
-            .tasks
-            .iter()
-            .map(|t| {
-                let last = t.comms.last().map_or("<...>", |&c| s.comms.get(c));
-                json!({"pid": t.pid, "generation": t.generation, "comm": last, "comms": s.task_comm(t), "prio": t.prio})
-            })
-            .collect();
-        Value::Array(rows).to_string()
+        to_json(&trace_tasks(&self.store))
     }
 
     /// Spans of `[t0, t1)` (relative ns) merged below `bucket`, and, when the window holds at
     /// most `limit` of them, its wakeups (with each wakee's next switch-in) and migrations.
     /// `omitted` = [wakeups, migrations] left out for density.
     pub fn window(&self, t0: f64, t1: f64, bucket: f64, limit: u32) -> Columns {
-        let mut c = Columns::default();
-        let Some(tl) = self.timeline.as_ref() else { return c };
+        let mut c = ReplayWindowCols::default();
+        let Some(tl) = self.timeline.as_ref() else { return c.into_columns() };
         let o = self.origin;
         let (a, b) = (o + ns(t0), o + ns(t1));
         let rel = |t: u64| t.saturating_sub(o) as f64;
         let sp = tl.spans(a, b, ns(bucket).max(1));
-        c.u32("span_cpu", sp.cpu);
-        c.u32("span_task", sp.task);
-        c.f64("span_start", sp.start.iter().map(|&t| rel(t)).collect());
-        c.f64("span_end", sp.end.iter().map(|&t| rel(t)).collect());
-        c.u32("span_state", sp.state);
-        c.u32("span_count", sp.count);
-        c.u32("span_index", sp.index);
+        c.span_start = sp.start.iter().map(|&t| rel(t)).collect();
+        c.span_end = sp.end.iter().map(|&t| rel(t)).collect();
+        (c.span_cpu, c.span_task, c.span_state, c.span_count, c.span_index) =
+            (sp.cpu, sp.task, sp.state, sp.count, sp.index);
         let w = &self.store.wakeups;
         let (lo, hi) = window_of(&w.ts, a, b);
         let keep_w = hi - lo <= limit as usize;
-        let r = if keep_w { lo..hi } else { 0..0 };
-        c.f64("wake_t", r.clone().map(|i| rel(w.ts[i])).collect());
-        c.u32("wake_cpu", r.clone().map(|i| w.cpu[i]).collect());
-        c.u32("wake_waker", r.clone().map(|i| w.waker[i]).collect());
-        c.u32("wake_wakee", r.clone().map(|i| w.wakee[i]).collect());
-        c.i32("wake_target", r.clone().map(|i| w.target_cpu[i]).collect());
-        c.u32("wake_kind", r.clone().map(|i| wake_code(w.kind[i])).collect());
-        c.f64(
-            "wake_run_t",
-            r.clone().map(|i| if tl.wake_run_ts[i] == u64::MAX { -1.0 } else { rel(tl.wake_run_ts[i]) }).collect(),
-        );
-        c.u32("wake_run_cpu", r.map(|i| tl.wake_run_cpu[i]).collect());
+        for i in if keep_w { lo..hi } else { 0..0 } {
+            c.wake_t.push(rel(w.ts[i]));
+            c.wake_cpu.push(w.cpu[i]);
+            c.wake_waker.push(w.waker[i]);
+            c.wake_wakee.push(w.wakee[i]);
+            c.wake_target.push(w.target_cpu[i]);
+            c.wake_kind.push(wake_code(w.kind[i]));
+            c.wake_run_t.push(if tl.wake_run_ts[i] == u64::MAX { -1.0 } else { rel(tl.wake_run_ts[i]) });
+            c.wake_run_cpu.push(tl.wake_run_cpu[i]);
+        }
         let m = &self.store.migrations;
         let (mlo, mhi) = window_of(&m.ts, a, b);
         let keep_m = mhi - mlo <= limit as usize;
-        let r = if keep_m { mlo..mhi } else { 0..0 };
-        c.f64("mig_t", r.clone().map(|i| rel(m.ts[i])).collect());
-        c.u32("mig_cpu", r.clone().map(|i| m.cpu[i]).collect());
-        c.u32("mig_task", r.clone().map(|i| m.task[i]).collect());
-        c.i32("mig_orig", r.clone().map(|i| m.orig_cpu[i]).collect());
-        c.i32("mig_dest", r.map(|i| m.dest_cpu[i]).collect());
-        c.u32("omitted", vec![if keep_w { 0 } else { (hi - lo) as u32 }, if keep_m { 0 } else { (mhi - mlo) as u32 }]);
-        c
+        for i in if keep_m { mlo..mhi } else { 0..0 } {
+            c.mig_t.push(rel(m.ts[i]));
+            c.mig_cpu.push(m.cpu[i]);
+            c.mig_task.push(m.task[i]);
+            c.mig_orig.push(m.orig_cpu[i]);
+            c.mig_dest.push(m.dest_cpu[i]);
+        }
+        c.omitted = vec![if keep_w { 0 } else { (hi - lo) as u32 }, if keep_m { 0 } else { (mhi - mlo) as u32 }];
+        c.into_columns()
     }
 
     /// EEVDF samples in `[t0, t1)` (relative ns), at most `limit` (none if more): per sample
@@ -235,14 +183,13 @@ impl ImportHandle {
     /// deadline relative to its cfs_rq's zero_vruntime (signed ns), the vlag/vprot union,
     /// slice, weight, the task's prev_state and the cfs_rq's nr_queued.
     pub fn eevdf_window(&self, t0: f64, t1: f64, limit: u32) -> Columns {
-        let mut c = Columns::default();
         let o = self.origin;
         let (a, b) = (o + ns(t0), o + ns(t1));
         let lo = self.eevdf.partition_point(|s| s.ts_ns < a);
         let hi = self.eevdf.partition_point(|s| s.ts_ns < b);
         let rows = if hi - lo <= limit as usize { &self.eevdf[lo..hi] } else { &[][..] };
         let rel = |v: u64, z: u64| v.wrapping_sub(z) as i64 as f64;
-        let mut cols = EevdfCols::default();
+        let mut cols = EevdfWindowCols::default();
         for s in rows {
             cols.t.push(s.ts_ns.saturating_sub(o) as f64);
             cols.pid.push(s.pid);
@@ -267,55 +214,21 @@ impl ImportHandle {
                 }
             }
         }
-        c.f64("t", cols.t);
-        c.i32("pid", cols.pid);
-        c.u32("cpu", cols.cpu);
-        c.u32("kind", cols.kind);
-        c.f64("v", cols.v);
-        c.f64("d", cols.d);
-        c.f64("lag", cols.lag);
-        c.f64("slice", cols.slice);
-        c.f64("weight", cols.weight);
-        c.i32("state", cols.state);
-        c.u32("nr", cols.nr);
-        c.u32("omitted", vec![if rows.is_empty() { (hi - lo) as u32 } else { 0 }]);
-        c
+        cols.omitted = vec![if rows.is_empty() { (hi - lo) as u32 } else { 0 }];
+        cols.into_columns()
     }
 
-    /// The record of `cpu` nearest `t` (relative ns) within `tol` ns, as JSON (`null` if none):
-    /// `{event, ts_ns, t, cpu, line, pid, comm, fields: [[name, value]]}`.
+    /// The record of `cpu` nearest `t` (relative ns) within `tol` ns: a `TraceRecordView` as
+    /// JSON, or `null`.
     pub fn record_at(&self, cpu: u32, t: f64, tol: f64) -> String {
-        match record_near(&self.store, cpu, self.origin + ns(t), ns(tol)) {
-            Some(r) => self.record_json(view(&self.store, r)).to_string(),
-            None => "null".to_string(),
-        }
+        let r = record_near(&self.store, cpu, self.origin + ns(t), ns(tol));
+        to_json(&r.map(|r| record_view(&self.store, r, self.origin)))
     }
 
-    fn record_json(&self, v: RecordView) -> Value {
-        let t = v.ts_ns.saturating_sub(self.origin);
-        let mut j = serde_json::to_value(v).unwrap_or(Value::Null);
-        j["t"] = json!(t);
-        j
-    }
-
-    /// Span `index` (from `span_index`) as JSON: task, times, the state it ended in, and the
-    /// switches that began and ended it.
+    /// Span `index` (from `span_index`) as a `SpanInfo` JSON, or `null`.
     pub fn span_info(&self, index: u32) -> String {
-        let Some(tl) = self.timeline.as_ref() else { return "null".to_string() };
-        let i = index as usize;
-        if i >= tl.len() {
-            return "null".to_string();
-        }
-        let t = &self.store.tasks[tl.task[i] as usize];
-        let sw = |k: u32| (k != NONE).then(|| self.record_json(view(&self.store, RecordRef::Switch(k as usize))));
-        let cpu = tl.cpu_first.partition_point(|&f| f as usize <= i).saturating_sub(1);
-        json!({
-            "index": i, "cpu": cpu, "task": tl.task[i], "pid": t.pid, "comm": self.store.task_comm(t), "prio": t.prio,
-            "start": tl.start[i].saturating_sub(self.origin), "end": tl.end[i].saturating_sub(self.origin),
-            "state": state_text(tl.state[i]), "state_code": tl.state[i],
-            "switch_in": sw(tl.switch_in[i]), "switch_out": sw(tl.switch_out[i]),
-        })
-        .to_string()
+        let info = self.timeline.as_ref().and_then(|tl| span_info(&self.store, tl, index as usize, self.origin));
+        to_json(&info)
     }
 
     /// Puts the EEVDF samples of `dump` (an imported bpftrace dump) on this trace's clock
@@ -327,30 +240,16 @@ impl ImportHandle {
             self.eevdf = shifted(&dump.eevdf, a.offset_ns);
             self.eevdf.sort_by_key(|s| s.ts_ns);
         }
-        let j = serde_json::to_string(&a).unwrap_or_default();
+        let j = to_json(&a);
         self.alignment = Some(a);
         j
     }
 }
 
-#[derive(Default)]
-struct EevdfCols {
-    t: Vec<f64>,
-    pid: Vec<i32>,
-    cpu: Vec<u32>,
-    kind: Vec<u32>,
-    v: Vec<f64>,
-    d: Vec<f64>,
-    lag: Vec<f64>,
-    slice: Vec<f64>,
-    weight: Vec<f64>,
-    state: Vec<i32>,
-    nr: Vec<u32>,
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::Value;
 
     const TEXT: &str = "# tracer: nop\n\
         a-10 [000] d..2. 1.000000: sched_switch: prev_comm=a prev_pid=10 prev_prio=120 prev_state=R+ ==> next_comm=b next_pid=11 next_prio=122\n\
@@ -419,6 +318,7 @@ mod tests {
 mod capture_tests {
     use super::*;
     use schedlab_engine::import::dat::decode_all;
+    use serde_json::Value;
 
     fn read(rel: &str) -> Vec<u8> {
         let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/traces/linux-6.18").join(rel);

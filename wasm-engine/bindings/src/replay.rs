@@ -3,11 +3,12 @@
 //! handle's store is not what the replay reads), then runs the shadow scenario under the
 //! baseline or a variant and gets the per-task comparison as JSON.
 
+use crate::protocol::ShadowOutcome;
 use crate::reader::Reader;
+use crate::to_json;
 use schedlab_engine::replay::compare::replay;
 use schedlab_engine::replay::observe::Observed;
 use schedlab_engine::replay::shadow::Layout;
-use serde_json::json;
 use wasm_bindgen::prelude::*;
 
 #[wasm_bindgen]
@@ -57,23 +58,22 @@ impl ReplayHandle {
     }
 
     /// Runs the shadow scenario named `name` with the layout file's text (empty: none) and
-    /// variants (a JSON array of `[name, value]`). JSON: `{ok: true, report}` (the
-    /// `schedlab replay --json` report) or `{ok: false, error}`.
+    /// variants (a JSON array of `[name, value]`). Returns a `ShadowOutcome` as JSON: the
+    /// `schedlab replay --json` report, or what went wrong.
     pub fn run(&self, name: &str, layout: &str, variants_json: &str) -> String {
-        let out = (|| -> Result<serde_json::Value, String> {
+        let out = (|| -> Result<_, String> {
             if let Some(e) = &self.error {
                 return Err(e.clone());
             }
             let variants: Vec<(String, String)> =
                 serde_json::from_str(variants_json).map_err(|e| format!("variants: {e}"))?;
             let layout = if layout.trim().is_empty() { Layout::default() } else { Layout::parse("layout", layout)? };
-            let (_, report) = replay(&self.obs, &layout, name, &variants)?;
-            serde_json::to_value(&report).map_err(|e| e.to_string())
+            Ok(replay(&self.obs, &layout, name, &variants)?.1)
         })();
-        match out {
-            Ok(report) => json!({"ok": true, "report": report}).to_string(),
-            Err(e) => json!({"ok": false, "error": e}).to_string(),
-        }
+        to_json(&match out {
+            Ok(report) => ShadowOutcome::Report { report },
+            Err(message) => ShadowOutcome::Error { message },
+        })
     }
 }
 
@@ -98,16 +98,16 @@ mod tests {
     fn shadow_of_a_capture_with_a_variant_and_a_layout() {
         let h = handle("nice-0-vs-2/trace.dat");
         let r: Value = serde_json::from_str(&h.run("replay/nice-0-vs-2", "", "[]")).unwrap();
-        assert_eq!(r["ok"], true, "{r}");
+        assert_eq!(r["kind"], "report", "{r}");
         let k_a = r["report"]["tasks"].as_array().unwrap().iter().find(|t| t["name"] == "k_a").unwrap().clone();
         let err = (k_a["simulated_share_pct"].as_f64().unwrap() - k_a["observed_share_pct"].as_f64().unwrap()).abs();
         assert!(err < 1.0, "{k_a}");
         let r: Value =
             serde_json::from_str(&h.run("replay/nice-0-vs-2", "", r#"[["RUN_TO_PARITY", "false"]]"#)).unwrap();
-        assert_eq!(r["ok"], true, "{r}");
+        assert_eq!(r["kind"], "report", "{r}");
         assert_eq!(r["report"]["variants"][0][0], "RUN_TO_PARITY");
         let r: Value = serde_json::from_str(&h.run("x", "hz = \"fast\"\n", "[]")).unwrap();
-        assert_eq!(r["ok"], false);
-        assert!(r["error"].as_str().unwrap().starts_with("layout:1:"), "{r}");
+        assert_eq!(r["kind"], "error");
+        assert!(r["message"].as_str().unwrap().starts_with("layout:1:"), "{r}");
     }
 }

@@ -131,7 +131,7 @@ pub fn run(file: &str, text: &str, names: &str, extra: &[(String, String)], as_j
     }
     s.push_str(&format!("{:<22}", "yield_to penalties"));
     for (_, _, r) in &runs {
-        s.push_str(&format!(" {:>20}", format!("{}/{}", r.yield_to[1], r.yield_to[0])));
+        s.push_str(&format!(" {:>20}", format!("{}/{}", r.yield_to.penalties, r.yield_to.calls)));
     }
     s.push('\n');
     Ok(s)

@@ -6,7 +6,7 @@
 mod common;
 
 use schedlab_engine::lesson::check::{level_path, pick_row};
-use schedlab_engine::obs::cursor::pick_json;
+use schedlab_engine::obs::cursor::pick;
 use schedlab_engine::obs::explain::{decision_levels, explain, node_name};
 use schedlab_engine::obs::log::flag;
 use schedlab_engine::obs::why::{candidates, pick_words};
@@ -155,8 +155,9 @@ fn explain_and_the_cursor_json_carry_the_same_words() {
     let names: Vec<String> = sim.tasks.iter().map(|t| t.cfg.name.clone()).collect();
     let groups: Vec<String> = sim.fair.tgs.iter().map(|g| g.path.clone()).collect();
     let i = decision_levels(&sim, pick_row(&sim, 0, 4_250_000, None).unwrap())[0];
-    let p = pick_json(&sim.fair.log, &names, &groups, &sim.fair.feat, i);
+    let p = serde_json::to_value(pick(&sim.fair.log, &names, &groups, &sim.fair.feat, i)).unwrap();
     assert_eq!(p["why"], root["why"]);
     assert_eq!(p["buddy_src"], "yield_to");
+    assert_eq!(p["reason"], "protected");
     assert_eq!(p["name"], "[/CG0]");
 }

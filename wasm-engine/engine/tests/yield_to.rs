@@ -59,12 +59,22 @@ fn v1_rate_limit_suppresses_almost_every_penalty_v2_allows_one_per_6ms() {
     let v2 = run("ping-pong", "debooster-v2");
     println!(
         "ping-pong: v1 penalties {}/{} calls ({} limited), v2 {}/{} ({} limited, {} debounced)",
-        v1.yield_to[1], v1.yield_to[0], v1.yield_to[2], v2.yield_to[1], v2.yield_to[0], v2.yield_to[2], v2.yield_to[3]
+        v1.yield_to.penalties,
+        v1.yield_to.calls,
+        v1.yield_to.rate_limited,
+        v2.yield_to.penalties,
+        v2.yield_to.calls,
+        v2.yield_to.rate_limited,
+        v2.yield_to.debounced
     );
-    assert!(v1.yield_to[0] > 100);
-    assert_eq!(v1.yield_to[1], 1, "v1 refreshes the timestamp on every call: only the first penalty lands");
+    assert!(v1.yield_to.calls > 100);
+    assert_eq!(v1.yield_to.penalties, 1, "v1 refreshes the timestamp on every call: only the first penalty lands");
     // 120 ms / 6 ms = 20 windows.
-    assert!((12..=21).contains(&v2.yield_to[1]), "v2: about one penalty per 6 ms, got {}", v2.yield_to[1]);
+    assert!(
+        (12..=21).contains(&v2.yield_to.penalties),
+        "v2: about one penalty per 6 ms, got {}",
+        v2.yield_to.penalties
+    );
 }
 
 #[test]

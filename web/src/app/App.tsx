@@ -47,6 +47,7 @@ export function App() {
     file: entry.file,
     text: entry.text,
     variants: [BASELINE],
+    run: null,
     meta: null,
     loaded: [],
     error: null,
@@ -171,18 +172,19 @@ export function App() {
   // small zoom that stays inside what was fetched, at about the same resolution, reuses it.
   const fetched = useRef<{ t0: number; t1: number; bucket: number; key: string } | null>(null);
   useEffect(() => {
-    if (!sim.meta || sim.loaded.length === 0) return;
+    const run = sim.run;
+    if (!sim.meta || run === null || sim.loaded.length === 0) return;
     const w = view.t1 - view.t0;
     const bucketWanted = Math.max(1, w / Math.max(100, timelineWidth.current));
     // Task ids and group nodes (GROUP_NODE | tg) of the lanes shown.
     const tasks = laneIds(entityLanes(sim.meta, selection, collapsed));
-    const key = `${sim.loaded.map((v) => v.key + v.digest).join('|')}#${tasks.join(',')}`;
+    const key = `${run}#${tasks.join(',')}`;
     const f = fetched.current;
     if (f && f.key === key && view.t0 >= f.t0 && view.t1 <= f.t1 && bucketWanted >= f.bucket / 1.5 && bucketWanted <= f.bucket * 1.5) return;
     const t0 = Math.max(0, view.t0 - w / 2);
     const t1 = Math.min(sim.meta.duration_ns, view.t1 + w / 2);
     let stale = false;
-    Promise.all(sim.loaded.map((v) => client.window(v.key, t0, t1, bucketWanted, tasks))).then((ds) => {
+    Promise.all(sim.loaded.map((v) => client.window(run, v.key, t0, t1, bucketWanted, tasks))).then((ds) => {
       if (stale) return;
       fetched.current = { t0, t1, bucket: bucketWanted, key };
       setWindows(Object.fromEntries(ds.map((d) => [d.variant, d])));
@@ -190,19 +192,20 @@ export function App() {
     return () => {
       stale = true;
     };
-  }, [sim.meta, sim.loaded, view, selection, collapsed]);
+  }, [sim.run, sim.meta, sim.loaded, view, selection, collapsed]);
 
   // The runqueue and the last pick at the cursor, per variant.
   useEffect(() => {
-    if (!sim.meta || sim.loaded.length === 0) return;
+    const run = sim.run;
+    if (!sim.meta || run === null || sim.loaded.length === 0) return;
     let stale = false;
-    Promise.all(sim.loaded.map((v) => client.cursor(v.key, cursor).then((s) => [v.key, s] as const))).then((rs) => {
+    Promise.all(sim.loaded.map((v) => client.cursor(run, v.key, cursor).then((s) => [v.key, s] as const))).then((rs) => {
       if (!stale) setCursorStates(Object.fromEntries(rs));
     });
     return () => {
       stale = true;
     };
-  }, [sim.meta, sim.loaded, cursor]);
+  }, [sim.run, sim.meta, sim.loaded, cursor]);
 
   const viewState = useCallback(
     (): ViewState => ({
@@ -295,11 +298,11 @@ export function App() {
   const focused = sim.loaded[0]?.key;
   const facts = useMemo<FactSource>(
     () => ({
-      cursor: (v, t) => client.cursor(v, t),
-      window: (v, t0, t1) => client.window(v, t0, t1, Math.max(1, (t1 - t0) / 1000), [0]),
+      cursor: (v, t) => client.cursor(sim.run ?? 0, v, t),
+      window: (v, t0, t1) => client.window(sim.run ?? 0, v, t0, t1, Math.max(1, (t1 - t0) / 1000), [0]),
       summary: (v) => sim.loaded.find((x) => x.key === v)?.summary,
     }),
-    [sim.loaded],
+    [sim.run, sim.loaded],
   );
   const lessonScenario = lessons.lesson && lessons.step ? stepScenario(lessons.lesson, lessons.step)?.id : undefined;
   const highlight = useMemo(
@@ -368,7 +371,7 @@ export function App() {
               </div>
               {panels.has('metrics') && (
                 <ErrorBoundary name="metrics panel">
-                  <MetricsPanel client={client} meta={sim.meta} loaded={sim.loaded} />
+                  <MetricsPanel client={client} run={sim.run} meta={sim.meta} loaded={sim.loaded} />
                 </ErrorBoundary>
               )}
             </>
@@ -378,7 +381,7 @@ export function App() {
         </div>
         {panels.has('cgroups') && sim.meta && (
           <ErrorBoundary name="cgroup tree">
-            <CgroupTree client={client} meta={sim.meta} variant={focused} cursor={cursor} collapsed={collapsed} onToggleGroup={toggleGroup} />
+            <CgroupTree client={client} run={sim.run} meta={sim.meta} variant={focused} cursor={cursor} collapsed={collapsed} onToggleGroup={toggleGroup} />
           </ErrorBoundary>
         )}
         {panels.has('inspector') && sim.meta && (

@@ -3,13 +3,13 @@
 import { Component, type ReactNode } from 'react';
 
 export class ErrorBoundary extends Component<{ name: string; children: ReactNode }, { error: Error | null }> {
-  state = { error: null as Error | null };
+  override state = { error: null as Error | null };
 
   static getDerivedStateFromError(error: Error) {
     return { error };
   }
 
-  render() {
+  override render() {
     if (this.state.error) {
       return (
         <div className="error" role="alert">

@@ -5,7 +5,7 @@
 
 import { useCallback, useEffect, useRef, useState } from 'react';
 import type { EngineClient } from '../engine/client';
-import type { EevdfAlignment, EevdfWindowData, ImportedTrace, ImportProgress, ReplayWindowData, SpanInfo, TraceRecordView } from '../engine/protocol';
+import type { Alignment, EevdfWindowData, ImportedTrace, ImportProgress, ReplayWindowData, SpanInfo, TraceRecordView } from '../engine/protocol';
 import { fetchCovers, fetchRange, formatBytes, type ShadowRun } from '../state/trace_import';
 import { ReplayTimeline, type ReplayTarget } from '../timeline/replay/ReplayTimeline';
 import { formatNs } from '../timeline/time_scale';
@@ -29,7 +29,7 @@ function spanAt(d: ReplayWindowData, i: number, trace: ImportedTrace): HoveredSp
 interface Props {
   client: EngineClient;
   trace: ImportedTrace;
-  alignment: EevdfAlignment | null;
+  alignment: Alignment | null;
   onClose: () => void;
 }
 

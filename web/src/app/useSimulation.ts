@@ -24,7 +24,7 @@ export function useSimulation(client: EngineClient, initial: SimState) {
           setSim((s) => ({ ...s, progress: null }));
           return false;
         }
-        setSim({ ref, file, text, variants, meta: r.meta, loaded: r.variants, error: null, progress: null });
+        setSim({ ref, file, text, variants, run: r.run, meta: r.meta, loaded: r.variants, error: null, progress: null });
         return true;
       } catch (e) {
         if (gen !== generation.current) return false;

@@ -4,12 +4,12 @@
 
 import { useCallback, useRef, useState } from 'react';
 import type { EngineClient } from '../engine/client';
-import type { EevdfAlignment, ImportedTrace, ImportProgress } from '../engine/protocol';
+import type { Alignment, ImportedTrace, ImportProgress } from '../engine/protocol';
 import { importOrder } from '../state/trace_import';
 
 export interface TraceImportState {
   trace: ImportedTrace | null;
-  alignment: EevdfAlignment | null;
+  alignment: Alignment | null;
   /** The import in progress. */
   progress: { file: string; progress: ImportProgress } | null;
   error: string | null;

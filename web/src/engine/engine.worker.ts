@@ -1,140 +1,194 @@
-// The engine worker: owns the wasm module and one long-lived SimHandle per variant. Loading
-// runs the simulation in steps so progress is reported and a cancel can arrive in between.
+// The engine worker: owns the wasm module and the SimHandles of the current run (one per
+// variant). Every request gets exactly one final reply; an `error` when nothing else fits.
+// A load parses and validates every variant before anything is replaced, and runs them in
+// steps (progress, cancel in between): the previous run stays whole until the new one has
+// finished, so a bad scenario or a cancel leaves it usable.
 
-import init, { SimHandle, type InitOutput } from '../generated/wasm/schedlab_wasm';
-import type { CounterCols, Request, Response, SampleCols, SliceCols, MarkerCols, ScenarioMeta, Summary } from './protocol';
+import init, { SimHandle, install_panic_hook, type InitOutput } from '../generated/wasm/schedlab_wasm';
+import {
+  COUNTER_COLS_LAYOUT,
+  LATENCY_COLS_LAYOUT,
+  MARKER_COLS_LAYOUT,
+  SAMPLE_COLS_LAYOUT,
+  SLICE_COLS_LAYOUT,
+  takeColumns,
+  type LoadedVariant,
+  type LoadOutcome,
+  type Request,
+  type Response,
+  type ScenarioMeta,
+  type Summary,
+} from './protocol';
 import { handleImportRequest, type WorkerCtx } from './import_worker';
-
-const ctx = self as unknown as { postMessage(msg: Response, transfer?: Transferable[]): void; onmessage: ((e: MessageEvent<Request>) => void) | null };
 
 /** Markers are sent for windows with at most this many of them (zoomed-in views). */
 const MARKER_LIMIT = 20_000;
 
 let ready: Promise<InitOutput> | null = null;
 let wasm: InitOutput | null = null;
-const handles = new Map<string, SimHandle>();
+
+/** The current run: its number and one handle per variant key. */
+interface Run {
+  id: number;
+  handles: Map<string, SimHandle>;
+}
+let current: Run | null = null;
+let nextRun = 1;
 let cancelled = false;
-let busy = Promise.resolve();
+let busy: Promise<void> = Promise.resolve();
 
 function post(msg: Response, transfer: Transferable[] = []) {
-  ctx.postMessage(msg, transfer);
+  self.postMessage(msg, transfer);
+}
+
+function fail(id: number, message: string, file = '') {
+  post({ id, type: 'error', error: { file, line: 0, column: 0, message } });
 }
 
 const yieldToEvents = () => new Promise<void>((r) => setTimeout(r, 0));
+
+async function engine(): Promise<InitOutput> {
+  ready ??= init().then((w) => {
+    install_panic_hook();
+    return w;
+  });
+  wasm = await ready;
+  return wasm;
+}
 
 const importCtx: WorkerCtx = {
   post,
   cancelled: () => cancelled,
   yieldToEvents,
-  simHandles: () => handles.size,
+  simHandles: () => current?.handles.size ?? 0,
   wasmMemoryBytes: () => wasm?.memory.buffer.byteLength ?? 0,
 };
 
+function freeAll(handles: Iterable<SimHandle>) {
+  for (const h of handles) h.free();
+}
+
 async function load(id: number, req: Extract<Request, { type: 'load' }>) {
-  ready ??= init();
-  wasm = await ready;
+  await engine();
   cancelled = false;
-  for (const h of handles.values()) h.free();
-  handles.clear();
+  // Parse and validate every variant first: nothing is replaced if one is bad.
+  const fresh = new Map<string, SimHandle>();
   let meta: ScenarioMeta | null = null;
-  const loaded: { key: string; digest: string; summary: Summary }[] = [];
-  const total = req.variants.length;
-  for (let vi = 0; vi < req.variants.length; vi++) {
-    const variant = req.variants[vi];
+  for (const variant of req.variants) {
     const h = new SimHandle();
-    const r = JSON.parse(h.load(req.file, req.text, JSON.stringify(variant.overrides)));
-    if (!r.ok) {
-      h.free();
-      post({ v: 1, id, type: 'error', error: r.error });
-      return;
+    fresh.set(variant.key, h);
+    const r = JSON.parse(h.load(req.file, req.text, JSON.stringify(variant.overrides))) as LoadOutcome;
+    if (r.kind === 'error') {
+      freeAll(fresh.values());
+      return post({ id, type: 'error', error: r.error });
     }
-    meta ??= r.meta as ScenarioMeta;
-    const duration = (r.meta as ScenarioMeta).duration_ns;
-    const step = Math.max(duration / 50, 1_000_000);
+    meta ??= r.meta;
+  }
+  if (!meta) return fail(id, 'no variant to run', req.file);
+  const duration = meta.duration_ns;
+  const step = Math.max(duration / 50, 1_000_000);
+  const loaded: LoadedVariant[] = [];
+  let vi = 0;
+  for (const [key, h] of fresh) {
     while (!h.done()) {
       h.run_until(h.now() + step);
-      post({ v: 1, id, type: 'progress', done: vi + h.now() / duration, total });
+      post({ id, type: 'progress', done: vi + h.now() / duration, total: fresh.size });
       await yieldToEvents();
       if (cancelled) {
-        h.free();
-        post({ v: 1, id, type: 'cancelled' });
-        return;
+        freeAll(fresh.values());
+        return post({ id, type: 'cancelled' });
       }
     }
-    handles.set(variant.key, h);
-    loaded.push({ key: variant.key, digest: h.digest(), summary: JSON.parse(h.summary()) });
+    loaded.push({ key, digest: h.digest(), summary: JSON.parse(h.summary()) as Summary });
+    vi++;
   }
-  post({ v: 1, id, type: 'loaded', meta: meta!, variants: loaded });
+  if (current) freeAll(current.handles.values());
+  current = { id: nextRun++, handles: fresh };
+  post({ id, type: 'loaded', run: current.id, meta, variants: loaded });
+}
+
+/** The handle of `variant` in run `run`, or an error reply (and null). */
+function handle(id: number, run: number, variant: string): SimHandle | null {
+  if (!current || current.id !== run) {
+    fail(id, `run ${run} is not the engine's current run (${current ? current.id : 'none'}): a newer load replaced it`);
+    return null;
+  }
+  const h = current.handles.get(variant);
+  if (!h) fail(id, `run ${run} has no variant ${variant}`);
+  return h ?? null;
 }
 
 function windowData(id: number, req: Extract<Request, { type: 'window' }>) {
-  const h = handles.get(req.variant);
-  if (!h) return post({ v: 1, id, type: 'error', error: { file: '', line: 0, column: 0, message: `no variant ${req.variant}` } });
-  const s = h.cpu_slices(req.t0, req.t1, req.bucket);
-  const slices: SliceCols = { cpu: s.cpu, task: s.task, start: s.start, end: s.end, count: s.count };
-  s.free();
-  const m = h.samples(req.t0, req.t1, new Uint32Array(req.tasks));
-  const samples: SampleCols = { t: m.t, task: m.task, cpu: m.cpu, vruntime: m.vruntime, deadline: m.deadline, vlag: m.vlag, vprot: m.vprot, avg: m.avg, flags: m.flags };
-  m.free();
-  const k = h.markers(req.t0, req.t1, MARKER_LIMIT);
-  const markers: MarkerCols = { t: k.t, kind: k.kind, cpu: k.cpu, task: k.task, arg: k.arg, val: k.val };
-  k.free();
-  const c = h.counters(req.t0, req.t1);
-  const counters: CounterCols = { t: c.t, kind: c.kind, key: c.key, value: c.value };
-  c.free();
-  const transfer = [...Object.values(slices), ...Object.values(samples), ...Object.values(markers), ...Object.values(counters)].map((a) => (a as ArrayBufferView).buffer as ArrayBuffer);
-  post({ v: 1, id, type: 'window', data: { variant: req.variant, t0: req.t0, t1: req.t1, bucket: req.bucket, slices, samples, markers, counters, tasks: req.tasks } }, transfer);
+  const h = handle(id, req.run, req.variant);
+  if (!h) return;
+  const slices = takeColumns(h.cpu_slices(req.t0, req.t1, req.bucket), SLICE_COLS_LAYOUT);
+  const samples = takeColumns(h.samples(req.t0, req.t1, new Uint32Array(req.tasks)), SAMPLE_COLS_LAYOUT);
+  const markers = takeColumns(h.markers(req.t0, req.t1, MARKER_LIMIT), MARKER_COLS_LAYOUT);
+  const counters = takeColumns(h.counters(req.t0, req.t1), COUNTER_COLS_LAYOUT);
+  const transfer = [...slices.transfer, ...samples.transfer, ...markers.transfer, ...counters.transfer];
+  const { variant, t0, t1, bucket, tasks } = req;
+  const data = { variant, t0, t1, bucket, tasks, slices: slices.cols, samples: samples.cols, markers: markers.cols, counters: counters.cols };
+  post({ id, type: 'window', data }, transfer);
 }
 
-ctx.onmessage = (e: MessageEvent<Request>) => {
-  const req = e.data;
-  if (req.v !== 1) return;
-  if (req.type === 'cancel') {
-    cancelled = true;
-    return;
-  }
-  if (req.type === 'stats') {
-    // Answered at once, even during an import (wasm memory only grows: its size is the peak).
-    void handleImportRequest(importCtx, req);
-    return;
-  }
-  busy = busy.then(async () => {
-    try {
-      switch (req.type) {
-        case 'load':
-          await load(req.id, req);
-          break;
-        case 'window':
-          windowData(req.id, req);
-          break;
-        case 'cursor': {
-          const h = handles.get(req.variant);
-          if (h) post({ v: 1, id: req.id, type: 'cursor', state: JSON.parse(h.state_at(req.t)) });
-          break;
-        }
-        case 'import':
-        case 'importWindow':
-        case 'eevdfWindow':
-        case 'record':
-        case 'span':
-        case 'shadow':
-        case 'closeImport':
-          ready ??= init();
-          wasm = await ready;
-          if (req.type === 'import' || req.type === 'shadow') cancelled = false;
-          await handleImportRequest(importCtx, req);
-          break;
-        case 'metrics': {
-          const h = handles.get(req.variant);
-          if (h) {
-            const lat = new Float64Array(h.wakeup_latencies());
-            post({ v: 1, id: req.id, type: 'metrics', summary: JSON.parse(h.summary()), latencies: lat }, [lat.buffer]);
-          }
-          break;
-        }
-      }
-    } catch (err) {
-      post({ v: 1, id: req.id, type: 'error', error: { file: '', line: 0, column: 0, message: String(err) } });
+async function serve(req: Request): Promise<void> {
+  const id = req.id;
+  switch (req.type) {
+    case 'load':
+      return load(id, req);
+    case 'window':
+      return windowData(id, req);
+    case 'cursor': {
+      const h = handle(id, req.run, req.variant);
+      if (h) post({ id, type: 'cursor', state: JSON.parse(h.state_at(req.t)) as Extract<Response, { type: 'cursor' }>['state'] });
+      return;
     }
-  });
+    case 'metrics': {
+      const h = handle(id, req.run, req.variant);
+      if (!h) return;
+      const lat = takeColumns(h.wakeup_latencies(), LATENCY_COLS_LAYOUT);
+      post({ id, type: 'metrics', summary: JSON.parse(h.summary()) as Summary, latencies: lat.cols }, lat.transfer);
+      return;
+    }
+    case 'import':
+    case 'shadow':
+      cancelled = false;
+      await engine();
+      return handleImportRequest(importCtx, req);
+    case 'importWindow':
+    case 'eevdfWindow':
+    case 'record':
+    case 'span':
+    case 'closeImport':
+    case 'stats':
+      await engine();
+      return handleImportRequest(importCtx, req);
+    case 'cancel':
+      cancelled = true;
+      return post({ id, type: 'cancelled' });
+    default: {
+      const unknown: never = req;
+      return fail(id, `unknown request ${JSON.stringify(unknown)}`);
+    }
+  }
+}
+
+/** Runs `req`, turning anything it throws (a wasm panic included) into its error reply. */
+async function answer(req: Request): Promise<void> {
+  try {
+    await serve(req);
+  } catch (err) {
+    fail(req.id, err instanceof Error ? `${err.name}: ${err.message}` : String(err));
+  }
+}
+
+self.onmessage = (e: MessageEvent<Request>) => {
+  const req = e.data;
+  // A cancel and a stats request are answered at once, even while a load or an import runs
+  // (wasm memory only grows: its size is the peak); everything else in arrival order.
+  if (req.type === 'cancel' || req.type === 'stats') {
+    void answer(req);
+    return;
+  }
+  busy = busy.then(() => answer(req));
 };

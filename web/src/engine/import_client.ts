@@ -2,27 +2,25 @@
 // EngineClient owns the worker and hands this its send function (engine/ is the only layer
 // that talks to the worker).
 
-import type { Body } from './client';
-import { LoadError } from './client';
+import { failure } from './client';
 import type {
-  EevdfAlignment,
+  Alignment,
   EevdfWindowData,
   ImportedTrace,
   ImportProgress,
-  ImportRequest,
   ReplayReport,
   ReplayWindowData,
+  RequestBody,
   Response,
   SpanInfo,
   TraceRecordView,
   WorkerStats,
 } from './protocol';
 
-type Send = (req: Body<ImportRequest>, onMessage?: (r: Response) => void) => Promise<Response>;
+type Send = (req: RequestBody, onMessage?: (r: Response) => void) => Promise<Response>;
 
 function fail(r: Response): never {
-  if (r.type === 'error') throw new LoadError(r.error);
-  throw new Error(`unexpected ${r.type}`);
+  throw failure(r);
 }
 
 export class ImportClient {
@@ -33,7 +31,7 @@ export class ImportClient {
   async importFile(
     file: File,
     opts: { attach?: boolean; chunkBytes?: number; onProgress?: (p: ImportProgress) => void } = {},
-  ): Promise<{ trace: ImportedTrace; alignment: EevdfAlignment | null } | null> {
+  ): Promise<{ trace: ImportedTrace; alignment: Alignment | null } | null> {
     const r = await this.send({ type: 'import', file, attach: opts.attach ?? false, chunkBytes: opts.chunkBytes }, (m) => {
       if (m.type === 'importProgress') opts.onProgress?.(m.progress);
     });

@@ -2,10 +2,25 @@
 // sits in memory whole: only a .dat, which the decoder needs whole, is gathered inside wasm),
 // feeds an ImportHandle, posts progress and honours a cancel between slices and decode steps.
 // Holds the imported trace (and an EEVDF dump attached to it) for the replay view's queries,
-// and runs the shadow re-simulation by reading the file again into a ReplayHandle.
+// and runs the shadow re-simulation by reading the file again into a ReplayHandle. Every
+// request gets exactly one final reply.
 
-import { ImportHandle, ReplayHandle, type Columns } from '../generated/wasm/schedlab_wasm';
-import type { EevdfAlignment, ImportedTrace, ImportReport, ImportRequest, Response, TraceTask, WorkerStats } from './protocol';
+import { ImportHandle, ReplayHandle } from '../generated/wasm/schedlab_wasm';
+import {
+  EEVDF_WINDOW_COLS_LAYOUT,
+  REPLAY_WINDOW_COLS_LAYOUT,
+  takeColumns,
+  type Alignment,
+  type ImportedTrace,
+  type ImportReport,
+  type Request,
+  type Response,
+  type ShadowOutcome,
+  type SpanInfo,
+  type TraceRecordView,
+  type TraceTask,
+  type WorkerStats,
+} from './protocol';
 
 export interface WorkerCtx {
   post(msg: Response, transfer?: Transferable[]): void;
@@ -14,6 +29,12 @@ export interface WorkerCtx {
   simHandles(): number;
   wasmMemoryBytes(): number;
 }
+
+/** The import requests (and `stats`), which this module answers. */
+export type ImportRequest = Extract<
+  Request,
+  { type: 'import' | 'importWindow' | 'eevdfWindow' | 'record' | 'span' | 'shadow' | 'closeImport' | 'stats' }
+>;
 
 /** Bytes read from the File per slice. */
 export const CHUNK_BYTES = 4 << 20;
@@ -41,10 +62,12 @@ function free(h: ImportHandle | null) {
   }
 }
 
+function parse<T>(json: string): T {
+  return JSON.parse(json) as T;
+}
+
 function describe(h: ImportHandle, file: File, eevdfFile: string | null): ImportedTrace {
-  const report = JSON.parse(h.summary()) as ImportReport;
-  const tasks = JSON.parse(h.tasks()) as TraceTask[];
-  return { file: file.name, size: file.size, report, tasks, eevdfFile };
+  return { file: file.name, size: file.size, report: parse<ImportReport>(h.summary()), tasks: parse<TraceTask[]>(h.tasks()), eevdfFile };
 }
 
 /** Reads `file` into a sink (`feed`/`finish`/`step`), with progress and cancel. False if cancelled. */
@@ -61,7 +84,7 @@ async function readInto(
     if (ctx.cancelled()) return false;
     const buf = await file.slice(off, Math.min(total, off + chunk)).arrayBuffer();
     sink.feed(new Uint8Array(buf));
-    ctx.post({ v: 1, id, type: 'importProgress', progress: { phase: 'reading', bytes: Math.min(total, off + chunk), total, ...counts() } });
+    ctx.post({ id, type: 'importProgress', progress: { phase: 'reading', bytes: Math.min(total, off + chunk), total, ...counts() } });
     await ctx.yieldToEvents();
   }
   if (ctx.cancelled()) return false;
@@ -69,14 +92,14 @@ async function readInto(
   for (;;) {
     const more = sink.step(DAT_STEP);
     if (!more) break;
-    ctx.post({ v: 1, id, type: 'importProgress', progress: { phase: 'decoding', bytes: sink.bytes_done(), total, ...counts() } });
+    ctx.post({ id, type: 'importProgress', progress: { phase: 'decoding', bytes: sink.bytes_done(), total, ...counts() } });
     await ctx.yieldToEvents();
     if (ctx.cancelled()) return false;
   }
   return true;
 }
 
-export async function importFile(ctx: WorkerCtx, id: number, req: Req<'import'>) {
+async function importFile(ctx: WorkerCtx, id: number, req: Req<'import'>) {
   const file = req.file;
   const h = new ImportHandle(file.size);
   live++;
@@ -89,22 +112,21 @@ export async function importFile(ctx: WorkerCtx, id: number, req: Req<'import'>)
   }
   if (!ok) {
     free(h);
-    ctx.post({ v: 1, id, type: 'cancelled' });
-    return;
+    return ctx.post({ id, type: 'cancelled' });
   }
-  ctx.post({ v: 1, id, type: 'importProgress', progress: { phase: 'building', bytes: file.size, total: file.size, lines: h.lines(), records: h.records() } });
-  const report = JSON.parse(h.summary()) as ImportReport;
+  ctx.post({ id, type: 'importProgress', progress: { phase: 'building', bytes: file.size, total: file.size, lines: h.lines(), records: h.records() } });
+  const report = parse<ImportReport>(h.summary());
   const isDump = report.summary.total_events === 0 && report.eevdf.samples > 0;
-  let alignment: EevdfAlignment | null = null;
+  let alignment: Alignment | null = null;
   if (req.attach && isDump && current?.kind === 'trace') {
     // A dump for the trace on screen: put it on the trace's clock.
-    alignment = JSON.parse(current.h.attach_eevdf(h)) as EevdfAlignment;
+    alignment = parse<Alignment>(current.h.attach_eevdf(h));
     free(attached);
     attached = h;
     current.trace = describe(current.h, current.file, alignment.accepted ? file.name : null);
   } else if (req.attach && !isDump && current?.kind === 'dump') {
     // The dump came first: attach it to this trace.
-    alignment = JSON.parse(h.attach_eevdf(current.h)) as EevdfAlignment;
+    alignment = parse<Alignment>(h.attach_eevdf(current.h));
     free(attached);
     attached = current.h;
     current = { h, file, kind: 'trace', trace: describe(h, file, alignment.accepted ? current.file.name : null) };
@@ -114,46 +136,34 @@ export async function importFile(ctx: WorkerCtx, id: number, req: Req<'import'>)
     if (current) free(current.h);
     current = { h, file, kind: isDump ? 'dump' : 'trace', trace: describe(h, file, null) };
   }
-  ctx.post({ v: 1, id, type: 'imported', trace: current.trace, alignment });
+  ctx.post({ id, type: 'imported', trace: current.trace, alignment });
 }
 
 function noTrace(ctx: WorkerCtx, id: number) {
-  ctx.post({ v: 1, id, type: 'error', error: { file: '', line: 0, column: 0, message: 'no trace is imported' } });
+  ctx.post({ id, type: 'error', error: { file: '', line: 0, column: 0, message: 'no trace is imported' } });
 }
 
-/** Moves every column out of `c` into typed arrays (transferred to the UI thread). */
-function takeAll(c: Columns): { cols: Record<string, Float64Array | Uint32Array | Int32Array>; transfer: ArrayBuffer[] } {
-  const cols: Record<string, Float64Array | Uint32Array | Int32Array> = {};
-  for (const [name, type] of JSON.parse(c.names()) as [string, 'f64' | 'u32' | 'i32'][]) {
-    cols[name] = type === 'f64' ? c.take_f64(name) : type === 'u32' ? c.take_u32(name) : c.take_i32(name);
-  }
-  c.free();
-  return { cols, transfer: Object.values(cols).map((a) => a.buffer as ArrayBuffer) };
-}
-
-export async function handleImportRequest(ctx: WorkerCtx, req: ImportRequest) {
+export async function handleImportRequest(ctx: WorkerCtx, req: ImportRequest): Promise<void> {
   const id = req.id;
   switch (req.type) {
     case 'import':
       return importFile(ctx, id, req);
     case 'importWindow': {
       if (!current) return noTrace(ctx, id);
-      const { cols, transfer } = takeAll(current.h.window(req.t0, req.t1, req.bucket, req.limit));
-      const data = { ...cols, t0: req.t0, t1: req.t1, bucket: req.bucket } as unknown as Extract<Response, { type: 'importWindow' }>['data'];
-      return ctx.post({ v: 1, id, type: 'importWindow', data }, transfer);
+      const { cols, transfer } = takeColumns(current.h.window(req.t0, req.t1, req.bucket, req.limit), REPLAY_WINDOW_COLS_LAYOUT);
+      return ctx.post({ id, type: 'importWindow', data: { ...cols, t0: req.t0, t1: req.t1, bucket: req.bucket } }, transfer);
     }
     case 'eevdfWindow': {
       if (!current) return noTrace(ctx, id);
-      const { cols, transfer } = takeAll(current.h.eevdf_window(req.t0, req.t1, req.limit));
-      const data = { ...cols, t0: req.t0, t1: req.t1 } as unknown as Extract<Response, { type: 'eevdfWindow' }>['data'];
-      return ctx.post({ v: 1, id, type: 'eevdfWindow', data }, transfer);
+      const { cols, transfer } = takeColumns(current.h.eevdf_window(req.t0, req.t1, req.limit), EEVDF_WINDOW_COLS_LAYOUT);
+      return ctx.post({ id, type: 'eevdfWindow', data: { ...cols, t0: req.t0, t1: req.t1 } }, transfer);
     }
     case 'record':
       if (!current) return noTrace(ctx, id);
-      return ctx.post({ v: 1, id, type: 'record', record: JSON.parse(current.h.record_at(req.cpu, req.t, req.tol)) });
+      return ctx.post({ id, type: 'record', record: parse<TraceRecordView | null>(current.h.record_at(req.cpu, req.t, req.tol)) });
     case 'span':
       if (!current) return noTrace(ctx, id);
-      return ctx.post({ v: 1, id, type: 'span', span: JSON.parse(current.h.span_info(req.index)) });
+      return ctx.post({ id, type: 'span', span: parse<SpanInfo | null>(current.h.span_info(req.index)) });
     case 'shadow':
       return shadow(ctx, id, req);
     case 'closeImport':
@@ -161,10 +171,10 @@ export async function handleImportRequest(ctx: WorkerCtx, req: ImportRequest) {
       attached = null;
       if (current) free(current.h);
       current = null;
-      return ctx.post({ v: 1, id, type: 'closed' });
+      return ctx.post({ id, type: 'closed' });
     case 'stats': {
       const stats: WorkerStats = { importHandles: live, simHandles: ctx.simHandles(), wasmMemoryBytes: ctx.wasmMemoryBytes() };
-      return ctx.post({ v: 1, id, type: 'stats', stats });
+      return ctx.post({ id, type: 'stats', stats });
     }
   }
 }
@@ -173,17 +183,17 @@ async function shadow(ctx: WorkerCtx, id: number, req: Req<'shadow'>) {
   if (!current) return noTrace(ctx, id);
   if (current.kind !== 'trace') {
     const message = 'the shadow re-simulation needs a trace with sched_switch records; an EEVDF dump alone has none';
-    return ctx.post({ v: 1, id, type: 'error', error: { file: current.file.name, line: 0, column: 0, message } });
+    return ctx.post({ id, type: 'error', error: { file: current.file.name, line: 0, column: 0, message } });
   }
   const file = current.file;
   const r = new ReplayHandle(file.size);
   try {
     const ok = await readInto(ctx, id, file, r, () => ({ lines: 0, records: 0 }), CHUNK_BYTES);
-    if (!ok) return ctx.post({ v: 1, id, type: 'cancelled' });
+    if (!ok) return ctx.post({ id, type: 'cancelled' });
     const name = `replay/${file.name.replace(/\.[^.]*$/, '')}`;
-    const out = JSON.parse(r.run(name, req.layout, JSON.stringify(req.variants)));
-    if (!out.ok) return ctx.post({ v: 1, id, type: 'error', error: { file: 'layout', line: 0, column: 0, message: out.error } });
-    ctx.post({ v: 1, id, type: 'shadow', report: out.report });
+    const out = parse<ShadowOutcome>(r.run(name, req.layout, JSON.stringify(req.variants)));
+    if (out.kind === 'error') return ctx.post({ id, type: 'error', error: { file: 'layout', line: 0, column: 0, message: out.message } });
+    ctx.post({ id, type: 'shadow', report: out.report });
   } finally {
     r.free();
   }

@@ -2,12 +2,13 @@
 // cursor and at a named level, eligibility, delayed and sleeping tasks, summary metrics and
 // marker counts; a fact that does not hold is reported with what was found.
 import { describe, expect, it } from 'vitest';
-import type { Candidate, CursorState, EntityState, Pick, ScenarioMeta, Summary, WindowData } from '../engine/protocol';
+import type { BuddySource, Candidate, CursorState, EntityState, Pick, PickReason } from '../engine/protocol';
+import { scenarioMeta, summary as runSummary, taskMeta, taskSummary, windowData } from '../timeline/fixtures';
 import { checkExpect, countMarkers, lessonName, levelPath, metricValue, valueWords, type FactSource } from './check';
 import type { Expect } from './model';
 
 const cand = (name: string, eligible: boolean): Candidate => ({ task: 0, name, vruntime: 0, deadline: 0, vprot: 0, lag: 0, eligible, curr: false, protected: false, buddy: false, delayed: false });
-const pick = (name: string, level: string, reason: string, cands: Candidate[], buddy = 'none'): Pick => ({
+const pick = (name: string, level: string, reason: PickReason, cands: Candidate[], buddy: BuddySource = 'none'): Pick => ({
   index: 0, t: 4_200_000, cpu: 0, task: 0, name, reason, why: '', avg_vruntime: 0, candidates: cands, level, buddy_src: buddy,
 });
 const root = pick('[/CG0]', 'the root cfs_rq', 'protected', [cand('[/CG0]', true), cand('[/CG1]', false)], 'yield_to');
@@ -16,11 +17,16 @@ const ent = (name: string, on_rq: boolean, delayed: boolean): EntityState => ({
   task: 0, cpu: 0, on_rq, name, t: 0, vruntime: 0, deadline: 0, vlag: 0, vprot: 0, avg_vruntime: 0, lag: 0, eligible: true, curr: false, delayed, protected: false, buddy: false,
 });
 const state: CursorState = { t: 4_250_000, cpus: [{ cpu: 0, entities: [], pick: { ...leaf, levels: [root, leaf] } }], tasks: [ent('A', true, false), ent('B', true, true), ent('C', false, false)] };
-const meta = { tasks: [{ name: 'A' }, { name: 'B' }, { name: 'C' }], groups: [{ tg: 0, path: '/', node: 0x8000_0000 }, { tg: 1, path: '/CG0', node: 0x8000_0001 }] } as unknown as ScenarioMeta;
-const markers = (rows: [number, number, number, number][]) =>
-  ({ markers: { t: Float64Array.from(rows.map((r) => r[0])), kind: Uint32Array.from(rows.map((r) => r[1])), cpu: new Uint32Array(rows.length), task: Uint32Array.from(rows.map((r) => r[2])), arg: new Uint32Array(rows.length), val: Float64Array.from(rows.map((r) => r[3])) } }) as unknown as WindowData;
+const meta = scenarioMeta({
+  tasks: [taskMeta('A'), taskMeta('B'), taskMeta('C')],
+  groups: [
+    { tg: 0, path: '/', node: 0x8000_0000, parent: null, cfs_rq: [0], quota_ns: null, period_ns: null },
+    { tg: 1, path: '/CG0', node: 0x8000_0001, parent: 0, cfs_rq: [1], quota_ns: null, period_ns: null },
+  ],
+});
+const markers = (rows: [number, number, number, number][]) => windowData(0, 1e7, [], [], rows.map(([t, kind, task, val]) => ({ t, kind, cpu: 0, task, val })));
 const win = markers([[1e6, 7, 0, 1], [2e6, 7, 0, 0], [3e6, 7, 1, 1], [5e6, 7, 0, 1], [2e6, 13, 0x8000_0001, 0]]);
-const summary = { tasks: [{ name: 'A', share_pct: 49.9, wakeup_latency_ns: { p50: 650000 } }], cputimer: { atomic_pct: 1.639 } } as unknown as Summary;
+const summary = runSummary([taskSummary('A', 49.9, { wakeup_latency_ns: { p50: 650000, p99: 0, max: 0 } })], { cputimer: { atomic_ns: 0, adds: 0, atomic_pct: 1.639 } });
 const src: FactSource = { cursor: async () => state, window: async () => win, summary: (v) => (v === 'baseline' ? summary : undefined) };
 const defaults = { variant: 'baseline', at: 4_250_000, cpu: 0, range: [0, 4e6] as [number, number] };
 const none: Expect = { eligible: [], not_eligible: [], delayed: [], sleeping: [], metrics: [], counts: [] };
@@ -41,7 +47,7 @@ describe('helpers', () => {
   it('say what a marker value means', () => {
     expect(valueWords('switch', 1)).toBe('reason wakeup preemption');
     expect(valueWords('yield', 0)).toBe('throttled (returned at once)');
-    expect(valueWords('yield_to', 11)).toBe('yielded, relaxed round');
+    expect(valueWords('yield_to', 11)).toBe('yielded, relaxed: preempted');
     expect(valueWords('yield_to', 9)).toBe('yielded, IPI receiver');
   });
   it('count markers by kind, entity, value and half-open range', () => {

@@ -4,7 +4,7 @@
 // The engine's lesson test checks the same facts natively (wasm-engine/engine/src/lesson).
 // Evaluation is pure; `FactSource` is how the facts are fetched.
 
-import type { CursorState, Pick, ScenarioMeta, Summary, WindowData } from '../engine/protocol';
+import { SwitchReasonWords, YieldToReasonWords, type CursorState, type Pick, type ScenarioMeta, type Summary, type WindowData } from '../engine/protocol';
 import { COUNT_KINDS, lessonTime, type Expect } from './model';
 import { entityId } from './step_view';
 
@@ -74,14 +74,12 @@ export function countMarkers(w: WindowData, kind: number, id: number | null, val
   return n;
 }
 
-const SWITCH_REASONS = ['tick', 'wakeup preemption', 'yield', 'sleep', 'exit', 'from idle', 'preempt (an accounting point)', 'throttle'];
-const YIELD_TO_REASONS = ['direct', 'preempted in kernel', 'not preempted', 'pending interrupt', 'IPI receiver', 'relaxed round', 'PV sched_yield', 'PV kick'];
 
 /** A marker value in words: a switch's reason, a yield's outcome, a yield_to's outcome and reason. */
 export function valueWords(kind: string, val: number): string {
-  if (kind === 'switch') return `reason ${SWITCH_REASONS[val] ?? val}`;
+  if (kind === 'switch') return `reason ${SwitchReasonWords[val] ?? val}`;
   if (kind === 'yield') return val === 1 ? 'reaching schedule()' : 'throttled (returned at once)';
-  if (kind === 'yield_to') return `${val & 1 ? 'yielded' : 'not yielded'}, ${YIELD_TO_REASONS[val >> 1] ?? val >> 1}`;
+  if (kind === 'yield_to') return `${val & 1 ? 'yielded' : 'not yielded'}, ${YieldToReasonWords[val >> 1] ?? val >> 1}`;
   return `value ${val}`;
 }
 

@@ -2,6 +2,8 @@
 // checks, wasm-engine/engine/src/lesson/mod.rs) and a strict parser: unknown fields, wrong
 // types and malformed times are errors naming the lesson, the step and the field.
 
+import { BUDDY_SOURCES, EVENT_KIND_NAMES, MARKER_KINDS, PICK_REASONS } from '../engine/protocol';
+
 export interface MetricExpect {
   variant?: string;
   task?: string;
@@ -67,29 +69,10 @@ export interface Lesson {
 }
 
 /** Event kinds a count may name (the timeline's marker kinds), with their log codes. */
-export const COUNT_KINDS: Record<string, number> = {
-  switch: 0,
-  wakeup: 1,
-  wakeup_new: 2,
-  place: 5,
-  yield: 7,
-  sleep: 10,
-  exit: 11,
-  throttle: 13,
-  unthrottle: 14,
-  task_throttled: 15,
-  yield_to: 16,
-  guest_lock: 17,
-  guest_unlock: 18,
-  ple_exit: 19,
-  ipi_send: 20,
-  ipi_handled: 21,
-  guest_spin: 22,
-  guest_spin_end: 23,
-};
+export const COUNT_KINDS: Readonly<Record<string, number>> = Object.fromEntries(MARKER_KINDS.map((k) => [EVENT_KIND_NAMES[k], k]));
 
-export const PICK_REASONS = ['only_entity', 'buddy', 'protected', 'earliest_eligible_deadline', 'curr_earlier_deadline', 'delayed_dequeued'];
-export const BUDDY_SOURCES = ['none', 'yield_to', 'wakeup', 'sleep', 'sustained'];
+const PICK_REASON_NAMES: readonly string[] = PICK_REASONS;
+const BUDDY_SOURCE_NAMES: readonly string[] = BUDDY_SOURCES;
 
 /** A lesson time ("12ms", "1.5ms", "300us"): a number and a unit, in ns; null if malformed.
  * Same grammar as the engine's `lesson_time`. */
@@ -171,9 +154,9 @@ function reader(where: string, o: unknown, allowed: string[]) {
 function parseExpect(where: string, o: unknown): Expect {
   const r = reader(where, o, ['variant', 'at', 'cpu', 'level', 'picked', 'reason', 'buddy', 'eligible', 'not_eligible', 'delayed', 'sleeping', 'metrics', 'counts']);
   const reason = r.optStr('reason');
-  if (reason !== undefined && !PICK_REASONS.includes(reason)) throw new Fail(`${where}.reason: unknown pick reason "${reason}"`);
+  if (reason !== undefined && !PICK_REASON_NAMES.includes(reason)) throw new Fail(`${where}.reason: unknown pick reason "${reason}"`);
   const buddy = r.optStr('buddy');
-  if (buddy !== undefined && !BUDDY_SOURCES.includes(buddy)) throw new Fail(`${where}.buddy: unknown buddy source "${buddy}"`);
+  if (buddy !== undefined && !BUDDY_SOURCE_NAMES.includes(buddy)) throw new Fail(`${where}.buddy: unknown buddy source "${buddy}"`);
   const list = (k: string) => {
     const v = r.raw(k) ?? [];
     if (!Array.isArray(v)) throw new Fail(`${where}.${k}: expected a list`);

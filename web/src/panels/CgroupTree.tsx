@@ -6,14 +6,14 @@
 // counters (each series starts with its last value before the window).
 import { memo, useEffect, useState, type ReactNode } from 'react';
 import type { EngineClient } from '../engine/client';
-import type { GroupMeta, ScenarioMeta, WindowData } from '../engine/protocol';
+import { CounterKind, Flag, type GroupMeta, type ScenarioMeta, type WindowData } from '../engine/protocol';
 import { counterSeries, throttleData, throttledAt, type ThrottleData } from '../timeline/bandwidth';
-import { Flag } from '../timeline/layout';
 import { taskColor } from '../timeline/palette';
 import { formatNs } from '../timeline/time_scale';
 
 interface Props {
   client: EngineClient;
+  run: number | null;
   meta: ScenarioMeta;
   /** The focused variant's key. */
   variant: string | undefined;
@@ -70,7 +70,7 @@ function GroupState({ g, data, throttle, cursor }: { g: GroupMeta; data: WindowD
   const rows = entityRows(data, g.node, cursor);
   const limited = g.quota_ns !== null;
   const cpus = new Set(rows.map((r) => r.cpu));
-  if (limited) g.cfs_rq.forEach((q, cpu) => counterSeries(data, 0, q).t.length > 0 && cpus.add(cpu));
+  if (limited) g.cfs_rq.forEach((q, cpu) => counterSeries(data, CounterKind.runtimeRemaining, q).t.length > 0 && cpus.add(cpu));
   if (cpus.size === 0) return <p className="muted">Not queued on any CPU yet.</p>;
   return (
     <table className="rq-table cg-state">
@@ -88,7 +88,7 @@ function GroupState({ g, data, throttle, cursor }: { g: GroupMeta; data: WindowD
         {[...cpus].sort((a, b) => a - b).map((cpu) => {
           const r = rows.find((x) => x.cpu === cpu);
           const throttled = limited && throttledAt(throttle, g.tg, cpu, cursor);
-          const runtime = limited ? valueAt(counterSeries(data, 0, g.cfs_rq[cpu]), cursor) : null;
+          const runtime = limited ? valueAt(counterSeries(data, CounterKind.runtimeRemaining, g.cfs_rq[cpu]), cursor) : null;
           const state = !r || !r.queued ? 'not queued' : `${r.curr ? 'running, ' : ''}${r.eligible ? 'eligible' : 'ineligible'}`;
           return (
             <tr key={cpu} className={r?.queued ? (r.eligible ? 'eligible' : 'ineligible') : ''} data-testid="cgroup-cpu">
@@ -109,19 +109,19 @@ function GroupState({ g, data, throttle, cursor }: { g: GroupMeta; data: WindowD
   );
 }
 
-export const CgroupTree = memo(function CgroupTree({ client, meta, variant, cursor, collapsed, onToggleGroup }: Props) {
+export const CgroupTree = memo(function CgroupTree({ client, run, meta, variant, cursor, collapsed, onToggleGroup }: Props) {
   const groups = meta.groups ?? [];
   const [data, setData] = useState<WindowData | null>(null);
   useEffect(() => {
-    if (!variant || groups.length <= 1) return;
+    if (!variant || run === null || groups.length <= 1) return;
     let stale = false;
     const t0 = Math.max(0, cursor - LOOKBACK_NS);
     const nodes = groups.filter((g) => g.parent !== null).map((g) => g.node);
-    client.window(variant, t0, cursor + 1, (cursor + 1 - t0) / 100, nodes).then((d) => !stale && setData(d));
+    client.window(run, variant, t0, cursor + 1, (cursor + 1 - t0) / 100, nodes).then((d) => !stale && setData(d));
     return () => {
       stale = true;
     };
-  }, [client, variant, cursor, groups]);
+  }, [client, run, variant, cursor, groups]);
   const throttle = throttleData(meta, data);
 
   const shares = (tg: number) => meta.cgroups[tg - 1]?.shares;
@@ -144,7 +144,7 @@ export const CgroupTree = memo(function CgroupTree({ client, meta, variant, curs
             <span className="cg-quota" data-testid="cgroup-quota">
               {' '}
               quota {formatNs(g.quota_ns)} / {formatNs(g.period_ns ?? 0)}
-              {data && <> · pool {formatNs(valueAt(counterSeries(data, 1, g.tg), cursor) ?? g.quota_ns)}</>}
+              {data && <> · pool {formatNs(valueAt(counterSeries(data, CounterKind.poolRuntime, g.tg), cursor) ?? g.quota_ns)}</>}
             </span>
           )}
         </div>

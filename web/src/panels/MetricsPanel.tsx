@@ -4,13 +4,13 @@
 import { useEffect, useState, memo } from 'react';
 import { scaleBand, scaleLinear } from 'd3-scale';
 import type { EngineClient } from '../engine/client';
-import type { ScenarioMeta, Summary } from '../engine/protocol';
-import type { LoadedVariant } from '../state/types';
+import type { LoadedVariant, ScenarioMeta, Summary } from '../engine/protocol';
 import { formatNs } from '../timeline/time_scale';
 import { taskColor } from '../timeline/palette';
 
 interface Props {
   client: EngineClient;
+  run: number | null;
   meta: ScenarioMeta;
   loaded: LoadedVariant[];
 }
@@ -136,24 +136,18 @@ function DiffTable({ meta, summaries }: { meta: ScenarioMeta; summaries: { key: 
   );
 }
 
-/** The latency half of the (task, latency) pairs. */
-function latencyValues(pairs: Float64Array): number[] {
-  const out = new Array<number>(pairs.length >> 1);
-  for (let i = 1, k = 0; i < pairs.length; i += 2, k++) out[k] = pairs[i];
-  return out;
-}
-
-export const MetricsPanel = memo(function MetricsPanel({ client, meta, loaded }: Props) {
+export const MetricsPanel = memo(function MetricsPanel({ client, run, meta, loaded }: Props) {
   const [lat, setLat] = useState<{ key: string; lat: number[] }[]>([]);
   useEffect(() => {
+    if (run === null) return;
     let stale = false;
-    Promise.all(loaded.map((v) => client.metrics(v.key).then((m) => ({ key: v.key, lat: latencyValues(m.latencies) })))).then(
+    Promise.all(loaded.map((v) => client.metrics(run, v.key).then((m) => ({ key: v.key, lat: Array.from(m.latencies.ns) })))).then(
       (r) => !stale && setLat(r),
     );
     return () => {
       stale = true;
     };
-  }, [client, loaded]);
+  }, [client, run, loaded]);
   return (
     <section className="metrics" aria-label="metrics" data-testid="metrics">
       <div>

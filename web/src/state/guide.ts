@@ -1,11 +1,8 @@
 // The review-thread guide (the vCPU debooster, IPI-aware directed yield): each claim, the scenario
 // and variants that test it, the numbers `schedlab compare` measured, and how to read the
 // same numbers live from the loaded variants' summaries.
-//
-// The engine's summary now carries yield_to and cputimer figures that web/src/engine's
-// `Summary` type does not declare; they are read here through local guards, never assumed.
 
-import type { Summary, TaskMetrics, VariantSpec } from '../engine/protocol';
+import type { CputimerTotals, Summary, TaskSummary, VariantSpec, YieldToCounts } from '../engine/protocol';
 import { presetSpec } from './variants';
 
 export interface GuideClaim {
@@ -29,46 +26,17 @@ export interface GuideClaim {
   row: (s: Summary, first: Summary) => string[];
 }
 
-/** The yield_to counters of a summary (engine field `yield_to`), if present. */
-export interface YieldToCounters {
-  calls: number;
-  penalties: number;
-  rate_limited: number;
-  debounced: number;
-  credits: number;
+/** The yield_to counters of a summary. */
+export function yieldTo(s: Summary): YieldToCounts {
+  return s.yield_to;
 }
 
-function isRecord(x: unknown): x is Record<string, unknown> {
-  return typeof x === 'object' && x !== null;
+/** The cputimer contention figures: null when the scenario has no profiling timer. */
+export function cputimer(s: Summary): CputimerTotals | null {
+  return s.cputimer;
 }
 
-/** A numeric field of an object, if present and finite. */
-export function numField(o: unknown, field: string): number | undefined {
-  if (!isRecord(o)) return undefined;
-  const v = o[field];
-  return typeof v === 'number' && Number.isFinite(v) ? v : undefined;
-}
-
-export function yieldTo(s: Summary): YieldToCounters | undefined {
-  const y = (s as unknown as Record<string, unknown>).yield_to;
-  if (!isRecord(y)) return undefined;
-  const calls = numField(y, 'calls');
-  const penalties = numField(y, 'penalties');
-  if (calls === undefined || penalties === undefined) return undefined;
-  return { calls, penalties, rate_limited: numField(y, 'rate_limited') ?? 0, debounced: numField(y, 'debounced') ?? 0, credits: numField(y, 'credits') ?? 0 };
-}
-
-/** The cputimer contention figures: undefined when the engine did not report them, null
- * when the scenario has no profiling timer. */
-export function cputimer(s: Summary): { atomic_pct: number; atomic_ns: number; adds: number } | null | undefined {
-  const c = (s as unknown as Record<string, unknown>).cputimer;
-  if (c === null) return null;
-  const pct = numField(c, 'atomic_pct');
-  if (pct === undefined) return undefined;
-  return { atomic_pct: pct, atomic_ns: numField(c, 'atomic_ns') ?? 0, adds: numField(c, 'adds') ?? 0 };
-}
-
-export function task(s: Summary, name: string): TaskMetrics | undefined {
+export function task(s: Summary, name: string): TaskSummary | undefined {
   return s.tasks.find((t) => t.name === name);
 }
 
@@ -76,19 +44,12 @@ const DASH = '–';
 const pct = (n: number | undefined) => (n === undefined ? DASH : n.toFixed(2));
 const fixed3 = (n: number | undefined) => (n === undefined ? DASH : n.toFixed(3));
 const share = (s: Summary, name: string) => pct(task(s, name)?.share_pct);
-const penalties = (s: Summary) => {
-  const y = yieldTo(s);
-  return y ? `${y.penalties}/${y.calls}` : DASH;
-};
-/** Sum of a task field over all tasks; undefined if any task lacks it. */
-function total(s: Summary, field: string): number | undefined {
-  let sum = 0;
-  for (const t of s.tasks) {
-    const v = numField(t, field);
-    if (v === undefined) return undefined;
-    sum += v;
-  }
-  return sum;
+const penalties = (s: Summary) => `${s.yield_to.penalties}/${s.yield_to.calls}`;
+/** The numeric per-task metrics. */
+type TaskNumber = { [K in keyof TaskSummary]: TaskSummary[K] extends number ? K : never }[keyof TaskSummary];
+/** Sum of a task metric over all tasks. */
+function total(s: Summary, field: TaskNumber): number {
+  return s.tasks.reduce((sum, t) => sum + t[field], 0);
 }
 
 export const GUIDE: GuideClaim[] = [
@@ -104,7 +65,7 @@ export const GUIDE: GuideClaim[] = [
     variants: ['baseline', 'hier-yield', 'debooster-v2', 'lag-credit'],
     columns: ['B share %', 'picks until B', 'penalties/calls'],
     expected: { baseline: '50.10', 'hier-yield': '77.40', 'debooster-v2': '68.00', 'lag-credit': '85.20' },
-    row: (s) => [share(s, 'B'), fixed3(numField(task(s, 'A'), 'yield_to_picks_mean')), penalties(s)],
+    row: (s) => [share(s, 'B'), fixed3(task(s, 'A')?.yield_to_picks_mean), penalties(s)],
   },
   {
     id: 'bystander',
@@ -134,7 +95,7 @@ export const GUIDE: GuideClaim[] = [
     expected: { 'debooster-v1': '1/295', 'debooster-v2': '15/294' },
     row: (s) => {
       const y = yieldTo(s);
-      return [penalties(s), y ? String(y.rate_limited) : DASH, y ? String(y.debounced) : DASH, share(s, 'H')];
+      return [penalties(s), String(y.rate_limited), String(y.debounced), share(s, 'H')];
     },
   },
   {
@@ -153,8 +114,8 @@ export const GUIDE: GuideClaim[] = [
       const c = cputimer(s);
       const sched = total(s, 'yields_scheduled');
       const base = total(first, 'yields_scheduled');
-      const fewer = s === first || sched === undefined || !base ? '' : `${((1 - sched / base) * 100).toFixed(1)} % fewer`;
-      return [c ? `${c.atomic_pct.toFixed(2)} %` : DASH, String(total(s, 'yields') ?? DASH), String(sched ?? DASH), fewer];
+      const fewer = s === first || !base ? '' : `${((1 - sched / base) * 100).toFixed(1)} % fewer`;
+      return [c ? `${c.atomic_pct.toFixed(2)} %` : DASH, String(total(s, 'yields')), String(sched), fewer];
     },
   },
   {
@@ -173,15 +134,15 @@ export const GUIDE: GuideClaim[] = [
   },
 ];
 
-const ipis = (s: Summary) => String(total(s, 'ipis_answered') ?? DASH);
+const ipis = (s: Summary) => String(total(s, 'ipis_answered'));
 /** Mean IPI latency over all senders, µs. */
 const ipiLatency = (s: Summary) => {
   let n = 0;
   let sum = 0;
   for (const t of s.tasks) {
-    const k = numField(t, 'ipis_answered') ?? 0;
+    const k = t.ipis_answered;
     n += k;
-    sum += k * (numField(t, 'ipi_latency_ns_mean') ?? 0);
+    sum += k * t.ipi_latency_ns_mean;
   }
   return n === 0 ? DASH : (sum / n / 1000).toFixed(1);
 };
@@ -212,7 +173,7 @@ GUIDE.push(
     variants: ['baseline', 'wanpeng-series'],
     columns: ['IPIs answered', 'IPI latency µs', 'PLE exits'],
     expected: { baseline: '72679', 'wanpeng-series': '99814' },
-    row: (s) => [ipis(s), ipiLatency(s), String(total(s, 'ple_exits') ?? DASH)],
+    row: (s) => [ipis(s), ipiLatency(s), String(total(s, 'ple_exits'))],
   },
   {
     id: 'dbench-row',
@@ -226,7 +187,7 @@ GUIDE.push(
     variants: ['baseline', 'debooster-v1', 'wanpeng-series'],
     columns: ['guest locks', 'PLE exits', 'penalties/calls'],
     expected: { baseline: '27988', 'debooster-v1': '29520', 'wanpeng-series': '29460' },
-    row: (s) => [String(total(s, 'guest_locks') ?? DASH), String(total(s, 'ple_exits') ?? DASH), penalties(s)],
+    row: (s) => [String(total(s, 'guest_locks')), String(total(s, 'ple_exits')), penalties(s)],
   },
   {
     id: 'apicv',
@@ -240,7 +201,7 @@ GUIDE.push(
     variants: ['baseline', 'wanpeng-series', 'apicv', 'apicv-series'],
     columns: ['IPIs answered', 'IPI latency µs', 'yield_to calls'],
     expected: { baseline: '72679', 'wanpeng-series': '99814', apicv: '98545', 'apicv-series': '99567' },
-    row: (s) => [ipis(s), ipiLatency(s), String(total(s, 'yield_to_calls') ?? DASH)],
+    row: (s) => [ipis(s), ipiLatency(s), String(total(s, 'yield_to_calls'))],
   },
 );
 

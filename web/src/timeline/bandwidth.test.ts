@@ -1,31 +1,28 @@
 import { describe, expect, it } from 'vitest';
-import { GROUP_NODE, type ScenarioMeta, type WindowData } from '../engine/protocol';
+import { GROUP_NODE, type WindowData } from '../engine/protocol';
 import { counterTracks, throttleData, throttledAt } from './bandwidth';
 import { entityLanes } from './lanes';
+import { scenarioMeta, taskMeta, windowData } from './fixtures';
 
-const meta = {
+const meta = scenarioMeta({
   cpus: 2,
-  tasks: [
-    { name: 'k_a', tg: 1, affinity: [1] },
-    { name: 'k_b', tg: 1, affinity: [1] },
-    { name: 'k_c', tg: 0, affinity: [1] },
-  ],
+  tasks: [taskMeta('k_a', { tg: 1, affinity: [1] }), taskMeta('k_b', { tg: 1, affinity: [1] }), taskMeta('k_c', { tg: 0, affinity: [1] })],
   cgroups: [{ path: '/sl_Q', parent: 0, shares: 1024, quota_ns: 30e6, period_ns: 100e6 }],
   groups: [
     { tg: 0, path: '/', node: GROUP_NODE, parent: null, cfs_rq: [0, 1], quota_ns: null, period_ns: null },
     { tg: 1, path: '/sl_Q', node: GROUP_NODE | 1, parent: 0, cfs_rq: [2, 3], quota_ns: 30e6, period_ns: 100e6 },
   ],
-} as unknown as ScenarioMeta;
+});
 
-const f64 = (a: number[]) => new Float64Array(a);
-const u32 = (a: number[]) => new Uint32Array(a);
 function win(counters: [number, number, number, number][], markers: [number, number, number, number][] = []): WindowData {
-  return {
-    t0: 0,
-    t1: 200e6,
-    counters: { t: f64(counters.map((c) => c[0])), kind: u32(counters.map((c) => c[1])), key: u32(counters.map((c) => c[2])), value: f64(counters.map((c) => c[3])) },
-    markers: { t: f64(markers.map((m) => m[0])), kind: u32(markers.map((m) => m[1])), cpu: u32(markers.map((m) => m[2])), task: u32(markers.map((m) => m[3])), arg: u32([]), val: f64([]) },
-  } as unknown as WindowData;
+  return windowData(
+    0,
+    200e6,
+    [],
+    [],
+    markers.map(([t, kind, cpu, task]) => ({ t, kind, cpu, task })),
+    counters.map(([t, kind, key, value]) => ({ t, kind, key, value })),
+  );
 }
 
 describe('entity lanes with cgroups', () => {

@@ -4,9 +4,7 @@
 // otherwise (markers are only sent for zoomed-in windows) they are read off the counters: a
 // cfs_rq whose runtime_remaining stays ≤ 0 past an instant is counted as throttled until it
 // turns positive again (at the next refill or period refresh).
-import { GROUP_NODE, type ScenarioMeta, type WindowData } from '../engine/protocol';
-
-export const BandwidthMarker = { throttle: 13, unthrottle: 14, taskThrottled: 15 } as const;
+import { CounterKind, EventKind, GROUP_NODE, type ScenarioMeta, type WindowData } from '../engine/protocol';
 
 export interface ThrottleInterval {
   tg: number;
@@ -34,7 +32,7 @@ function cfsRqIndex(meta: ScenarioMeta): Map<number, { tg: number; cpu: number }
   return m;
 }
 
-/** One counter series in time order: kind 0 keyed by cfs_rq id, kind 1 by tg. */
+/** One counter series in time order: runtime_remaining keyed by cfs_rq id, the pool by tg. */
 export function counterSeries(data: WindowData, kind: number, key: number): { t: number[]; v: number[] } {
   const c = data.counters;
   const idx: number[] = [];
@@ -51,7 +49,7 @@ export function throttleData(meta: ScenarioMeta, data: WindowData | null): Throt
   const intervals: ThrottleInterval[] = [];
   const unthrottles: ThrottleData['unthrottles'] = [];
   for (const [q, { tg, cpu }] of cfsRqIndex(meta)) {
-    const { t, v } = counterSeries(data, 0, q);
+    const { t, v } = counterSeries(data, CounterKind.runtimeRemaining, q);
     let start: number | null = null;
     for (let i = 0; i < t.length; i++) {
       // Only the last value at each instant counts (a refill follows an overrun at once).
@@ -75,11 +73,11 @@ function markerThrottles(data: WindowData): ThrottleData | null {
   const unthrottles: ThrottleData['unthrottles'] = [];
   let any = false;
   for (let i = 0; i < t.length; i++) {
-    if (kind[i] !== BandwidthMarker.throttle && kind[i] !== BandwidthMarker.unthrottle) continue;
+    if (kind[i] !== EventKind.throttle && kind[i] !== EventKind.unthrottle) continue;
     any = true;
     const tg = task[i] - GROUP_NODE;
     const key = `${tg}:${cpu[i]}`;
-    if (kind[i] === BandwidthMarker.throttle) {
+    if (kind[i] === EventKind.throttle) {
       if (!open.has(key)) open.set(key, t[i]);
     } else {
       // An unthrottle without its throttle in the window: throttled since the window start.

@@ -1,6 +1,8 @@
 // Small helpers over the protocol's typed-array columns: grouping row indices by a key column
 // (CPU or task) with each group ordered by time, without allocating per row.
 
+import { GROUP_NODE } from '../engine/protocol';
+
 /** Row indices grouped by key: group g is `order[start[g] .. start[g + 1]]`, sorted by `time`. */
 export interface Groups {
   order: Int32Array;
@@ -60,7 +62,7 @@ export function groupByCached(key: Uint32Array, time: Float64Array, groups: numb
 const keyCache = new WeakMap<Uint32Array, { nTasks: number; out: Uint32Array }>();
 
 /**
- * The sample key column with group nodes (GROUP_NODE | tg, from 0x8000_0000 up) folded in
+ * The sample key column with group nodes (GROUP_NODE | tg) folded in
  * after the tasks: task ids stay, group node tg becomes nTasks + tg. Without group nodes the
  * column itself is returned (so groupByCached keeps hitting its cache).
  */
@@ -69,8 +71,8 @@ export function entityKeys(task: Uint32Array, nTasks: number): Uint32Array {
   if (hit && hit.nTasks === nTasks) return hit.out;
   let out = task;
   for (let i = 0; i < task.length; i++) {
-    if (task[i] < 0x8000_0000) continue;
-    out = task.map((k) => (k >= 0x8000_0000 ? nTasks + (k - 0x8000_0000) : k));
+    if (task[i] < GROUP_NODE) continue;
+    out = task.map((k) => (k >= GROUP_NODE ? nTasks + (k - GROUP_NODE) : k));
     break;
   }
   keyCache.set(task, { nTasks, out });

@@ -1,5 +1,6 @@
-// Hand-made WindowData for the timeline's unit tests.
-import type { ScenarioMeta, WindowData } from '../engine/protocol';
+// Hand-made engine answers for the unit tests: window data, scenario metas and summaries, each
+// complete (every field of the generated type), with what a test cares about overridden.
+import type { ScenarioMeta, Summary, TaskMeta, TaskSummary, WindowData } from '../engine/protocol';
 
 export interface SliceRow {
   cpu: number;
@@ -28,15 +29,27 @@ export interface MarkerRow {
   val?: number;
 }
 
+export interface CounterRow {
+  t: number;
+  kind: number;
+  key: number;
+  value: number;
+}
+
 /** Builds a WindowData from rows. */
-export function windowData(t0: number, t1: number, slices: SliceRow[], samples: SampleRow[] = [], markers: MarkerRow[] = []): WindowData {
+export function windowData(t0: number, t1: number, slices: SliceRow[], samples: SampleRow[] = [], markers: MarkerRow[] = [], counters: CounterRow[] = []): WindowData {
   return {
     variant: 'base',
     t0,
     t1,
     bucket: 1,
     tasks: [],
-    counters: { t: new Float64Array(), kind: new Uint32Array(), key: new Uint32Array(), value: new Float64Array() },
+    counters: {
+      t: Float64Array.from(counters, (c) => c.t),
+      kind: Uint32Array.from(counters, (c) => c.kind),
+      key: Uint32Array.from(counters, (c) => c.key),
+      value: Float64Array.from(counters, (c) => c.value),
+    },
     slices: {
       cpu: Uint32Array.from(slices, (s) => s.cpu),
       task: Uint32Array.from(slices, (s) => s.task),
@@ -66,13 +79,51 @@ export function windowData(t0: number, t1: number, slices: SliceRow[], samples: 
   };
 }
 
-/** A scenario meta with tasks named `names`, each in VM `vm[i]` (null: a host task). */
-export function vmMeta(names: string[], vm: (number | null)[], vms: string[], cpus = 2): ScenarioMeta {
+/** A task of a scenario meta. */
+export function taskMeta(name: string, over: Partial<TaskMeta> = {}): TaskMeta {
+  return { name, nice: 0, policy: 'normal', affinity: [], slice_ns: null, tg: 0, vm: null, ...over };
+}
+
+/** A scenario meta: one CPU, no tasks and the root group unless overridden. */
+export function scenarioMeta(over: Partial<ScenarioMeta> = {}): ScenarioMeta {
   return {
     name: 'test',
-    cpus,
+    description: null,
+    seed: 1,
     duration_ns: 1e6,
-    vms,
-    tasks: names.map((name, i) => ({ name, nice: 0, policy: 'normal', affinity: [], slice_ns: null, tg: 0, vm: vm[i] })),
-  } as unknown as ScenarioMeta;
+    cpus: 1,
+    hz: 250,
+    base_slice_ns: 700_000,
+    tick_ns: 4_000_000,
+    yield: 'forfeit',
+    lag_clamp: 'max_slice_tick',
+    features: {},
+    cgroups: [],
+    groups: [{ tg: 0, path: '/', node: 0x8000_0000, parent: null, cfs_rq: [0], quota_ns: null, period_ns: null }],
+    tasks: [],
+    vms: [],
+    ...over,
+  };
+}
+
+/** A scenario meta with tasks named `names`, each in VM `vm[i]` (null: a host task). */
+export function vmMeta(names: string[], vm: (number | null)[], vms: string[], cpus = 2): ScenarioMeta {
+  return scenarioMeta({ cpus, vms, tasks: names.map((name, i) => taskMeta(name, { vm: vm[i] })) });
+}
+
+/** A task's metrics: zero but for its name, share and `over`. */
+export function taskSummary(name: string, share: number, over: Partial<TaskSummary> = {}): TaskSummary {
+  return {
+    name, cpu_time_ns: 0, share_pct: share, switches_out: 0, switches_out_runnable: 0, mean_run_ns: 0, yields: 0, yields_scheduled: 0, yields_to: 0, yield_to_calls: 0,
+    guest_locks: 0, ple_exits: 0, ipis_answered: 0, ipi_latency_ns_mean: 0, yield_to_picks_mean: 0, yield_to_delay_ns_mean: 0, wakeups: 0, sleeps: 0,
+    wakeup_latency_ns: { p50: 0, p99: 0, max: 0 }, ...over,
+  };
+}
+
+/** A run's summary of `tasks`. */
+export function summary(tasks: TaskSummary[], over: Partial<Summary> = {}): Summary {
+  return {
+    scenario: 'x', duration_ns: 1, digest: '', log_events: 0, queue_events: 0, tasks, cpu_idle_ns: [],
+    yield_to: { calls: 0, penalties: 0, rate_limited: 0, debounced: 0, credits: 0 }, cputimer: null, ...over,
+  };
 }

@@ -3,7 +3,8 @@
 import { describe, expect, it } from 'vitest';
 import { fakeCtx } from './fake_ctx';
 import { windowData, type SampleRow, type SliceRow } from './fixtures';
-import { CPU_LANE_H, ENTITY_LANE_H, Flag, GUTTER_W, STATE_BAR_H } from './layout';
+import { CPU_LANE_H, ENTITY_LANE_H, GUTTER_W, STATE_BAR_H } from './layout';
+import { Flag } from '../engine/protocol';
 import { COLOURS, taskColour } from './palette';
 import { over, parseColour, rasterFor, spanX } from './raster';
 import { BITMAP_MIN_SLICES, renderCpuLanes } from './render_cpu';

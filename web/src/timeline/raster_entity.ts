@@ -4,9 +4,9 @@
 // share of the column spent running, queued and delayed. The lane (background, separator, band,
 // V line, lines, state bar) is then rasterized column by column into a reusable ImageData and
 // put on the canvas at once; the caller draws the gutter and the "V" label with the canvas API.
-import type { SampleCols } from '../engine/protocol';
+import { Flag, type SampleCols } from '../engine/protocol';
 import { laneY, seg, segment, type EntityLane } from './entity_geom';
-import { Flag, STATE_BAR_H, type Ctx2D } from './layout';
+import { STATE_BAR_H, type Ctx2D } from './layout';
 import { COLOURS } from './palette';
 import { fillRectPx, over, pack, parseColour, rasterFor, scratch, spanY, type Colour } from './raster';
 import type { Affine } from './time_scale';

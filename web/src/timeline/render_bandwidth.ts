@@ -4,9 +4,9 @@
 // one counter track per bandwidth-limited group and CPU plotting the cfs_rq's runtime_remaining
 // (a step line, the zero line marked, negative values shaded) and the group's pool (dashed,
 // scaled to the quota).
-import type { ScenarioMeta, WindowData } from '../engine/protocol';
-import { BandwidthMarker, counterSeries, type CounterTrack, type ThrottleData } from './bandwidth';
-import { COUNTER_TRACK_H, CPU_LANE_H, GUTTER_W, MarkerKind, SwitchReason, type Ctx2D } from './layout';
+import { CounterKind, EventKind, SwitchReason, type ScenarioMeta, type WindowData } from '../engine/protocol';
+import { counterSeries, type CounterTrack, type ThrottleData } from './bandwidth';
+import { COUNTER_TRACK_H, CPU_LANE_H, GUTTER_W, type Ctx2D } from './layout';
 import { COLOURS } from './palette';
 import { affineOf, formatNs, type TimeScale } from './time_scale';
 
@@ -74,10 +74,10 @@ export function renderThrottles(ctx: Ctx2D, o: ThrottleOpts): ThrottleResult {
   // reason is "throttle".
   const m = o.data.markers;
   let hasTaskMarkers = false;
-  for (let i = 0; i < m.t.length && !hasTaskMarkers; i++) hasTaskMarkers = m.kind[i] === BandwidthMarker.taskThrottled;
+  for (let i = 0; i < m.t.length && !hasTaskMarkers; i++) hasTaskMarkers = m.kind[i] === EventKind.taskThrottled;
   ctx.beginPath();
   for (let i = 0; i < m.t.length; i++) {
-    const hit = hasTaskMarkers ? m.kind[i] === BandwidthMarker.taskThrottled : m.kind[i] === MarkerKind.switch && m.val[i] === SwitchReason.throttle;
+    const hit = hasTaskMarkers ? m.kind[i] === EventKind.taskThrottled : m.kind[i] === EventKind.switch && m.val[i] === SwitchReason.throttle;
     const mx = x(m.t[i]);
     if (!hit || m.cpu[i] >= o.cpus || mx < GUTTER_W - 4 || mx > o.width + 4) continue;
     const yb = laneBottom(m.cpu[i]) - STRIP_H;
@@ -124,8 +124,8 @@ export function renderCounterTracks(ctx: Ctx2D, o: CounterOpts): number {
     ctx.fillText(`CPU ${tr.cpu} · - - pool`, 6, top + 24);
     if (!o.data) return;
     const end = o.data.t1;
-    const rt = counterSeries(o.data, 0, tr.cfsRq);
-    const pool = counterSeries(o.data, 1, tr.tg);
+    const rt = counterSeries(o.data, CounterKind.runtimeRemaining, tr.cfsRq);
+    const pool = counterSeries(o.data, CounterKind.poolRuntime, tr.tg);
     // runtime_remaining on its own scale (0 marked); the pool scaled 0..quota over the track.
     let lo = 0;
     let hi = 1;

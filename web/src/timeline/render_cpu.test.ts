@@ -2,7 +2,8 @@
 import { describe, expect, it } from 'vitest';
 import { fakeCtx } from './fake_ctx';
 import { windowData } from './fixtures';
-import { CPU_LANE_H, GUTTER_W, MarkerKind, SwitchReason } from './layout';
+import { CPU_LANE_H, GUTTER_W } from './layout';
+import { EventKind, SwitchReason } from '../engine/protocol';
 import { taskColour, taskColourMerged } from './palette';
 import { renderCpuLanes } from './render_cpu';
 import { makeTimeScale } from './time_scale';
@@ -69,11 +70,11 @@ describe('renderCpuLanes', () => {
 
   it('outlines the selected task and draws markers', () => {
     const withMarkers = windowData(0, 1000, [{ cpu: 0, task: 0, start: 0, end: 300 }], [], [
-      { t: 10, kind: MarkerKind.wakeup, cpu: 0 },
-      { t: 300, kind: MarkerKind.sleep, cpu: 0, val: 1e6 },
-      { t: 500, kind: MarkerKind.yield, cpu: 1 },
-      { t: 600, kind: MarkerKind.switch, cpu: 1, task: 1, arg: 2, val: SwitchReason.wakeupPreempt },
-      { t: 700, kind: MarkerKind.switch, cpu: 1, task: 2, arg: 1, val: SwitchReason.tick },
+      { t: 10, kind: EventKind.wakeup, cpu: 0 },
+      { t: 300, kind: EventKind.sleep, cpu: 0, val: 1e6 },
+      { t: 500, kind: EventKind.yield, cpu: 1 },
+      { t: 600, kind: EventKind.switch, cpu: 1, task: 1, arg: 2, val: SwitchReason.wakeupPreempt },
+      { t: 700, kind: EventKind.switch, cpu: 1, task: 2, arg: 1, val: SwitchReason.tick },
     ]);
     const ctx = fakeCtx();
     const r = renderCpuLanes(ctx, { ...opts, data: withMarkers, selection: 0 });

@@ -3,13 +3,13 @@
 // sleeps, exits). Returns how much it drew and a hit-test index for clicks. Above
 // BITMAP_MIN_SLICES visible slices the rectangles are rasterized into one bitmap instead
 // (raster_cpu.ts), since one canvas call per slice is what makes dense views slow to paint.
-import type { WindowData } from '../engine/protocol';
+import { EventKind, NO_TASK, SwitchReason, type WindowData } from '../engine/protocol';
 import { COLOURS, taskColour, taskColourMerged, taskTextColour } from './palette';
 import { affineOf, type TimeScale } from './time_scale';
 import { groupByCached, lastAtOrBefore, type Groups } from './columns';
 import { rasterCpuLanes } from './raster_cpu';
 import { drawKvmOverlay, type KvmOverlayResult } from './render_kvm';
-import { CPU_LANE_H, GUTTER_W, IDLE_TASK, MarkerKind, SwitchReason, type Ctx2D } from './layout';
+import { CPU_LANE_H, GUTTER_W, type Ctx2D } from './layout';
 
 export interface CpuLanesOpts {
   /** The window to draw; null draws empty lanes. */
@@ -246,21 +246,21 @@ function drawMarkers(
   };
 
   // Sleeps: a short gray tick at the lane bottom.
-  pass((i) => kind[i] === MarkerKind.sleep, COLOURS.sleep, false, (x, y, h) => tick(h - 6, h - 1)(x, y, h));
+  pass((i) => kind[i] === EventKind.sleep, COLOURS.sleep, false, (x, y, h) => tick(h - 6, h - 1)(x, y, h));
   // Exits: a black tick at the lane bottom.
-  pass((i) => kind[i] === MarkerKind.exit, COLOURS.exit, false, (x, y, h) => tick(h - 8, h - 1)(x, y, h));
+  pass((i) => kind[i] === EventKind.exit, COLOURS.exit, false, (x, y, h) => tick(h - 8, h - 1)(x, y, h));
   // Wakeup preemptions: a red tick across the lane.
   pass(
-    (i) => kind[i] === MarkerKind.switch && val[i] === SwitchReason.wakeupPreempt && task[i] !== IDLE_TASK,
+    (i) => kind[i] === EventKind.switch && val[i] === SwitchReason.wakeupPreempt && task[i] !== NO_TASK,
     COLOURS.preempt,
     false,
     (x, y, h) => tick(0, h)(x, y, h),
   );
   // Yields: a tick in the upper half, labelled "Y" below.
-  pass((i) => kind[i] === MarkerKind.yield, COLOURS.yield, false, (x, y) => tick(1, 8)(x, y, 0));
+  pass((i) => kind[i] === EventKind.yield, COLOURS.yield, false, (x, y) => tick(1, 8)(x, y, 0));
   // Wakeups (and first wakeups): a small downward triangle at the lane top.
   pass(
-    (i) => kind[i] === MarkerKind.wakeup || kind[i] === MarkerKind.wakeupNew,
+    (i) => kind[i] === EventKind.wakeup || kind[i] === EventKind.wakeupNew,
     COLOURS.wakeup,
     true,
     (x, y) => {
@@ -277,7 +277,7 @@ function drawMarkers(
   ctx.textAlign = 'center';
   ctx.textBaseline = 'top';
   for (let i = 0; i < n; i++) {
-    if (kind[i] !== MarkerKind.yield || cpu[i] >= cpus) continue;
+    if (kind[i] !== EventKind.yield || cpu[i] >= cpus) continue;
     const x = a.x0 + (t[i] - a.t0) * a.k;
     if (x < plotX0 || x > plotX1 || x - lastX[cpu[i]] < 8) continue;
     ctx.fillText('Y', x, top + cpu[i] * laneH + 9);

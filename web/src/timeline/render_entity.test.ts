@@ -2,7 +2,8 @@
 import { describe, expect, it } from 'vitest';
 import { fakeCtx } from './fake_ctx';
 import { windowData } from './fixtures';
-import { ENTITY_LANE_H, Flag, GUTTER_W, MIN_HALF_RANGE_NS } from './layout';
+import { ENTITY_LANE_H, GUTTER_W, MIN_HALF_RANGE_NS } from './layout';
+import { Flag } from '../engine/protocol';
 import { COLOURS } from './palette';
 import { laneY, renderEntityLanes } from './render_entity';
 import { makeTimeScale } from './time_scale';

@@ -4,7 +4,7 @@
 // (vruntime ≤ V) and red where not; "absolute" mode plots vruntime, deadline and V. A bar
 // along each lane's bottom shows running, queued, delayed and sleeping time. Lanes with more
 // samples than pixel columns are rasterized into a bitmap instead (raster_entity.ts).
-import type { SampleCols, WindowData } from '../engine/protocol';
+import { Flag, type SampleCols, type WindowData } from '../engine/protocol';
 import { entityKeys, groupByCached, lastAtOrBefore } from './columns';
 import type { LaneSpec } from './lanes';
 import { rasterEntityLane } from './raster_entity';
@@ -13,7 +13,7 @@ import { affineOf, formatNs, type TimeScale } from './time_scale';
 import { laneY, seg, segment, type EntityLane } from './entity_geom';
 
 export { laneY, type EntityLane };
-import { ENTITY_LANE_H, Flag, GUTTER_W, MIN_HALF_RANGE_NS, STATE_BAR_H, type Ctx2D } from './layout';
+import { ENTITY_LANE_H, GUTTER_W, MIN_HALF_RANGE_NS, STATE_BAR_H, type Ctx2D } from './layout';
 
 export type EntityMode = 'relative' | 'absolute';
 

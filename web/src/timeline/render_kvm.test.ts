@@ -1,13 +1,10 @@
-import { readFileSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { drawKvmOverlay, matchIpis, matchLocks, matchSpins, matchYieldTo, yieldToVal, YIELD_TO_REASONS } from './render_kvm';
+import { drawKvmOverlay, matchIpis, matchLocks, matchSpins, matchYieldTo, yieldToVal } from './render_kvm';
 import { windowData } from './fixtures';
 import { fakeCtx } from './fake_ctx';
-import { MarkerKind } from './layout';
+import { EventKind } from '../engine/protocol';
 
-const K = MarkerKind;
+const K = EventKind;
 
 describe('KVM overlay', () => {
   // vcpu0 (task 0, CPU 0) sends an IPI to vcpu1 (task 1) at 10 µs; vcpu1 handles it on CPU 1
@@ -71,14 +68,6 @@ describe('yieldToVal', () => {
     expect(yieldToVal(1)).toEqual({ yielded: true, reason: 'direct' });
     expect(yieldToVal(2 << 1)).toEqual({ yielded: false, reason: 'not preempted' });
     expect(yieldToVal(1 | (6 << 1))).toEqual({ yielded: true, reason: 'PV sched_yield' });
-  });
-});
-
-describe('YIELD_TO_REASONS', () => {
-  it('mirrors the engine’s YieldToReason names, in code order (obs/log.rs)', () => {
-    const log = readFileSync(resolve(dirname(fileURLToPath(import.meta.url)), '../../../wasm-engine/engine/src/obs/log.rs'), 'utf8');
-    const names = [...log.matchAll(/YieldToReason::\w+ => "([^"]+)"/g)].map((m) => m[1]);
-    expect(names).toEqual([...YIELD_TO_REASONS]);
   });
 });
 

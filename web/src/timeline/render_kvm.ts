@@ -8,9 +8,9 @@
 // yield whose other end lies outside the window is drawn as a tick only. Each directed yield
 // KVM made is labelled with the reason its target was chosen. IPI arrows are left
 // out while they are too dense to read.
-import type { WindowData } from '../engine/protocol';
+import { EventKind, YieldToReasonWords, type WindowData } from '../engine/protocol';
 import { COLOURS } from './palette';
-import { MarkerKind, type Ctx2D } from './layout';
+import { type Ctx2D } from './layout';
 import { formatNs } from './time_scale';
 
 export interface KvmOverlayResult {
@@ -25,22 +25,9 @@ export interface KvmOverlayResult {
   spinBands: number;
 }
 
-/** Why kvm_vcpu_on_spin() (or the caller) chose a yield_to() target: a YieldTo marker's val
- * is `yielded | reason << 1` (engine: obs::log::YieldToReason). */
-export const YIELD_TO_REASONS = [
-  'direct',
-  'preempted in kernel',
-  'not preempted',
-  'pending interrupt',
-  'IPI receiver',
-  'relaxed: preempted',
-  'PV sched_yield',
-  'PV kick',
-] as const;
-
 /** Whether a YieldTo marker's call yielded, and the reason its target was chosen. */
 export function yieldToVal(val: number): { yielded: boolean; reason: string } {
-  return { yielded: (val & 1) === 1, reason: YIELD_TO_REASONS[val >> 1] ?? `reason ${val >> 1}` };
+  return { yielded: (val & 1) === 1, reason: YieldToReasonWords[val >> 1] ?? `reason ${val >> 1}` };
 }
 
 /** IPI arrows are drawn when there is at least this much plot width per arrow, CSS px. */
@@ -59,8 +46,8 @@ export function matchIpis(m: WindowData['markers']): [number, number][] {
   const lastSend = new Map<string, number>();
   const out: [number, number][] = [];
   for (let i = 0; i < kind.length; i++) {
-    if (kind[i] === MarkerKind.ipiSend) lastSend.set(`${task[i]}>${arg[i]}`, i);
-    else if (kind[i] === MarkerKind.ipiHandled) {
+    if (kind[i] === EventKind.ipiSend) lastSend.set(`${task[i]}>${arg[i]}`, i);
+    else if (kind[i] === EventKind.ipiHandled) {
       const key = `${arg[i]}>${task[i]}`;
       const s = lastSend.get(key);
       if (s !== undefined) {
@@ -78,11 +65,11 @@ export function matchYieldTo(m: WindowData['markers']): [number, number][] {
   const waiting = new Map<number, number[]>(); // target → yield_to marker indices
   const out: [number, number][] = [];
   for (let i = 0; i < kind.length; i++) {
-    if (kind[i] === MarkerKind.yieldTo) {
+    if (kind[i] === EventKind.yieldTo) {
       const list = waiting.get(arg[i]) ?? [];
       list.push(i);
       waiting.set(arg[i], list);
-    } else if (kind[i] === MarkerKind.switch) {
+    } else if (kind[i] === EventKind.switch) {
       const list = waiting.get(task[i]);
       if (list) {
         for (const y of list) out.push([y, i]);
@@ -111,8 +98,8 @@ export function matchLocks(m: WindowData['markers']): [number, number][] {
   const out: [number, number][] = [];
   for (let i = 0; i < kind.length; i++) {
     const key = `${task[i]}:${arg[i]}`;
-    if (kind[i] === MarkerKind.guestLock) held.set(key, i);
-    else if (kind[i] === MarkerKind.guestUnlock) {
+    if (kind[i] === EventKind.guestLock) held.set(key, i);
+    else if (kind[i] === EventKind.guestUnlock) {
       const l = held.get(key);
       if (l !== undefined) {
         out.push([l, i]);
@@ -131,8 +118,8 @@ export function matchSpins(m: WindowData['markers']): [number, number][] {
   const open = new Map<number, number>();
   const out: [number, number][] = [];
   for (let i = 0; i < kind.length; i++) {
-    if (kind[i] === MarkerKind.guestSpin) open.set(task[i], i);
-    else if (kind[i] === MarkerKind.guestSpinEnd) {
+    if (kind[i] === EventKind.guestSpin) open.set(task[i], i);
+    else if (kind[i] === EventKind.guestSpinEnd) {
       const s = open.get(task[i]);
       if (s !== undefined) {
         out.push([s, i]);
@@ -203,7 +190,7 @@ export function drawKvmOverlay(
   // Pause-loop exits.
   ctx.beginPath();
   for (let i = 0; i < t.length; i++) {
-    if (kind[i] !== MarkerKind.pleExit || cpu[i] >= cpus) continue;
+    if (kind[i] !== EventKind.pleExit || cpu[i] >= cpus) continue;
     const x = xOf(i);
     if (!inX(x)) continue;
     const y = top + cpu[i] * laneH;

@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { fakeCtx } from './fake_ctx';
 import { vmMeta, windowData } from './fixtures';
-import { MarkerKind, SwitchReason } from './layout';
+import { EventKind, SwitchReason } from '../engine/protocol';
 import { taskColour } from './palette';
 import { renderVcpuLanes, VCPU_COLOURS, vmHeaderText } from './render_vcpu';
 import { makeTimeScale } from './time_scale';
 import { vcpuLayout, vcpuStates } from './vcpu_lanes';
 
-const K = MarkerKind;
+const K = EventKind;
 
 // One VM, two vCPUs on two pCPUs over 0–100 µs (1000 px of plot: 100 px per 10 µs).
 // vcpu0 runs 0–40 µs on CPU 0 and sends vcpu1 an IPI at 20 µs; vcpu1 is preempted until

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { vmMeta, windowData } from './fixtures';
-import { Flag, IDLE_TASK, MarkerKind, SwitchReason } from './layout';
+import { EventKind, Flag, NO_TASK, SwitchReason } from '../engine/protocol';
 import {
   MAX_VCPU_LANES,
   opsIn,
@@ -14,7 +14,7 @@ import {
   vmCollapsed,
 } from './vcpu_lanes';
 
-const K = MarkerKind;
+const K = EventKind;
 
 describe('vcpuLayout', () => {
   // File order interleaves the VMs and a host task: vCPU index = rank within the VM.
@@ -131,7 +131,7 @@ describe('vcpuStates', () => {
     // A first wakeup means it was halted until then.
     const woke = vcpuStates(meta, windowData(0, 50_000, [{ cpu: 0, task: 0, start: 30_000, end: 50_000 }], [], [
       { t: 20_000, kind: K.wakeup, cpu: 0, task: 0 },
-      { t: 30_000, kind: K.switch, cpu: 0, task: 0, arg: IDLE_TASK, val: SwitchReason.fromIdle },
+      { t: 30_000, kind: K.switch, cpu: 0, task: 0, arg: NO_TASK, val: SwitchReason.fromIdle },
     ]));
     expect(woke.segments[0].map((g) => [g.state, g.start, g.end])).toEqual([
       ['halted', 0, 20_000],

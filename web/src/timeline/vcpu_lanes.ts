@@ -4,8 +4,7 @@
 // pCPU), halted (blocked in HLT), spinning in the guest, holding a guest lock — derived from
 // the window's marker columns. Markers are only sent for windows that are zoomed in far
 // enough (MARKER_LIMIT in the worker); without them only the running segments are known.
-import type { ScenarioMeta, WindowData } from '../engine/protocol';
-import { Flag, IDLE_TASK, MarkerKind, SwitchReason } from './layout';
+import { EventKind, Flag, NO_TASK, SwitchReason, type ScenarioMeta, type WindowData } from '../engine/protocol';
 import { matchLocks, matchSpins } from './render_kvm';
 
 /** Height of a VM header row, CSS px. */
@@ -200,30 +199,30 @@ export function vcpuStates(meta: ScenarioMeta, data: WindowData): VcpuStates {
     const at = m.t[i];
     const task = m.task[i];
     switch (m.kind[i]) {
-      case MarkerKind.switch: {
+      case EventKind.switch: {
         const prev = m.arg[i];
-        if (prev !== task && prev !== IDLE_TASK && prev < n && isVcpu[prev]) {
+        if (prev !== task && prev !== NO_TASK && prev < n && isVcpu[prev]) {
           const r = m.val[i];
           // Switched out: blocked (a sleep marker came first) or exited, else still runnable.
           if (r === SwitchReason.sleep) enter(prev, at, 'halted', 'running');
           else if (r === SwitchReason.exit) enter(prev, at, 'gone', 'running');
           else enter(prev, at, 'runnable', 'running');
         }
-        if (task !== IDLE_TASK) enter(task, at, 'running', 'runnable');
+        if (task !== NO_TASK) enter(task, at, 'running', 'runnable');
         break;
       }
-      case MarkerKind.sleep:
+      case EventKind.sleep:
         enter(task, at, 'halted', 'running');
         break;
-      case MarkerKind.wakeup:
-      case MarkerKind.wakeupNew:
+      case EventKind.wakeup:
+      case EventKind.wakeupNew:
         enter(task, at, 'runnable', 'halted');
         break;
-      case MarkerKind.exit:
+      case EventKind.exit:
         enter(task, at, 'gone', 'running');
         break;
-      case MarkerKind.guestLock:
-      case MarkerKind.ipiHandled: {
+      case EventKind.guestLock:
+      case EventKind.ipiHandled: {
         const vm = task < n ? (meta.tasks[task].vm ?? null) : null;
         if (vm !== null && vm < opsByVm.length) opsByVm[vm].push(at);
         break;

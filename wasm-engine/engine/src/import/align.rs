@@ -30,7 +30,7 @@ const PROBES: usize = 24;
 /// Fewest matched lines for an accepted alignment.
 pub const MIN_MATCHED: u64 = 8;
 
-#[derive(Clone, Debug, Serialize, PartialEq, Eq)]
+#[derive(Clone, Debug, Serialize, PartialEq, Eq, ts_rs::TS)]
 pub struct Alignment {
     /// Add to a dump time to get the trace clock.
     pub offset_ns: i64,

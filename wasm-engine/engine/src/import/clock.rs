@@ -29,7 +29,7 @@ const BIN_NS: i64 = 20_000;
 const SUBSAMPLE: usize = 256;
 const CANDIDATES: usize = 8;
 
-#[derive(Clone, Debug, Serialize, PartialEq, Eq)]
+#[derive(Clone, Debug, Serialize, PartialEq, Eq, ts_rs::TS)]
 pub struct OffsetEstimate {
     /// Median of (switch − sample) over the samples this offset matches.
     pub offset_ns: i64,
@@ -38,7 +38,7 @@ pub struct OffsetEstimate {
     pub runner_up: u64,
 }
 
-#[derive(Clone, Debug, Serialize, PartialEq, Eq)]
+#[derive(Clone, Debug, Serialize, PartialEq, Eq, ts_rs::TS)]
 pub struct ClockCheck {
     /// The trace's clock as declared: a `.dat`'s clock option, or the `# trace_clock:` line that
     /// schedlab-capture.sh writes. None: not declared (plain tracefs text; tracefs' default is `local`).

@@ -16,7 +16,7 @@ use super::ftrace::parse_event_line;
 use super::perf::parse_perf_line;
 
 /// A text trace format.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, serde::Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, serde::Serialize, ts_rs::TS)]
 #[serde(rename_all = "kebab-case")]
 pub enum Format {
     Tracefs,

@@ -12,7 +12,7 @@ use serde::Serialize;
 const SCAN: usize = 4096;
 
 /// One record, as the inspector shows it.
-#[derive(Clone, Debug, Serialize, PartialEq, Eq)]
+#[derive(Clone, Debug, Serialize, PartialEq, Eq, ts_rs::TS)]
 pub struct RecordView {
     pub event: String,
     pub ts_ns: u64,

@@ -34,6 +34,7 @@ pub mod lines;
 pub mod payload;
 pub mod perf;
 pub mod record;
+pub mod report;
 pub mod store;
 pub mod summary;
 pub mod text;

@@ -4,13 +4,13 @@
 
 use super::clock::{check_clocks, ClockCheck};
 use super::detect::Format;
-use super::record::{EevdfEntity, PrevState};
+use super::record::PrevState;
 use super::store::TraceStore;
 use super::text::ImportStats;
 use serde::Serialize;
 use std::collections::BTreeMap;
 
-#[derive(Clone, Debug, Serialize, PartialEq, Eq)]
+#[derive(Clone, Debug, Serialize, PartialEq, Eq, ts_rs::TS)]
 pub struct SkipReason {
     pub reason: String,
     pub count: u64,
@@ -18,7 +18,7 @@ pub struct SkipReason {
     pub examples: Vec<String>,
 }
 
-#[derive(Clone, Debug, Serialize, PartialEq, Eq)]
+#[derive(Clone, Debug, Serialize, PartialEq, Eq, ts_rs::TS)]
 pub struct TaskRow {
     pub pid: i32,
     pub generation: u32,
@@ -34,7 +34,7 @@ pub struct TaskRow {
 }
 
 /// Tasks of the bpftrace EEVDF-state dump.
-#[derive(Clone, Debug, Serialize, PartialEq, Eq)]
+#[derive(Clone, Debug, Serialize, PartialEq, Eq, ts_rs::TS)]
 pub struct EevdfTaskRow {
     pub pid: i32,
     pub comm: String,
@@ -45,7 +45,7 @@ pub struct EevdfTaskRow {
 }
 
 /// Something a view needs that the trace does not have.
-#[derive(Clone, Debug, Serialize, PartialEq, Eq)]
+#[derive(Clone, Debug, Serialize, PartialEq, Eq, ts_rs::TS)]
 pub struct Missing {
     /// The event or data.
     pub what: String,
@@ -55,7 +55,7 @@ pub struct Missing {
     pub capture: String,
 }
 
-#[derive(Clone, Debug, Serialize, PartialEq, Eq)]
+#[derive(Clone, Debug, Serialize, PartialEq, Eq, ts_rs::TS)]
 pub struct ImportSummary {
     pub format: Option<Format>,
     pub format_name: String,
@@ -143,24 +143,6 @@ impl ImportSummary {
         }
         let switch_forms: Vec<String> =
             store.meta.get("switch_form").map(|v| v.split(',').map(str::to_string).collect()).unwrap_or_default();
-        let mut eevdf: BTreeMap<i32, EevdfTaskRow> = BTreeMap::new();
-        for e in &store.eevdf {
-            let row = eevdf.entry(e.pid).or_insert_with(|| EevdfTaskRow {
-                pid: e.pid,
-                comm: String::new(),
-                samples: 0,
-                group_samples: 0,
-            });
-            match &e.entity {
-                EevdfEntity::Task { comm, .. } => {
-                    row.samples += 1;
-                    if row.comm.is_empty() {
-                        row.comm = comm.clone();
-                    }
-                }
-                EevdfEntity::Group { .. } => row.group_samples += 1,
-            }
-        }
         let eevdf_span_ns = store.eevdf.iter().map(|e| e.ts_ns).min().zip(store.eevdf.iter().map(|e| e.ts_ns).max());
         let mut s = ImportSummary {
             format: stats.format,
@@ -178,7 +160,7 @@ impl ImportSummary {
             total_events: store.records,
             events,
             eevdf_samples: store.eevdf.len() as u64,
-            eevdf_tasks: eevdf.into_values().collect(),
+            eevdf_tasks: super::report::eevdf_tasks(&store.eevdf),
             eevdf_span_ns,
             clocks: check_clocks(store),
             tasks,

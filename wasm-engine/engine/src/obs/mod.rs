@@ -1,9 +1,11 @@
 //! Observation: the columnar log every run writes, and what is computed from it
 //! (per-task metrics and golden summaries, window queries, explanations).
 
+pub mod codes;
 pub mod cursor;
 pub mod explain;
 pub mod log;
+pub mod meta;
 pub mod query;
 pub mod summary;
 pub mod why;

@@ -1,6 +1,9 @@
 //! Window queries over the log: what ran on each CPU in `[t0, t1)`, merged to a resolution,
-//! and an entity's samples in a window. The UI and the CLI read runs only through these.
+//! the samples, markers and counters of a window. The UI (through `schedlab-wasm`) and the
+//! CLI read the log only through these; the bindings just copy the rows they name into
+//! typed-array columns.
 
+use super::cursor::{latest_samples, latest_samples_of};
 use super::log::{EventKind, EventLog, NO_TASK};
 
 /// Columns of CPU run slices. A slice with `count > 1` merges several runs shorter than the
@@ -110,6 +113,60 @@ pub fn cpu_slices(log: &EventLog, ncpus: u32, t0: u64, t1: u64, bucket_ns: u64, 
         }
     }
     out
+}
+
+/// Sample rows for a timeline window: every sample of `nodes` in `[t0, t1)` and, first, for
+/// continuity, each node's last sample before `t0`. `nodes` are task ids and group node ids
+/// (GROUP_NODE | task group); empty means every task (`0..ntasks`, no groups).
+pub fn window_samples(log: &EventLog, ntasks: usize, nodes: &[u32], t0: u64, t1: u64) -> Vec<usize> {
+    let before = if nodes.is_empty() {
+        latest_samples(log, ntasks, t0.saturating_sub(1))
+    } else {
+        latest_samples_of(log, nodes, t0.saturating_sub(1))
+    };
+    let want = |n: u32| if nodes.is_empty() { (n as usize) < ntasks } else { nodes.contains(&n) };
+    let mut rows: Vec<usize> = before.into_iter().flatten().collect();
+    rows.sort_unstable();
+    let (lo, hi) = log.sample_window(t0, t1);
+    rows.extend((lo..hi).filter(|&i| want(log.samples.task[i])));
+    rows
+}
+
+/// Event rows drawn as markers (`EventKind::is_marker`) in `[t0, t1)`. A window with more
+/// than `4 × limit` events of any kind gives none: markers are for zoomed-in views, and the
+/// slices still show every run.
+pub fn markers(log: &EventLog, t0: u64, t1: u64, limit: usize) -> Vec<usize> {
+    let (lo, hi) = log.event_window(t0, t1);
+    if hi - lo > limit.saturating_mul(4) {
+        return Vec::new();
+    }
+    let kind = &log.events.kind;
+    (lo..hi).filter(|&i| EventKind::from_u8(kind[i]).is_some_and(EventKind::is_marker)).collect()
+}
+
+/// At most this many counter series are looked up before a window (their last value).
+pub const MAX_PRIOR_SERIES: usize = 4096;
+
+/// Counter rows for a window: each series' (kind, key) last value before `t0` (`prior`, to be
+/// drawn from `t0`), then every row in `[t0, t1)`.
+pub fn counters(log: &EventLog, t0: u64, t1: u64) -> Vec<(usize, bool)> {
+    let c = &log.counters;
+    let lo = c.t.partition_point(|&x| x < t0);
+    let hi = c.t.partition_point(|&x| x < t1);
+    let mut seen: Vec<(u8, u32)> = Vec::new();
+    let mut prior: Vec<usize> = Vec::new();
+    for i in (0..lo).rev() {
+        let k = (c.kind[i], c.key[i]);
+        if !seen.contains(&k) {
+            seen.push(k);
+            prior.push(i);
+        }
+        if seen.len() > MAX_PRIOR_SERIES {
+            break;
+        }
+    }
+    prior.sort_unstable();
+    prior.into_iter().map(|i| (i, true)).chain((lo..hi).map(|i| (i, false))).collect()
 }
 
 /// Sample rows of `task` in `[t0, t1)`.

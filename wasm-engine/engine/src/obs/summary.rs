@@ -3,10 +3,17 @@
 
 use super::log::{EventKind, EventLog, SwitchReason, NO_TASK};
 use crate::sim::Simulation;
-use serde_json::{json, Value};
+use serde::{Serialize, Serializer};
+use serde_json::Value;
+use ts_rs::TS;
+
+/// Serialises a percentage or mean with three decimals, as `schedlab simulate --json` prints it.
+fn round3<S: Serializer>(v: &f64, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_f64((v * 1000.0).round() / 1000.0)
+}
 
 /// Wakeup-latency percentiles (nearest rank).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, TS)]
 pub struct Latency {
     /// Median.
     pub p50: u64,
@@ -17,13 +24,14 @@ pub struct Latency {
 }
 
 /// Metrics of one task.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, TS)]
 pub struct TaskSummary {
     /// comm.
     pub name: String,
     /// CPU time (ns).
     pub cpu_time_ns: u64,
     /// Share of the scenario's tasks' total CPU time (%).
+    #[serde(serialize_with = "round3")]
     pub share_pct: f64,
     /// Times it left a CPU.
     pub switches_out: u64,
@@ -49,6 +57,7 @@ pub struct TaskSummary {
     pub ipi_latency_ns_mean: u64,
     /// After a yield_to that yielded: mean number of task picks on the yielder's CPU until the
     /// target ran (1 = the very next pick), and the mean delay (ns).
+    #[serde(serialize_with = "round3")]
     pub yield_to_picks_mean: f64,
     /// See `yield_to_picks_mean`.
     pub yield_to_delay_ns_mean: u64,
@@ -60,8 +69,35 @@ pub struct TaskSummary {
     pub wakeup_latency_ns: Latency,
 }
 
-/// Metrics of a run.
-#[derive(Debug, Clone, PartialEq)]
+/// Counters of the yield_to proposals over a run (`Fair::yield_to_stats`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, TS)]
+pub struct YieldToCounts {
+    /// yield_to_task_fair() calls.
+    pub calls: u64,
+    /// Debooster penalties applied.
+    pub penalties: u64,
+    /// Penalties skipped by the rate limiter.
+    pub rate_limited: u64,
+    /// Penalties skipped by the reverse-pair debounce.
+    pub debounced: u64,
+    /// Lag credits (the v3 cover letter's proposal).
+    pub credits: u64,
+}
+
+/// The profiling-timer contention model's totals (`cost::cputimer`), when it is on.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, TS)]
+pub struct CputimerTotals {
+    /// Time in cputimer atomic adds (ns).
+    pub atomic_ns: u64,
+    /// Atomic adds.
+    pub adds: u64,
+    /// Share of the tasks' CPU time spent in them (%).
+    #[serde(serialize_with = "round3")]
+    pub atomic_pct: f64,
+}
+
+/// Metrics of a run: what `schedlab simulate --json` prints and the UI's metrics panel reads.
+#[derive(Debug, Clone, PartialEq, Serialize, TS)]
 pub struct Summary {
     /// Scenario name.
     pub scenario: String,
@@ -77,10 +113,35 @@ pub struct Summary {
     pub tasks: Vec<TaskSummary>,
     /// Idle time per CPU (ns).
     pub cpu_idle_ns: Vec<u64>,
-    /// Counters of the yield_to proposals (calls, penalties, rate-limited, debounced, credits).
-    pub yield_to: [u64; 5],
-    /// Profiling-timer contention model: time in cputimer atomic adds (ns) and adds, when on.
-    pub cputimer: Option<(u64, u64)>,
+    /// Counters of the yield_to proposals.
+    pub yield_to: YieldToCounts,
+    /// Profiling-timer contention model, when on.
+    pub cputimer: Option<CputimerTotals>,
+}
+
+/// Every wakeup latency of a run, in log order: (task, ns from its wakeup, or its first wakeup
+/// as a new task, to its next switch-in). The metrics' percentiles and the UI's histogram are
+/// both computed from this.
+pub fn wakeup_latencies(log: &EventLog, ntasks: usize) -> Vec<(u32, u64)> {
+    let e = &log.events;
+    let mut woken: Vec<Option<u64>> = vec![None; ntasks];
+    let mut out = Vec::new();
+    for i in 0..e.t.len() {
+        let task = e.task[i] as usize;
+        if task >= ntasks {
+            continue;
+        }
+        match EventKind::from_u8(e.kind[i]) {
+            Some(EventKind::Wakeup | EventKind::WakeupNew) => woken[task] = Some(e.t[i]),
+            Some(EventKind::Switch) => {
+                if let Some(w) = woken[task].take() {
+                    out.push((task as u32, e.t[i] - w));
+                }
+            }
+            _ => {}
+        }
+    }
+    out
 }
 
 /// Nearest-rank percentile of sorted values.
@@ -101,9 +162,18 @@ impl Summary {
         s.scenario = sim.cfg.name.clone();
         s.queue_events = sim.queue.processed;
         let y = &sim.fair.yield_to_stats;
-        s.yield_to = [y.calls, y.penalties, y.rate_limited, y.debounced, y.credits];
+        s.yield_to = YieldToCounts {
+            calls: y.calls,
+            penalties: y.penalties,
+            rate_limited: y.rate_limited,
+            debounced: y.debounced,
+            credits: y.credits,
+        };
         if sim.cfg.host.profiling_timer {
-            s.cputimer = Some((sim.cputimer.atomic_ns, sim.cputimer.adds));
+            let total: u64 = s.tasks.iter().map(|t| t.cpu_time_ns).sum();
+            let atomic_ns = sim.cputimer.atomic_ns;
+            let atomic_pct = if total == 0 { 0.0 } else { 100.0 * atomic_ns as f64 / total as f64 };
+            s.cputimer = Some(CputimerTotals { atomic_ns, adds: sim.cputimer.adds, atomic_pct });
         }
         s
     }
@@ -127,8 +197,6 @@ impl Summary {
         let mut handoffs: Vec<(u64, u64, u64)> = vec![(0, 0, 0); n]; // (count, picks, delay)
         let mut wakeups = vec![0u64; n];
         let mut sleeps = vec![0u64; n];
-        let mut woken_at: Vec<Option<u64>> = vec![None; n];
-        let mut lat: Vec<Vec<u64>> = vec![Vec::new(); n];
         let mut running: Vec<(u32, u64)> = vec![(NO_TASK, 0); ncpus as usize];
         let mut idle = vec![0u64; ncpus as usize];
         let e = &log.events;
@@ -149,9 +217,6 @@ impl Summary {
                         }
                     }
                     if task < n {
-                        if let Some(w) = woken_at[task].take() {
-                            lat[task].push(t - w);
-                        }
                         for (y, p) in pending.iter_mut().enumerate() {
                             if let Some((target, t0, _, picks)) = *p {
                                 if target as usize == task {
@@ -164,11 +229,7 @@ impl Summary {
                     }
                     running[c] = (e.task[i], t);
                 }
-                Some(EventKind::Wakeup) => {
-                    wakeups[task] += 1;
-                    woken_at[task] = Some(t);
-                }
-                Some(EventKind::WakeupNew) => woken_at[task] = Some(t),
+                Some(EventKind::Wakeup) => wakeups[task] += 1,
                 Some(EventKind::Yield) => {
                     yields[task] += 1;
                     if e.val[i] != 0 {
@@ -209,6 +270,10 @@ impl Summary {
             } else {
                 cpu_time[task as usize] += now - since;
             }
+        }
+        let mut lat: Vec<Vec<u64>> = vec![Vec::new(); n];
+        for (task, ns) in wakeup_latencies(log, n) {
+            lat[task as usize].push(ns);
         }
         let total: u64 = cpu_time.iter().sum();
         let tasks = (0..n)
@@ -253,54 +318,19 @@ impl Summary {
             log_events: log.len() as u64,
             tasks,
             cpu_idle_ns: idle,
-            yield_to: [0; 5],
+            yield_to: YieldToCounts::default(),
             cputimer: None,
         }
     }
 
     /// Share of the tasks' CPU time spent in cputimer atomic adds (%), 0 when the model is off.
     pub fn cputimer_pct(&self) -> f64 {
-        let total: u64 = self.tasks.iter().map(|t| t.cpu_time_ns).sum();
-        match self.cputimer {
-            Some((ns, _)) if total > 0 => 100.0 * ns as f64 / total as f64,
-            _ => 0.0,
-        }
+        self.cputimer.map_or(0.0, |c| c.atomic_pct)
     }
 
-    /// The JSON object `schedlab simulate --json` prints.
+    /// The JSON object `schedlab simulate --json` prints (keys sorted).
     pub fn to_json(&self) -> Value {
-        json!({
-            "scenario": self.scenario,
-            "duration_ns": self.duration_ns,
-            "digest": self.digest,
-            "queue_events": self.queue_events,
-            "log_events": self.log_events,
-            "cpu_idle_ns": self.cpu_idle_ns,
-            "cputimer": self.cputimer.map(|(ns, adds)| json!({"atomic_ns": ns, "adds": adds, "atomic_pct": (self.cputimer_pct() * 1000.0).round() / 1000.0})),
-            "yield_to": { "calls": self.yield_to[0], "penalties": self.yield_to[1], "rate_limited": self.yield_to[2],
-                          "debounced": self.yield_to[3], "credits": self.yield_to[4] },
-            "tasks": self.tasks.iter().map(|t| json!({
-                "name": t.name,
-                "cpu_time_ns": t.cpu_time_ns,
-                "share_pct": (t.share_pct * 1000.0).round() / 1000.0,
-                "switches_out": t.switches_out,
-                "switches_out_runnable": t.switches_out_runnable,
-                "mean_run_ns": t.mean_run_ns,
-                "yields": t.yields,
-                "yields_scheduled": t.yields_scheduled,
-                "yields_to": t.yields_to,
-                "yield_to_calls": t.yield_to_calls,
-                "guest_locks": t.guest_locks,
-                "ple_exits": t.ple_exits,
-                "ipis_answered": t.ipis_answered,
-                "ipi_latency_ns_mean": t.ipi_latency_ns_mean,
-                "yield_to_picks_mean": (t.yield_to_picks_mean * 1000.0).round() / 1000.0,
-                "yield_to_delay_ns_mean": t.yield_to_delay_ns_mean,
-                "wakeups": t.wakeups,
-                "sleeps": t.sleeps,
-                "wakeup_latency_ns": { "p50": t.wakeup_latency_ns.p50, "p99": t.wakeup_latency_ns.p99, "max": t.wakeup_latency_ns.max },
-            })).collect::<Vec<_>>(),
-        })
+        serde_json::to_value(self).expect("a summary serialises")
     }
 
     /// Normalized text for golden files: fixed precision, one line per fact.
@@ -324,14 +354,14 @@ impl Summary {
                 ));
             }
         }
-        if let Some((ns, adds)) = self.cputimer {
-            s.push_str(&format!("cputimer atomic_ns={ns} adds={adds} atomic_pct={:.3}\n", self.cputimer_pct()));
+        if let Some(c) = self.cputimer {
+            s.push_str(&format!("cputimer atomic_ns={} adds={} atomic_pct={:.3}\n", c.atomic_ns, c.adds, c.atomic_pct));
         }
-        if self.yield_to[0] > 0 {
+        if self.yield_to.calls > 0 {
             let y = &self.yield_to;
             s.push_str(&format!(
                 "yield_to calls={} penalties={} rate_limited={} debounced={} credits={}\n",
-                y[0], y[1], y[2], y[3], y[4]
+                y.calls, y.penalties, y.rate_limited, y.debounced, y.credits
             ));
         }
         for (c, idle) in self.cpu_idle_ns.iter().enumerate() {

@@ -11,7 +11,7 @@ use crate::sim::{config::SimConfig, Simulation};
 use serde::Serialize;
 
 /// One task, observed and simulated.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, ts_rs::TS)]
 pub struct TaskReport {
     pub name: String,
     pub pid: i32,
@@ -29,7 +29,7 @@ pub struct TaskReport {
 }
 
 /// A task the shadow leaves out (real-time or idle class, or never ran).
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, ts_rs::TS)]
 pub struct LeftOut {
     pub comm: String,
     pub pid: i32,
@@ -38,7 +38,7 @@ pub struct LeftOut {
 }
 
 /// `schedlab replay --json`.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, ts_rs::TS)]
 pub struct ReplayReport {
     pub scenario: String,
     pub variants: Vec<(String, String)>,

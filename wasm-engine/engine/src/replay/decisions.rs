@@ -61,7 +61,7 @@ pub struct Timed {
 }
 
 /// A pick where the model and the kernel differ.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, ts_rs::TS)]
 pub struct Disagreement {
     /// ns since the trace's first record.
     pub at_ns: u64,
@@ -79,7 +79,7 @@ pub struct Disagreement {
 }
 
 /// Counts of one CPU.
-#[derive(Debug, Clone, Default, Serialize)]
+#[derive(Debug, Clone, Default, Serialize, ts_rs::TS)]
 pub struct CpuDecisions {
     pub cpu: u32,
     /// Scored picks, and those where the model picked as the kernel did.
@@ -88,7 +88,7 @@ pub struct CpuDecisions {
 }
 
 /// The per-decision replay's result.
-#[derive(Debug, Clone, Default, Serialize)]
+#[derive(Debug, Clone, Default, Serialize, ts_rs::TS)]
 pub struct DecisionReport {
     /// Picks scored (the kernel's choice was queued in the model, or idle), all CPUs.
     pub scored: u64,

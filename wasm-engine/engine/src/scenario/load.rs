@@ -12,7 +12,10 @@ use crate::sched::features::SchedFeatures;
 use std::fmt;
 
 /// A scenario error with its location (1-based line and column; 0:0 when no text is known).
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// The UI shows every error in this shape (`LocatedError`; file empty and 0:0 when no file is
+/// to blame).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, ts_rs::TS)]
+#[ts(rename = "LocatedError")]
 pub struct ScenarioError {
     /// File name, as given by the caller.
     pub file: String,

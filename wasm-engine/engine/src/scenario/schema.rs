@@ -373,7 +373,7 @@ pub enum YieldMode {
 }
 
 /// Scheduling policy.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema, ts_rs::TS)]
 #[serde(rename_all = "snake_case")]
 pub enum PolicySpec {
     /// SCHED_NORMAL.

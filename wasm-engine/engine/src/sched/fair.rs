@@ -23,8 +23,9 @@ pub const DEQUEUE_DELAYED: u32 = 0x02;
 /// `DEQUEUE_SPECIAL`: never delay (used here for exit, see `Sim::exit_task`).
 pub const DEQUEUE_SPECIAL: u32 = 0x04;
 
-/// How `yield_task_fair()` treats the yielder.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// How `yield_task_fair()` treats the yielder. Named as in the scenario file's `yield`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, ts_rs::TS)]
+#[serde(rename_all = "snake_case")]
 pub enum YieldFlavour {
     /// 79104becf42b (6.19, backported to 6.18.2; measured on 6.18.44): an eligible yielder
     /// forfeits: vruntime = deadline, deadline += slice. An ineligible one is untouched.
@@ -36,8 +37,9 @@ pub enum YieldFlavour {
     Hierarchical,
 }
 
-/// How `update_entity_lag()` bounds the saved lag.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// How `update_entity_lag()` bounds the saved lag. Named as in the scenario file's `lag_clamp`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, ts_rs::TS)]
+#[serde(rename_all = "snake_case")]
 pub enum LagClamp {
     /// ±calc_delta_fair(max_slice + TICK_NSEC), max_slice being the largest slice of curr
     /// and the queued entities ("fix lag clamp", tip 2026). Measured on 6.18.44 (backport).

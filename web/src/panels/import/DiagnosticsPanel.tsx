@@ -2,12 +2,12 @@
 // examples), lost events, out-of-order CPUs, missing switch-outs, other events kept, the EEVDF
 // dump and its alignment, and what a view needs that the trace lacks, with how to capture it.
 import { memo } from 'react';
-import type { EevdfAlignment, ImportedTrace } from '../../engine/protocol';
+import type { Alignment, ImportedTrace } from '../../engine/protocol';
 import { diagnostics } from '../../state/trace_import';
 
 const int = (n: number) => n.toLocaleString('en-US');
 
-function Alignment({ a, file }: { a: EevdfAlignment; file: string | null }) {
+function Alignment({ a, file }: { a: Alignment; file: string | null }) {
   return (
     <p data-testid="eevdf-alignment" data-accepted={a.accepted} className={a.accepted ? '' : 'warn'}>
       {a.accepted
@@ -17,7 +17,7 @@ function Alignment({ a, file }: { a: EevdfAlignment; file: string | null }) {
   );
 }
 
-export const DiagnosticsPanel = memo(function DiagnosticsPanel({ trace, alignment }: { trace: ImportedTrace; alignment: EevdfAlignment | null }) {
+export const DiagnosticsPanel = memo(function DiagnosticsPanel({ trace, alignment }: { trace: ImportedTrace; alignment: Alignment | null }) {
   const r = trace.report;
   const s = r.summary;
   const busiest = [...s.tasks].filter((t) => t.switches > 0 && t.pid !== 0).sort((a, b) => b.switches - a.switches || a.pid - b.pid).slice(0, 12);

@@ -1,7 +1,6 @@
 // The replay overlay and EEVDF lanes against a recording fake 2D context.
 import { describe, expect, it } from 'vitest';
-import type { EevdfWindowData, ReplayWindowData } from '../../engine/protocol';
-import { SPAN_LOST, SPAN_OPEN } from '../../engine/protocol';
+import { SPAN_LOST, SPAN_OPEN, type EevdfWindowData, type ReplayWindowData } from '../../engine/protocol';
 import { fakeCtx } from '../fake_ctx';
 import { CPU_LANE_H, GUTTER_W } from '../layout';
 import { makeTimeScale } from '../time_scale';

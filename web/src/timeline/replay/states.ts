@@ -1,8 +1,7 @@
 // The state a task left its CPU in (sched_switch prev_state), from the engine's column code
-// (`PrevState::code`): R 0, R+ 0x100 (TASK_REPORT_MAX), blocked states their report bits
-// (S 0x01, D 0x02, T 0x04, t 0x08, X 0x10, Z 0x20, P 0x40, I 0x80), an undecoded number
-// 0x8000_0000 | n; and the replay view's two special codes.
-import { SPAN_LOST, SPAN_OPEN } from '../../engine/protocol';
+// (`PrevStateCode`, generated from `PrevState::code`): R, R+ (TASK_REPORT_MAX), the blocked
+// states' report bits, an undecoded number `raw | n`; and the replay view's two special codes.
+import { PrevStateCode as C, SPAN_LOST, SPAN_OPEN } from '../../engine/protocol';
 
 export type StateKind = 'preempted' | 'runnable' | 'sleeping' | 'disk' | 'idle' | 'stopped' | 'raw' | 'lost' | 'open';
 
@@ -16,15 +15,15 @@ export interface SpanState {
 }
 
 const LETTERS: [number, string][] = [
-  [0x01, 'S'],
-  [0x02, 'D'],
-  [0x04, 'T'],
-  [0x08, 't'],
-  [0x10, 'X'],
-  [0x20, 'Z'],
-  [0x40, 'P'],
-  [0x80, 'I'],
-  [0x8000, '?'],
+  [C.S, 'S'],
+  [C.D, 'D'],
+  [C.T, 'T'],
+  [C.t, 't'],
+  [C.X, 'X'],
+  [C.Z, 'Z'],
+  [C.P, 'P'],
+  [C.I, 'I'],
+  [C.unknown, '?'],
 ];
 
 export const STATE_COLOURS: Record<StateKind, string> = {
@@ -62,14 +61,14 @@ export function spanState(code: number): SpanState {
   let kind: StateKind;
   if (code === SPAN_OPEN) [label, kind] = ['', 'open'];
   else if (code === SPAN_LOST) [label, kind] = ['?', 'lost'];
-  else if (code === 0) [label, kind] = ['R', 'runnable'];
-  else if (code === 0x100) [label, kind] = ['R+', 'preempted'];
-  else if (code >= 0x8000_0000) [label, kind] = [String(code & 0x7fff_ffff), 'raw'];
+  else if (code === C.runnable) [label, kind] = ['R', 'runnable'];
+  else if (code === C.preempted) [label, kind] = ['R+', 'preempted'];
+  else if (code >= C.raw) [label, kind] = [String(code - C.raw), 'raw'];
   else {
     label = LETTERS.filter(([bit]) => code & bit)
       .map(([, c]) => c)
       .join('|');
-    kind = code & 0x02 ? 'disk' : code & 0x01 ? 'sleeping' : code & 0x80 ? 'idle' : 'stopped';
+    kind = code & C.D ? 'disk' : code & C.S ? 'sleeping' : code & C.I ? 'idle' : 'stopped';
   }
   s = { label, kind, colour: STATE_COLOURS[kind], words: STATE_WORDS[kind] };
   cache.set(code, s);

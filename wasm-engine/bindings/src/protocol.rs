@@ -1,0 +1,265 @@
+//! The worker protocol: the messages between the UI thread (`web/src/engine/client.ts`) and the
+//! engine worker (`engine.worker.ts`, `import_worker.ts`). The worker is TypeScript, so nothing
+//! in Rust builds these; they are declared here, beside the data they carry, so that the
+//! TypeScript types of the whole boundary come from one place (`contract.rs` writes them into
+//! `web/src/engine/contract.gen.ts`). Every request gets exactly one final reply (`Response`
+//! other than `progress`/`importProgress`), an `error` if nothing else.
+
+// Declarations for the generated TypeScript: Rust never builds these messages, so their size
+// does not matter.
+#![allow(clippy::large_enum_variant)]
+
+use crate::columns::{CounterCols, EevdfWindowCols, LatencyCols, MarkerCols, ReplayWindowCols, SampleCols, SliceCols};
+use schedlab_engine::import::align::Alignment;
+use schedlab_engine::import::report::{ImportReport, SpanInfo, TraceRecordView, TraceTask};
+use schedlab_engine::obs::cursor::CursorState;
+use schedlab_engine::obs::meta::ScenarioMeta;
+use schedlab_engine::obs::summary::Summary;
+use schedlab_engine::replay::compare::ReplayReport;
+use schedlab_engine::scenario::ScenarioError;
+use serde::Serialize;
+use ts_rs::TS;
+
+/// One variant to simulate: a key and its NAME=VALUE overrides.
+#[derive(Debug, Clone, TS)]
+pub struct VariantSpec {
+    pub key: String,
+    pub overrides: Vec<(String, String)>,
+}
+
+/// Window data of one variant.
+#[derive(TS)]
+pub struct WindowData {
+    pub variant: String,
+    pub t0: f64,
+    pub t1: f64,
+    pub bucket: f64,
+    pub slices: SliceCols,
+    pub samples: SampleCols,
+    pub markers: MarkerCols,
+    pub counters: CounterCols,
+    /// Task ids (and group nodes) whose samples were requested (empty: every task).
+    pub tasks: Vec<u32>,
+}
+
+/// One variant after its run.
+#[derive(TS)]
+pub struct LoadedVariant {
+    pub key: String,
+    pub digest: String,
+    pub summary: Summary,
+}
+
+/// The replay view's columns of a window, with the window.
+#[derive(TS)]
+pub struct ReplayWindowData {
+    pub t0: f64,
+    pub t1: f64,
+    pub bucket: f64,
+    #[ts(flatten)]
+    pub cols: ReplayWindowCols,
+}
+
+/// EEVDF samples of a window, with the window.
+#[derive(TS)]
+pub struct EevdfWindowData {
+    pub t0: f64,
+    pub t1: f64,
+    #[ts(flatten)]
+    pub cols: EevdfWindowCols,
+}
+
+/// Where a trace import is.
+#[derive(TS)]
+#[ts(rename_all = "lowercase")]
+pub enum ImportPhase {
+    Reading,
+    Decoding,
+    Building,
+}
+
+#[derive(TS)]
+pub struct ImportProgress {
+    pub phase: ImportPhase,
+    pub bytes: f64,
+    pub total: f64,
+    pub lines: f64,
+    pub records: f64,
+}
+
+/// An imported trace as the app holds it.
+#[derive(TS)]
+pub struct ImportedTrace {
+    pub file: String,
+    pub size: f64,
+    pub report: ImportReport,
+    pub tasks: Vec<TraceTask>,
+    /// Set when an EEVDF dump file was attached to this trace.
+    #[ts(rename = "eevdfFile")]
+    pub eevdf_file: Option<String>,
+}
+
+/// What the worker holds (for tests: a cancelled import frees its handle).
+#[derive(TS)]
+#[ts(rename_all = "camelCase")]
+pub struct WorkerStats {
+    pub import_handles: u32,
+    pub sim_handles: u32,
+    pub wasm_memory_bytes: f64,
+}
+
+/// A request without its id.
+#[derive(TS)]
+#[ts(tag = "type", rename_all = "camelCase")]
+pub enum RequestBody {
+    /// Loads and runs a scenario under every variant (progress, then `loaded`, `error` or
+    /// `cancelled`). A bad scenario leaves the previous run in place.
+    Load {
+        file: String,
+        text: String,
+        variants: Vec<VariantSpec>,
+    },
+    /// Stops a load, import or shadow run in progress: that request answers `cancelled`, and
+    /// so does this one.
+    Cancel,
+    /// Window data of one variant of run `run` (an `error` when that run is not the worker's
+    /// current one: a newer load replaced it).
+    Window {
+        run: u32,
+        variant: String,
+        t0: f64,
+        t1: f64,
+        bucket: f64,
+        tasks: Vec<u32>,
+    },
+    Cursor {
+        run: u32,
+        variant: String,
+        t: f64,
+    },
+    Metrics {
+        run: u32,
+        variant: String,
+    },
+    Import {
+        #[ts(type = "File")]
+        file: (),
+        attach: bool,
+        #[ts(rename = "chunkBytes", optional)]
+        chunk_bytes: Option<f64>,
+    },
+    ImportWindow {
+        t0: f64,
+        t1: f64,
+        bucket: f64,
+        limit: u32,
+    },
+    EevdfWindow {
+        t0: f64,
+        t1: f64,
+        limit: u32,
+    },
+    Record {
+        cpu: u32,
+        t: f64,
+        tol: f64,
+    },
+    Span {
+        index: u32,
+    },
+    Shadow {
+        layout: String,
+        variants: Vec<(String, String)>,
+    },
+    CloseImport,
+    Stats,
+}
+
+/// A request.
+#[derive(TS)]
+pub struct Request {
+    pub id: u32,
+    #[ts(flatten)]
+    pub body: RequestBody,
+}
+
+/// A reply without its id.
+#[derive(TS)]
+#[ts(tag = "type", rename_all = "camelCase")]
+pub enum ResponseBody {
+    /// A load's progress: variants done (fractional) of `total`.
+    Progress {
+        done: f64,
+        total: f64,
+    },
+    /// A load that succeeded: the worker's current run from now on (`run` numbers grow).
+    Loaded {
+        run: u32,
+        meta: ScenarioMeta,
+        variants: Vec<LoadedVariant>,
+    },
+    Error {
+        error: ScenarioError,
+    },
+    Cancelled,
+    Window {
+        data: WindowData,
+    },
+    Cursor {
+        state: CursorState,
+    },
+    Metrics {
+        summary: Summary,
+        latencies: LatencyCols,
+    },
+    ImportProgress {
+        progress: ImportProgress,
+    },
+    Imported {
+        trace: ImportedTrace,
+        alignment: Option<Alignment>,
+    },
+    ImportWindow {
+        data: ReplayWindowData,
+    },
+    EevdfWindow {
+        data: EevdfWindowData,
+    },
+    Record {
+        record: Option<TraceRecordView>,
+    },
+    Span {
+        span: Option<SpanInfo>,
+    },
+    Shadow {
+        report: ReplayReport,
+    },
+    Closed,
+    Stats {
+        stats: WorkerStats,
+    },
+}
+
+/// A reply.
+#[derive(TS)]
+pub struct Response {
+    pub id: u32,
+    #[ts(flatten)]
+    pub body: ResponseBody,
+}
+
+/// What `SimHandle.load` returns (JSON).
+#[derive(Serialize, TS)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum LoadOutcome {
+    Loaded { meta: ScenarioMeta },
+    Error { error: ScenarioError },
+}
+
+/// What `ReplayHandle.run` returns (JSON).
+#[derive(Serialize, TS)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum ShadowOutcome {
+    Report { report: ReplayReport },
+    Error { message: String },
+}
