@@ -71,11 +71,12 @@ test('cancel mid-run: the previous run stays whole (cursor, metrics)', async ({ 
   // A dense scenario long enough to be cancelled while it runs.
   const dense = readFileSync(new URL('../fixtures/bench-dense.toml', import.meta.url), 'utf8').replace('duration = "1s"', 'duration = "30s"');
   await page.setInputFiles('[data-testid="file-input"]', { name: 'dense.toml', mimeType: 'text/plain', buffer: Buffer.from(dense) });
-  const progress = page.getByRole('progressbar');
+  const progress = page.locator('span.progress[role="progressbar"]');
   await expect(progress).toBeVisible();
   await progress.getByRole('button', { name: 'cancel' }).click();
   await waitForIdle(page);
   await expect(progress).toHaveCount(0);
+  await expect(page.locator('[data-testid="scenario-error"]')).toHaveCount(0);
   const after = await appState(page);
   expect(after.scenario).toBe(before.scenario);
   expect(after.window_ns).toEqual(before.window_ns);
