@@ -5,6 +5,7 @@
 //! events only. "events" are event-queue events (ticks, wakeups, burst ends, starts);
 //! "log rows" are rows of the events table (switches, picks, enqueues, …).
 
+use crate::args::BenchArgs;
 use schedlab_engine::obs::summary::Summary;
 use std::time::Instant;
 
@@ -50,6 +51,17 @@ fn measure(label: &str, text: &str, detailed: bool) {
         sim.fair.log.picks.t.len(),
         s.digest,
     );
+}
+
+/// `schedlab bench`: both benchmarks, or one scenario file's run.
+pub fn command(a: &BenchArgs) -> Result<(), String> {
+    match &a.scenario {
+        Some(file) => run_file(file, &crate::read(file)?),
+        None => {
+            run(a.seconds);
+            Ok(())
+        }
+    }
 }
 
 /// Times one scenario file's run (full log) and prints one line, for wasm/native ratios.

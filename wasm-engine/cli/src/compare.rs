@@ -1,6 +1,7 @@
 //! `schedlab compare`: one scenario under several named variants, with per-task metrics and
 //! their differences against the first variant.
 
+use crate::args::CompareArgs;
 use schedlab_engine::obs::summary::{Summary, TaskSummary};
 use schedlab_engine::scenario::variants;
 use serde_json::{json, Value};
@@ -21,17 +22,19 @@ fn task_diff(a: &TaskSummary, b: &TaskSummary) -> Value {
 /// One variant's run: its name, the overrides applied and the summary.
 type Run = (String, Vec<(String, String)>, Summary);
 
-/// Runs `text` under each variant of `names` (comma-separated), plus `extra` overrides for all.
-pub fn run(file: &str, text: &str, names: &str, extra: &[(String, String)], as_json: bool) -> Result<String, String> {
+/// Runs the scenario under each variant of `--variants`, plus the `--variant` overrides for all.
+pub fn run(a: &CompareArgs) -> Result<String, String> {
+    let (file, extra, as_json) = (a.scenario.as_str(), &a.variants.variant, a.json);
+    let text = crate::read(file)?;
     let mut runs: Vec<Run> = Vec::new();
-    for name in names.split(',').map(str::trim).filter(|n| !n.is_empty()) {
+    for name in a.names.0.iter().filter(|n| !n.is_empty()) {
         let v = variants::find(name).ok_or_else(|| {
             let known: Vec<&str> = variants::VARIANTS.iter().map(|v| v.name).collect();
             format!("unknown variant {name:?} (known: {})", known.join(", "))
         })?;
         let mut o: Vec<(String, String)> = v.overrides.iter().map(|(k, x)| (k.to_string(), x.to_string())).collect();
         o.extend(extra.iter().cloned());
-        let (_, mut sim) = schedlab_engine::load(file, text, &o)?;
+        let (_, mut sim) = schedlab_engine::load(file, &text, &o)?;
         sim.run();
         runs.push((name.to_string(), o, Summary::of(&sim)));
     }

@@ -7,6 +7,7 @@
 //! `schedlab bench-import [--mb N]`: the importer's throughput on a synthetic tracefs trace built in
 //! memory (deterministic: sched_switch, sched_wakeup, sched_stat_runtime over 8 CPUs and 600 tasks).
 
+use crate::args::ImportArgs;
 use schedlab_engine::import::dat::{self, DatInfo};
 use schedlab_engine::import::record::{EevdfSample, Skipped, TraceRecord, TraceSink};
 use schedlab_engine::import::{binary_kind, Binary, ImportStats, ImportSummary, TextImporter, TraceStore};
@@ -75,7 +76,8 @@ impl TraceSink for DumpSink<'_> {
     }
 }
 
-pub fn run(file: &str, eevdf: Option<&str>, json: bool) -> Result<String, String> {
+pub fn run(a: &ImportArgs) -> Result<String, String> {
+    let (file, eevdf, json) = (a.trace.as_str(), a.eevdf.as_deref(), a.json);
     let mut store = TraceStore::new();
     if let Some(dump) = eevdf {
         match read_trace(dump, &mut DumpSink { file: dump, store: &mut store })? {
@@ -195,6 +197,13 @@ impl TraceSink for Discard {
     fn lost(&mut self, _cpu: u32, _count: u64, _line: u64) {}
     fn skipped(&mut self, _s: Skipped) {}
     fn eevdf(&mut self, _s: EevdfSample) {}
+}
+
+/// `schedlab gen trace`: the synthetic trace on stdout.
+pub fn print_synthetic(mb: u64) -> Result<(), String> {
+    let text = synthetic_trace((mb as usize) << 20);
+    std::io::Write::write_all(&mut std::io::stdout().lock(), text.as_bytes())
+        .map_err(|e| format!("writing the trace: {e}"))
 }
 
 pub fn bench(mb: u64) -> Result<(), String> {

@@ -4,6 +4,7 @@
 //! and the time-weighted agreement. `--emit-scenario` prints the shadow scenario as TOML instead,
 //! to open in the web app or edit.
 
+use crate::args::ReplayArgs;
 use schedlab_engine::replay::compare::{replay, ReplayReport};
 use schedlab_engine::replay::observe::Observed;
 use schedlab_engine::replay::shadow::Layout;
@@ -17,14 +18,9 @@ pub fn observe(file: &str) -> Result<Observed, String> {
     Ok(obs)
 }
 
-pub fn run(
-    file: &str,
-    layout: Option<&str>,
-    variants: &[(String, String)],
-    json: bool,
-    emit: bool,
-) -> Result<String, String> {
-    let layout = match layout {
+pub fn run(a: &ReplayArgs) -> Result<String, String> {
+    let (file, variants) = (a.trace.as_str(), &a.variants.variant);
+    let layout = match a.cgroups.as_deref() {
         Some(p) => {
             let text = std::fs::read_to_string(p).map_err(|e| format!("{p}: cannot read: {e}"))?;
             Layout::parse(p, &text)?
@@ -34,10 +30,10 @@ pub fn run(
     let obs = observe(file)?;
     let name = format!("replay/{}", std::path::Path::new(file).file_stem().and_then(|s| s.to_str()).unwrap_or("trace"));
     let (shadow, report) = replay(&obs, &layout, &name, variants)?;
-    if emit {
+    if a.emit_scenario {
         return toml::to_string(&shadow.scenario).map_err(|e| format!("writing the scenario: {e}"));
     }
-    if json {
+    if a.json {
         return Ok(format!("{}\n", serde_json::to_string_pretty(&report).expect("report serialises")));
     }
     Ok(text(&report))

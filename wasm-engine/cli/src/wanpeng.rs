@@ -21,6 +21,7 @@
 //! per VM) or libvirt's defaults (unpinned threads, one cgroup per vCPU under the VM's); the
 //! table (`wanpeng_table.rs`) uses libvirt's.
 
+use crate::args::{self, GenWanpengArgs, HostArgs};
 use std::fmt::Write;
 
 /// Every preset `gen wanpeng` knows.
@@ -256,6 +257,35 @@ pub fn scenario(
         }
     }
     Ok(s)
+}
+
+/// The host layouts the HOST flags ask for. `table`: the defaults are libvirt's (unpinned, one
+/// cgroup per vCPU) and `layouts` (`--layouts N`, default 5) start orders; otherwise the
+/// gallery's (index pinning, one cgroup per VM) and one start order.
+pub fn host_layouts(h: &HostArgs, table: bool, layouts: Option<u64>) -> Result<Vec<Layout>, String> {
+    let unpinned = h.placement.map_or(table, |p| p == args::Placement::Unpinned);
+    let groups = match h.groups {
+        None if table => Groups::Vcpu,
+        None | Some(args::Groups::Vm) => Groups::Vm,
+        Some(args::Groups::Vcpu) => Groups::Vcpu,
+    };
+    if !unpinned {
+        if h.layout_seed.is_some() || layouts.is_some() {
+            return Err("--layout-seed and --layouts are for --placement unpinned".to_string());
+        }
+        return Ok(vec![Layout { placement: Placement::Index, groups }]);
+    }
+    let seeds: Vec<u64> = match h.layout_seed {
+        Some(seed) => vec![seed],
+        None => (1..=layouts.unwrap_or(if table { 5 } else { 1 })).collect(),
+    };
+    Ok(seeds.into_iter().map(|s| Layout { placement: Placement::Unpinned(s), groups }).collect())
+}
+
+/// `schedlab gen wanpeng`: the scenario text.
+pub fn generate(a: &GenWanpengArgs) -> Result<String, String> {
+    let guest = Guest { preset: &a.preset, locks: a.locks.get() };
+    scenario(guest, a.vms as u32, 16, 16, &a.duration, host_layouts(&a.host, false, None)?[0])
 }
 
 #[cfg(test)]

@@ -5,7 +5,8 @@
 //! vCPUs end up sharing a pCPU is not in the seed and changes from boot to boot, so each cell
 //! is run on several start orders (layouts) and the guest operations are pooled over them.
 
-use crate::wanpeng::{scenario, Guest, Layout, SEED};
+use crate::args::{BenchKvmArgs, WanpengTableArgs};
+use crate::wanpeng::{host_layouts, scenario, Guest, Layout, SEED};
 use schedlab_engine::obs::summary::Summary;
 use std::fmt::Write;
 use std::time::Instant;
@@ -148,6 +149,24 @@ pub fn table(
     );
     println!("wall time {:.1} s (native)", t0.elapsed().as_secs_f64());
     Ok(())
+}
+
+/// `schedlab wanpeng-table`.
+pub fn command(a: &WanpengTableArgs) -> Result<(), String> {
+    let mut pair = Pair { extra: a.variants.variant.clone(), ..Default::default() };
+    if let Some((base, series)) = &a.pair {
+        (pair.base, pair.series) = (base.clone(), series.clone());
+    }
+    let presets = match &a.presets {
+        Some(p) => p.0.clone(),
+        None => PRESETS.iter().map(|p| p.to_string()).collect(),
+    };
+    table(&a.duration, &host_layouts(&a.host, true, a.layouts)?, &pair, &presets, a.locks.get())
+}
+
+/// `schedlab bench-kvm`.
+pub fn bench_command(a: &BenchKvmArgs) -> Result<(), String> {
+    bench(Guest { preset: &a.preset, locks: a.locks.get() }, host_layouts(&a.host, false, None)?[0])
 }
 
 /// The performance goal of issue 6: 4 VMs x 16 vCPUs on 16 pCPUs, 1 s simulated, native wall time.

@@ -201,25 +201,39 @@ fn bad_files() {
 #[test]
 fn bad_arguments() {
     let msg = fails(&["frobnicate"]);
-    assert!(msg.contains("usage:"), "{msg}");
-    fails(&[]);
+    assert!(msg.contains("unrecognized subcommand 'frobnicate'") && msg.contains("Usage: schedlab"), "{msg}");
+    let msg = fails(&[]);
+    assert!(msg.contains("missing command") && msg.contains("simulate"), "{msg}");
     fails(&["simulate"]);
     fails(&["explain", NICE]);
     fails(&["simulate", NICE, "--frob"]);
     fails(&["simulate", NICE, NICE]);
     fails(&["simulate", NICE, "--variant"]);
-    fails(&["simulate", NICE, "--variant", "RUN_TO_PARITY"]);
+    let msg = fails(&["simulate", NICE, "--variant", "RUN_TO_PARITY"]);
+    assert!(msg.contains("--variant \"RUN_TO_PARITY\": expected NAME=VALUE"), "{msg}");
     let msg = fails(&["simulate", NICE, "--variant", "NO_SUCH_FEATURE=1"]);
     assert!(msg.contains("NO_SUCH_FEATURE"), "{msg}");
     fails(&["simulate", NICE, "--variant", "RUN_TO_PARITY=maybe"]);
     fails(&["simulate", NICE, "--variant", "cpus=0"]);
-    fails(&["explain", NICE, "--at", "10xs"]);
+    let msg = fails(&["explain", NICE, "--at", "10xs"]);
+    assert!(msg.contains("--at \"10xs\": unknown duration unit"), "{msg}");
     fails(&["explain", NICE, "--at", ""]);
     fails(&["explain", NICE, "--at", "99999999999999999999ms"]);
     let msg = fails(&["explain", NICE, "--at", "2s"]);
     assert!(msg.contains("end"), "{msg}");
     fails(&["bench", "--seconds", "abc"]);
-    fails(&["bench", "--seconds", "0"]);
+    let msg = fails(&["bench", "--seconds", "0"]);
+    assert!(msg.contains("--seconds \"0\": expected 1..=3600"), "{msg}");
+    let msg = fails(&["bench-import", "--mb", "5000"]);
+    assert!(msg.contains("--mb \"5000\": expected 1..=4096"), "{msg}");
+    let msg = fails(&["simulate", NICE, "--log", "some"]);
+    assert!(msg.contains("'--log <LOG>'") && msg.contains("full, events"), "{msg}");
+    let msg = fails(&["wanpeng-table", "--variants", "baseline"]);
+    assert!(msg.contains("--variants \"baseline\": expected BASE,SERIES"), "{msg}");
+    let msg = fails(&["wanpeng-table", "--duration", "200"]);
+    assert!(msg.contains("--duration \"200\": duration \"200\" has no unit"), "{msg}");
+    let msg = fails(&["gen", "wanpeng", "--placement", "index", "--layout-seed", "3"]);
+    assert!(msg.contains("--layout-seed and --layouts are for --placement unpinned"), "{msg}");
     let msg = fails(&["wanpeng-table", "--presets", "dbench,kbuild"]);
     assert!(msg.contains("\"kbuild\" is not a row"), "{msg}");
     let msg = fails(&["gen", "wanpeng", "--preset", "dbench", "--locks", "0"]);
@@ -279,10 +293,141 @@ fn bench_one_second() {
 
 #[test]
 fn help() {
-    for args in [&["--help"][..], &["-h"], &["simulate", "--help"]] {
+    for args in [&["--help"][..], &["-h"], &["help"], &["simulate", "--help"], &["help", "simulate"]] {
         let o = schedlab(args);
         assert_eq!(o.code, 0, "schedlab {args:?}: {}", o.stderr);
-        assert!(o.stdout.contains("usage:") && o.stdout.contains("schedlab simulate"), "{}", o.stdout);
+        assert!(o.stdout.contains("Usage: schedlab") && o.stdout.contains("schedlab simulate"), "{}", o.stdout);
+    }
+}
+
+/// Every command (`gen`'s by their two words) and the flags it accepts: its own and no other's.
+const COMMANDS: &[(&str, &[&str])] = &[
+    ("simulate", &["--variant", "--json", "--log"]),
+    ("explain", &["--at", "--variant", "--json"]),
+    ("compare", &["--variants", "--variant", "--json"]),
+    ("variants", &[]),
+    ("schema", &[]),
+    ("bench", &["--seconds"]),
+    ("gen aaron", &[]),
+    ("gen wanpeng", &["--preset", "--vms", "--locks", "--duration", "--placement", "--groups", "--layout-seed"]),
+    ("gen trace", &["--mb"]),
+    ("bench-distribute", &["--seconds"]),
+    (
+        "wanpeng-table",
+        &[
+            "--duration",
+            "--layouts",
+            "--placement",
+            "--groups",
+            "--layout-seed",
+            "--variants",
+            "--variant",
+            "--presets",
+            "--locks",
+        ],
+    ),
+    ("bench-kvm", &["--preset", "--locks", "--placement", "--groups", "--layout-seed"]),
+    ("import", &["--eevdf", "--json"]),
+    ("replay", &["--cgroups", "--variant", "--json", "--emit-scenario"]),
+    ("bench-import", &["--mb"]),
+    ("lessons", &[]),
+];
+
+/// The long flags on the option lines of a short (`-h`) help.
+fn help_flags(help: &str) -> Vec<String> {
+    let mut v: Vec<String> = help
+        .lines()
+        .map(str::trim_start)
+        .filter(|l| l.starts_with('-') && !l.starts_with("- "))
+        .filter_map(|l| l.split_whitespace().find(|w| w.starts_with("--")))
+        .map(|w| w.trim_end_matches(',').to_string())
+        .collect();
+    v.sort();
+    v
+}
+
+/// The names listed under `Commands:` in a help text.
+fn help_commands(help: &str) -> Vec<String> {
+    let section = help.split("Commands:\n").nth(1).unwrap_or_else(|| panic!("no Commands: section in\n{help}"));
+    section
+        .lines()
+        .take_while(|l| !l.trim().is_empty())
+        .map(|l| l.split_whitespace().next().unwrap().to_string())
+        .collect()
+}
+
+#[test]
+fn each_command_has_help_with_exactly_its_flags() {
+    for (cmd, flags) in COMMANDS {
+        let words: Vec<&str> = cmd.split(' ').collect();
+        for h in ["-h", "--help"] {
+            let args: Vec<&str> = words.iter().copied().chain([h]).collect();
+            let o = schedlab(&args);
+            assert_eq!(o.code, 0, "schedlab {args:?}: {}", o.stderr);
+            assert!(o.stdout.contains(&format!("Usage: schedlab {cmd}")), "schedlab {args:?}:\n{}", o.stdout);
+            // A one-line about first, then the usage.
+            assert!(!o.stdout.starts_with("Usage") && !o.stdout.lines().next().unwrap().is_empty(), "{}", o.stdout);
+            if h == "-h" {
+                let mut want: Vec<String> = flags.iter().map(|f| f.to_string()).chain(["--help".into()]).collect();
+                want.sort();
+                assert_eq!(help_flags(&o.stdout), want, "schedlab {args:?}:\n{}", o.stdout);
+            }
+        }
+    }
+}
+
+#[test]
+fn top_level_help_lists_every_command() {
+    let o = schedlab(&["--help"]);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    let mut want: Vec<String> =
+        COMMANDS.iter().map(|(c, _)| c.split(' ').next().unwrap().to_string()).chain(["help".into()]).collect();
+    want.dedup();
+    assert_eq!(help_commands(&o.stdout), want, "{}", o.stdout);
+    let o = schedlab(&["gen", "--help"]);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    assert_eq!(help_commands(&o.stdout), ["aaron", "wanpeng", "trace", "help"], "{}", o.stdout);
+}
+
+#[test]
+fn an_unknown_flag_is_refused_naming_the_command() {
+    for (cmd, _) in COMMANDS {
+        let args: Vec<&str> = cmd.split(' ').chain(["--frob"]).collect();
+        let msg = fails(&args);
+        assert!(
+            msg.contains("unexpected argument '--frob' found") && msg.contains(&format!("Usage: schedlab {cmd}")),
+            "schedlab {args:?}: {msg}"
+        );
+    }
+}
+
+#[test]
+fn a_flag_of_another_command_is_refused() {
+    let msg = fails(&["simulate", NICE, "--locks", "2"]);
+    assert!(msg.contains("unexpected argument '--locks'") && msg.contains("Usage: schedlab simulate"), "{msg}");
+    let all: std::collections::BTreeSet<&str> = COMMANDS.iter().flat_map(|(_, f)| f.iter().copied()).collect();
+    for (cmd, own) in COMMANDS {
+        for flag in all.iter().filter(|f| !own.contains(f)) {
+            let args: Vec<&str> = cmd.split(' ').chain([*flag, "1"]).collect();
+            let msg = fails(&args);
+            assert!(
+                msg.contains(&format!("unexpected argument '{flag}' found"))
+                    && msg.contains(&format!("Usage: schedlab {cmd}")),
+                "schedlab {args:?}: {msg}"
+            );
+        }
+    }
+}
+
+#[test]
+fn exclusive_flags_are_refused_together() {
+    for (args, a, b) in [
+        (&["replay", NICE, "--json", "--emit-scenario"][..], "--json", "--emit-scenario"),
+        (&["bench", NICE, "--seconds", "3"], "SCENARIO", "--seconds"),
+        (&["wanpeng-table", "--layouts", "3", "--layout-seed", "2"], "--layouts", "--layout-seed"),
+    ] {
+        let msg = fails(args);
+        assert!(msg.contains("cannot be used with") && msg.contains(a) && msg.contains(b), "schedlab {args:?}: {msg}");
     }
 }
 

@@ -1,0 +1,43 @@
+//! `schedlab simulate`, `explain` and `variants`: one scenario run to its end (the summary), or
+//! to an instant (each CPU's queue and last pick), and the named variants.
+
+use crate::args::{ExplainArgs, Log, SimulateArgs};
+use crate::read;
+use schedlab_engine::obs::explain::explain as explain_at;
+use schedlab_engine::obs::summary::Summary;
+
+/// The summary as golden text, or as JSON.
+pub fn simulate(a: &SimulateArgs) -> Result<String, String> {
+    let text = read(&a.scenario)?;
+    let (_, mut sim) = schedlab_engine::load(&a.scenario, &text, &a.variants.variant)?;
+    sim.fair.log.detailed = a.log == Log::Full;
+    sim.run();
+    let s = Summary::of(&sim);
+    Ok(if a.json {
+        format!("{}\n", serde_json::to_string_pretty(&s.to_json()).expect("json"))
+    } else {
+        s.golden_text()
+    })
+}
+
+/// The state and the last decisions at `--at`, as text or JSON.
+pub fn explain(a: &ExplainArgs) -> Result<String, String> {
+    let text = read(&a.scenario)?;
+    let (_, mut sim) = schedlab_engine::load(&a.scenario, &text, &a.variants.variant)?;
+    if a.at > sim.cfg.duration_ns {
+        return Err(format!("--at {} ns is after the scenario's end ({} ns)", a.at, sim.cfg.duration_ns));
+    }
+    sim.run_until(a.at);
+    let (json, text) = explain_at(&sim);
+    Ok(if a.json { format!("{}\n", serde_json::to_string_pretty(&json).expect("json")) } else { text })
+}
+
+/// One line per named variant: name, overrides, what it is.
+pub fn variants() -> String {
+    let mut s = String::new();
+    for v in schedlab_engine::scenario::variants::VARIANTS {
+        let o: Vec<String> = v.overrides.iter().map(|(k, x)| format!("{k}={x}")).collect();
+        s.push_str(&format!("{:<20} {:<32} {}\n", v.name, o.join(","), v.doc));
+    }
+    s
+}
