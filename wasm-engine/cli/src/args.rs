@@ -42,6 +42,14 @@ pub enum Command {
     /// won: eligibility, earliest deadline, protection, buddies.
     Explain(ExplainArgs),
     #[command(verbatim_doc_comment)]
+    /// The web inspector's state at a cursor, as JSON, from the run's log
+    ///
+    /// The scenario runs to its end; then, read from the observation log as the browser reads
+    /// it: each CPU's queued tasks (lags against their queue's newest V), its latest pick at or
+    /// before the cursor with every level of that decision and the words, and every task's
+    /// latest state. Same JSON as the browser's `CursorState`.
+    State(StateArgs),
+    #[command(verbatim_doc_comment)]
     /// Run a scenario under several named variants, against the first
     ///
     /// Per task: CPU share and its difference against the first variant; yield, directed
@@ -147,6 +155,17 @@ pub enum Log {
     Full,
     /// Events only (faster; the summary is the same).
     Events,
+}
+
+#[derive(Args, Debug)]
+pub struct StateArgs {
+    /// The scenario file (TOML or JSON).
+    pub scenario: String,
+    /// The cursor: nanoseconds or a number with a unit (51ms, 1.5s).
+    #[arg(long, value_name = "TIME", value_parser = time)]
+    pub at: u64,
+    #[command(flatten)]
+    pub variants: VariantArgs,
 }
 
 #[derive(Args, Debug)]

@@ -35,6 +35,7 @@ fn run(command: Command) -> Result<(), String> {
     match command {
         Command::Simulate(a) => out(&simulate::simulate(&a)?),
         Command::Explain(a) => out(&simulate::explain(&a)?),
+        Command::State(a) => out(&simulate::state(&a)?),
         Command::Compare(a) => out(&compare::run(&a)?),
         Command::Variants => out(&simulate::variants()),
         Command::Schema => out(&schedlab_engine::scenario::json_schema_string()),

@@ -1,8 +1,10 @@
-//! `schedlab simulate`, `explain` and `variants`: one scenario run to its end (the summary), or
-//! to an instant (each CPU's queue and last pick), and the named variants.
+//! `schedlab simulate`, `explain`, `state` and `variants`: one scenario run to its end (the
+//! summary), or to an instant (each CPU's queue and last pick), the browser inspector's state
+//! at a cursor, and the named variants.
 
-use crate::args::{ExplainArgs, Log, SimulateArgs};
+use crate::args::{ExplainArgs, Log, SimulateArgs, StateArgs};
 use crate::read;
+use schedlab_engine::obs::cursor::state_at;
 use schedlab_engine::obs::explain::explain as explain_at;
 use schedlab_engine::obs::summary::Summary;
 
@@ -30,6 +32,17 @@ pub fn explain(a: &ExplainArgs) -> Result<String, String> {
     sim.run_until(a.at);
     let (json, text) = explain_at(&sim);
     Ok(if a.json { format!("{}\n", serde_json::to_string_pretty(&json).expect("json")) } else { text })
+}
+
+/// `obs::cursor::state_at` after the whole run, as the browser's inspector gets it.
+pub fn state(a: &StateArgs) -> Result<String, String> {
+    let text = read(&a.scenario)?;
+    let (_, mut sim) = schedlab_engine::load(&a.scenario, &text, &a.variants.variant)?;
+    if a.at > sim.cfg.duration_ns {
+        return Err(format!("--at {} ns is after the scenario's end ({} ns)", a.at, sim.cfg.duration_ns));
+    }
+    sim.run();
+    Ok(format!("{}\n", serde_json::to_string_pretty(&state_at(&sim, a.at)).expect("json")))
 }
 
 /// One line per named variant: name, overrides, what it is.

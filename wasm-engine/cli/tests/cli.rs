@@ -169,6 +169,27 @@ fn explain_json() {
     assert!(!cands.is_empty());
 }
 
+/// `schedlab state` prints the browser inspector's JSON: the same pick as `explain` at that
+/// instant, named by its stable reason, with its words.
+#[test]
+fn state_json_is_the_inspector_state() {
+    let e = ok_json(&["explain", NICE, "--at", "10ms", "--json"]);
+    let s = ok_json(&["state", NICE, "--at", "10ms"]);
+    assert_eq!(s["t"], 10_000_000);
+    let (cpus, busy) = (s["cpus"].as_array().expect("cpus"), &s["cpus"][1]);
+    assert_eq!(cpus.len(), 2);
+    assert_eq!(busy["entities"].as_array().unwrap().len(), 2);
+    let (pick, last) = (&busy["pick"], &e["cpus"][1]["last_pick"][0]);
+    assert_eq!(pick["t"], last["t"], "the latest pick at or before the cursor: {pick}");
+    assert_eq!(pick["reason"], last["reason"]);
+    assert_eq!(pick["why"], last["why"]);
+    assert_eq!(pick["level"], "the root cfs_rq");
+    assert_eq!(pick["levels"].as_array().unwrap().len(), 1);
+    assert_eq!(s["tasks"].as_array().unwrap().len(), 2);
+    let msg = fails(&["state", NICE, "--at", "2s"]);
+    assert!(msg.contains("after the scenario's end"), "{msg}");
+}
+
 #[test]
 fn schema_matches_committed_file() {
     let printed = ok_json(&["schema"]);
@@ -304,6 +325,7 @@ fn help() {
 const COMMANDS: &[(&str, &[&str])] = &[
     ("simulate", &["--variant", "--json", "--log"]),
     ("explain", &["--at", "--variant", "--json"]),
+    ("state", &["--at", "--variant"]),
     ("compare", &["--variants", "--variant", "--json"]),
     ("variants", &[]),
     ("schema", &[]),
