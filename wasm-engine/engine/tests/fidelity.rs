@@ -1,5 +1,5 @@
 //! Fidelity against the real Linux 6.18.44 kernel: the `scenarios/linux-6.18/*` mirrors of the
-//! captures in `../shared/traces/linux-6.18` must reproduce the measured per-task figures of
+//! captures in `traces/linux-6.18` must reproduce the measured per-task figures of
 //! `oracle.json`: CPU share within 1.0 percentage point, mean run length within 15 %, yield
 //! count within 25 %, sleeper periods within 10 %. The table is printed (`--nocapture`).
 
@@ -11,16 +11,8 @@ use schedlab_engine::obs::summary::Summary;
 use serde_json::Value;
 
 fn oracle() -> Value {
-    let fixture = common::repo_root().join("wasm-engine/engine/tests/fixtures/linux-6.18-oracle.json");
-    let copy = std::fs::read_to_string(&fixture).expect("oracle fixture");
-    let shared = common::repo_root().join("../shared/traces/linux-6.18/oracle.json");
-    if let Ok(real) = std::fs::read_to_string(&shared) {
-        let a: Value = serde_json::from_str(&real).expect("shared oracle.json parses");
-        let b: Value = serde_json::from_str(&copy).expect("fixture parses");
-        assert_eq!(a, b, "tests/fixtures/linux-6.18-oracle.json differs from {}", shared.display());
-        return a;
-    }
-    serde_json::from_str(&copy).expect("fixture parses")
+    let text = std::fs::read_to_string(common::traces().join("linux-6.18/oracle.json")).expect("oracle.json");
+    serde_json::from_str(&text).expect("oracle.json parses")
 }
 
 fn check(experiment: &str) -> Vec<String> {
@@ -128,7 +120,7 @@ fn deadline_bump_yield_does_not_match_the_capture() {
 
 /// Reads `key=value` fields of the `S` lines of a bpftrace EEVDF dump for one task.
 fn real_state_lines(experiment: &str, comm: &str) -> Option<Vec<std::collections::BTreeMap<String, i128>>> {
-    let path = common::repo_root().join(format!("../shared/traces/linux-6.18/{experiment}/eevdf-state.txt"));
+    let path = common::traces().join(format!("linux-6.18/{experiment}/eevdf-state.txt"));
     let text = std::fs::read_to_string(path).ok()?;
     let mut out = Vec::new();
     for line in text.lines().filter(|l| l.starts_with("S ") && l.contains(&format!(" comm={comm} "))) {
@@ -151,8 +143,7 @@ fn real_state_lines(experiment: &str, comm: &str) -> Option<Vec<std::collections
 #[test]
 fn eevdf_state_signatures_match_the_real_kernel() {
     use schedlab_engine::obs::log::{EventKind, SwitchReason};
-    let real_y =
-        real_state_lines("yield-vs-hog", "k_y").expect("../shared/traces/linux-6.18 beside the repository (CI has it)");
+    let real_y = real_state_lines("yield-vs-hog", "k_y").expect("traces/linux-6.18/yield-vs-hog/eevdf-state.txt");
     let real_forfeit = real_y.iter().filter(|m| m["d"] - m["v"] == 1_400_000).count() as f64 / real_y.len() as f64;
     let path = common::repo_root().join("scenarios/linux-6.18/yield-vs-hog.toml");
     let mut sim = common::load(&path, &[]);
