@@ -1,7 +1,8 @@
-// Trace import and replay in the browser, with real Linux 6.18.44 captures (e2e/fixtures/traces,
-// copied from ../shared/traces/linux-6.18/nice-0-vs-2): the file input, the progress bar, the
-// diagnostics panel (its counts equal to `schedlab import --json` of the same file, kept in
-// e2e/fixtures/traces/*.import.json and checked against the CLI by wasm-engine/cli/tests/cli.rs),
+// Trace import and replay in the browser, with a real Linux 6.18.44 capture (the repository's
+// traces/linux-6.18/nice-0-vs-2) and a damaged trace (e2e/fixtures/traces): the file input, the
+// progress bar, the diagnostics panel (its counts equal to `schedlab import --json` of the same
+// file, kept in e2e/fixtures/traces/*.import.json and checked against the CLI by
+// wasm-engine/cli/tests/cli.rs),
 // the lanes drawn (data-* attributes of the canvas), the record under the pointer, a .dat with its
 // EEVDF dump attached, a malformed file with located skips, the shadow re-simulation, and the
 // cancel of a large generated trace.
@@ -13,13 +14,16 @@ import { fileURLToPath } from 'node:url';
 import { openApp, waitForIdle } from '../fixtures/app';
 
 const FIX = fileURLToPath(new URL('../fixtures/traces/', import.meta.url));
+/** A file of the real capture (`trace.txt`, `trace.dat`, `eevdf-state.txt`). */
+const capture = (file: string) => fileURLToPath(new URL(`../../traces/linux-6.18/nice-0-vs-2/${file}`, import.meta.url));
 const expected = (file: string) => JSON.parse(readFileSync(join(FIX, `${file}.import.json`), 'utf8'));
 const canvas = (page: Page) => page.getByTestId('replay-canvas');
 const attr = async (page: Page, name: string) => Number((await canvas(page).getAttribute(name)) ?? 'NaN');
 const int = (n: number) => n.toLocaleString('en-US');
 
+/** Imports files given by their paths. */
 async function importFiles(page: Page, files: string[]) {
-  await page.getByTestId('trace-input').setInputFiles(files.map((f) => join(FIX, f)));
+  await page.getByTestId('trace-input').setInputFiles(files);
   await expect(page.getByTestId('replay-view')).toBeVisible({ timeout: 30_000 });
   await expect(page.getByTestId('import-progress')).toHaveCount(0);
   await waitForIdle(page);
@@ -48,8 +52,8 @@ async function zoomUntil(page: Page, name: string, presses = 16) {
 test('tracefs text: diagnostics as schedlab import prints them, runs with their states, wakeup links, migrations, hover and pick', async ({ page }) => {
   await openApp(page);
   const want = expected('nice-0-vs-2.trace.txt');
-  await importFiles(page, ['nice-0-vs-2.trace.txt']);
-  await expect(page.getByTestId('replay-file')).toHaveText('nice-0-vs-2.trace.txt');
+  await importFiles(page, [capture('trace.txt')]);
+  await expect(page.getByTestId('replay-file')).toHaveText('trace.txt');
   const panel = page.getByTestId('diagnostics');
   await expect(panel.locator('[data-key="format"] dd')).toHaveText(want.format_name);
   await expectCounts(page, want, false);
@@ -95,8 +99,8 @@ test('tracefs text: diagnostics as schedlab import prints them, runs with their 
 test('.dat with its bpftrace EEVDF dump: decoded counts as schedlab import prints them, the dump on the trace clock, real vruntime/deadline lanes', async ({ page }) => {
   await openApp(page);
   const want = expected('nice-0-vs-2.trace.dat');
-  await importFiles(page, ['nice-0-vs-2.eevdf-state.txt', 'nice-0-vs-2.trace.dat']);
-  await expect(page.getByTestId('replay-file')).toHaveText('nice-0-vs-2.trace.dat');
+  await importFiles(page, [capture('eevdf-state.txt'), capture('trace.dat')]);
+  await expect(page.getByTestId('replay-file')).toHaveText('trace.dat');
   const panel = page.getByTestId('diagnostics');
   await expect(panel.locator('[data-key="format"] dd')).toHaveText(/^trace-cmd \.dat \(version 7, clock local/);
   await expectCounts(page, want, true);
@@ -126,7 +130,7 @@ test('.dat with its bpftrace EEVDF dump: decoded counts as schedlab import print
 test('a malformed trace: skipped lines grouped by reason with line:column, LOST and out-of-order counted', async ({ page }) => {
   await openApp(page);
   const want = expected('malformed.trace.txt');
-  await importFiles(page, ['malformed.trace.txt']);
+  await importFiles(page, [join(FIX, 'malformed.trace.txt')]);
   await expectCounts(page, want, false);
   const rows = page.getByTestId('skipped').locator('tbody tr');
   await expect(rows).toHaveCount(want.skipped.length);
@@ -145,7 +149,7 @@ test('a malformed trace: skipped lines grouped by reason with line:column, LOST 
 
 test('shadow re-simulation: real vs model share per task, baseline and a variant side by side', async ({ page }) => {
   await openApp(page);
-  await importFiles(page, ['nice-0-vs-2.trace.txt']);
+  await importFiles(page, [capture('trace.txt')]);
   await page.getByTestId('shadow-run').click();
   const table = page.getByTestId('shadow-table');
   await expect(table).toBeVisible({ timeout: 60_000 });
@@ -198,7 +202,7 @@ test('cancel: a 200 MB generated trace stops reading, the handle is freed and th
 
 test('drop on the page: an EEVDF dump alone gives its lanes; a scenario file still opens in the editor', async ({ page }) => {
   await openApp(page);
-  const dump = readFileSync(join(FIX, 'nice-0-vs-2.eevdf-state.txt'), 'utf8');
+  const dump = readFileSync(capture('eevdf-state.txt'), 'utf8');
   const drop = async (name: string, text: string) => {
     const dt = await page.evaluateHandle(
       ([n, t]) => {

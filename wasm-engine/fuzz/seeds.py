@@ -1,22 +1,25 @@
 #!/usr/bin/env python3
 """seeds.py OUTDIR -- the raw seed inputs of the fuzz targets, one folder per target.
 
-Cut from the real traces beside the repository (../shared/traces: the Linux 6.18.44 captures and
-the public LISA/trappy samples), the project's own capture (traces/capture-example), the scenario
-files and the layout files. `scripts/fuzz.sh --reseed` runs this, then `cargo fuzz cmin` into
-wasm-engine/fuzz/corpus/<target>/ (the committed corpus).
+Only the repository's own inputs: the Linux 6.18.44 captures of our machine (traces/linux-6.18),
+the example capture (traces/capture-example), the e2e import fixture (e2e/fixtures/traces), the
+scenario and layout files, and corner cases written here. No third-party file goes in (the public
+trappy/LISA/Perfetto samples are not part of the repository). `scripts/fuzz.sh --reseed` runs
+this, then `cargo fuzz cmin` into wasm-engine/fuzz/corpus/<target>/ (the committed corpus).
 
-* tracefs: the header and slices of each capture's trace.txt and trace-cmd-report.txt, the LISA
-  and trappy report texts, and crafted corner lines (LOST lines, TGID column, 4-character flags,
-  9 decimals, odd comms);
+* tracefs: the header and slices of each capture's trace.txt and trace-cmd-report.txt, and crafted
+  corner lines (LOST lines, TGID column, 4-character flags, 9 decimals, odd comms, `<...>` comms,
+  `trace-cmd report -R` raw payloads, numeric prev_state, `CPU N is empty`, `success=1`);
 * perf_script: the same slices re-printed in `perf script`'s layout (kernel and plugin payloads,
   6 and 9 decimals, a sample period, a callchain);
 * eevdf_dump: slices of each eevdf-state.txt (the older dialect) and of the example capture's dump
   (tools/capture/schedlab-eevdf.bt's dialect, with its header);
-* systrace_html: trappy's HTML file and a 6.18.44 slice wrapped the same way;
+* systrace_html: 6.18.44 slices wrapped in systrace's HTML (one with a TGID column and 4-character
+  flags, as Android's atrace prints them);
 * chunking: a few of the above behind chunk-size bytes (see fuzz_targets/chunking.rs);
-* dat: the captures' and trappy's .dat files cut to their sched event formats and a page per CPU
-  (version 6 uncompressed, and version 7 zstd through `trace-cmd convert` when it is installed);
+* dat: two captures' .dat files cut to their sched event formats and a page per CPU (version 6
+  uncompressed, and version 7 zstd, through `trace-cmd convert`; skipped when trace-cmd is not
+  installed: Debian's `trace-cmd` package);
 * layout, scenario: the files as they are; and scenario.dict (next to this script), the scenario
   target's libFuzzer dictionary: the JSON Schema's keys and enum values.
 """
@@ -30,7 +33,7 @@ import sys
 import tempfile
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
-SHARED = os.path.abspath(os.path.join(ROOT, "..", "shared", "traces"))
+TRACES = os.path.join(ROOT, "traces")
 CAPTURES = ["nice-0-vs-2", "cgroup-shares", "yield-vs-hog", "bandwidth-30-of-100", "sleeper-vs-hog"]
 out = sys.argv[1]
 
@@ -63,8 +66,8 @@ CORNERS = """\
 CPU:2 [LOST 3 EVENTS]
           <idle>-0     [000] d..2.  3912.084183: sched_switch: prev_comm=swapper/0 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=Web Content next_pid=7 next_prio=120
  Web Content-my-7     [000] d..2.  3912.084190: sched_switch: prev_comm=Web Content-my prev_pid=7 prev_prio=120 prev_state=S|D ==> next_comm=<idle> next_pid=0 next_prio=120
-RenderThread-1143  (  611) [004] ...1 514769.085985: tracing_mark_write: E
-          <idle>-0     (-----) [002] dNh3 514769.086339: sched_waking: comm=kworker/2:1 pid=99 prio=120 target_cpu=002
+k_render-2301  ( 2300) [003] ...1 600.000100: tracing_mark_write: E|2300
+          <idle>-0     (-----) [002] dNh3 600.000187: sched_waking: comm=kworker/2:1 pid=99 prio=120 target_cpu=002
   a [1] b-7 [002] 1.000001234: sched_migrate_task: comm=a [1] b pid=7 prio=120 orig_cpu=2 dest_cpu=3
           bash-1 [001] d..2.  1.5: sched_process_exit: comm=bash pid=1 prio=120 group_dead=1
           bash-9 [001] d..2.  1.6: sched_process_fork: comm=bash pid=9 child_comm=bash child_pid=1
@@ -79,8 +82,22 @@ CPU 3 is empty
   Web Content-my-1234 [003]   544.830864123: sched_stat_runtime:   comm=x pid=1 runtime=5 [ns]
       capture.sh-22673 [000]   544.830869: sched_wakeup_new:     capture.sh:22694 [120] CPU:000
       capture.sh-22673 [000]   544.830873: sched_switch:         capture.sh:22673 [120] R+ ==> capture.sh:22694 [120]
-          trappy-1 [001]   1.000000: sched_switch:         prev_comm=a prev_pid=1 prev_prio=120 prev_state=64 next_comm=b next_pid=2 next_prio=120
+          worker-1 [001]   1.000000: sched_switch:         prev_comm=a prev_pid=1 prev_prio=120 prev_state=64 next_comm=b next_pid=2 next_prio=120
+           <...>-31 [002]   1.000001: sched_wakeup_new:     comm=k_b pid=32 prio=120 success=1 target_cpu=002
+           <...>-31 [002]   1.000002: sched_load_avg_task:  comm=k_b pid=32 cpu=2 load_avg=12 util_avg=5 load_sum=611 period_contrib=1023
 CPU:1 [EVENTS DROPPED]
+"""
+
+RAW_CORNERS = """\
+version = 6
+cpus=5
+CPU 3 is empty
+CPU 4 is empty
+            k_a-4242  [000]   100.000001: sched_switch:         prev_comm=k_a prev_pid=4242 prev_prio=120 prev_state=1024 next_comm=sh next_pid=4243 next_prio=120
+             sh-4243  [000]   100.000002: sched_switch:         prev_comm=sh prev_pid=4243 prev_prio=120 prev_state=1 next_comm=swapper/0 next_pid=0 next_prio=120
+             sh-4243  [001]   100.000003: sched_wakeup:         comm=k_a pid=4242 prio=120 success=1 target_cpu=001
+          <idle>-0     [002]   100.000004: sched_switch:         prev_comm=swapper/2 prev_pid=0 prev_prio=120 prev_state=4096 next_comm=k_a next_pid=4242 next_prio=120
+          <idle>-0     [002]   100.000005: print:                0xffffffff8a1c2d3es: k_marker phase=start
 """
 
 
@@ -110,7 +127,7 @@ def to_perf(text, plugin, ns):
 
 # --- text formats ---
 for cap in CAPTURES:
-    d = os.path.join(SHARED, "linux-6.18", cap)
+    d = os.path.join(TRACES, "linux-6.18", cap)
     txt = header_and_slices(os.path.join(d, "trace.txt"), 12, 20, (0.1, 0.6))
     put("tracefs", cap + ".txt", txt)
     put("tracefs", cap + "-report.txt", header_and_slices(os.path.join(d, "trace-cmd-report.txt"), 2, 30))
@@ -123,16 +140,41 @@ for cap in CAPTURES:
             b"<script class=\"trace-data\" type=\"application/text\">\n" + txt + b"</script>\n</body>\n</html>\n")
         put("chunking", cap + ".txt", b"\x03\x01\x07\x40" + txt)
         put("chunking", cap + "-eevdf.txt", b"\x01\x05\x21" + header_and_slices(os.path.join(d, "eevdf-state.txt"), 1, 20))
-put("tracefs", "lisa.txt", header_and_slices(os.path.join(SHARED, "public/lisa/trace_txt-trace.txt"), 3, 40))
-for f in ["trace_sched.txt", "raw_trace.txt"]:
-    put("tracefs", "trappy-" + f, open(os.path.join(SHARED, "public/trappy", f), "rb").read())
 put("tracefs", "corners.txt", CORNERS)
 put("tracefs", "report-corners.txt", REPORT_CORNERS)
+put("tracefs", "raw-corners.txt", RAW_CORNERS)
 put("chunking", "corners-crlf.txt", b"\x02\x02\x0d" + CORNERS.replace("\n", "\r\n").encode())
 put("chunking", "report-corners.txt", b"\x00\x03" + REPORT_CORNERS.encode())
-html = open(os.path.join(SHARED, "public/trappy/trace_systrace.html"), "rb").read()
-put("systrace_html", "trappy.html", html)
-put("chunking", "trappy.html", b"\x02\x0b\x01" + html)
+
+
+def atrace(text):
+    """tracefs lines → atrace's layout inside systrace HTML: a TGID column `(  PID)` or `(-----)`
+    after the task, and 4-character latency flags."""
+    out = []
+    pat = re.compile(rb"^(\s*.+-(\d+))\s+\[(\d+)\]\s+(\S+)\s+(\d+\.\d+: .*)$")
+    for l in text.split(b"\n"):
+        m = pat.match(l)
+        if not m:
+            out.append(l)
+            continue
+        task, pid, cpu, flags, rest = m.groups()
+        tgid = b"(-----)" if pid == b"0" else b"(%5s)" % pid
+        out.append(b"%s %s [%s] %s %s" % (task, tgid, cpu, flags[:4], rest))
+    return b"\n".join(out)
+
+
+def systrace(text):
+    return (b"<!DOCTYPE html>\n<html>\n<head><title>systrace</title></head>\n<body>\n"
+            b"<script>\n  document.title = 'trace';\n</script>\n<!-- BEGIN TRACE -->\n"
+            b"  <script class=\"trace-data\" type=\"application/text\">\n" + text +
+            b"  </script>\n<!-- END TRACE -->\n</body>\n</html>\n")
+
+
+nice = header_and_slices(os.path.join(TRACES, "linux-6.18/nice-0-vs-2/trace.txt"), 12, 25, (0.3,))
+html = systrace(atrace(nice))
+put("systrace_html", "nice-0-vs-2-atrace.html", html)
+put("chunking", "nice-0-vs-2-atrace.html", b"\x02\x0b\x01" + html)
+put("tracefs", "malformed.txt", open(os.path.join(ROOT, "e2e/fixtures/traces/malformed.trace.txt"), "rb").read())
 example = os.path.join(ROOT, "traces/capture-example")
 dump = header_and_slices(os.path.join(example, "eevdf-state.txt"), 3, 30)
 put("eevdf_dump", "capture-example.txt", dump)
@@ -170,7 +212,7 @@ class Reader:
 
 
 KEEP = {b"sched_switch", b"sched_wakeup", b"sched_waking", b"sched_wakeup_new", b"sched_migrate_task",
-        b"sched_stat_runtime", b"sched_process_fork", b"sched_process_exit", b"cdev_update", b"thermal_temperature"}
+        b"sched_stat_runtime", b"sched_process_fork", b"sched_process_exit"}
 
 
 def event_name(fmt):
@@ -250,8 +292,7 @@ def cut_v6(b, pages):
 
 with tempfile.TemporaryDirectory() as tmp:
     have_tc = shutil.which("trace-cmd") is not None
-    sources = [("trappy", os.path.join(SHARED, "public/trappy/trace.dat"))]
-    sources += [(c, os.path.join(SHARED, "linux-6.18", c, "trace.dat")) for c in ("nice-0-vs-2", "sleeper-vs-hog")]
+    sources = [(c, os.path.join(TRACES, "linux-6.18", c, "trace.dat")) for c in ("nice-0-vs-2", "sleeper-vs-hog")]
     for name, path in sources:
         b = open(path, "rb").read()
         if b[10:11] != b"6":
@@ -263,7 +304,7 @@ with tempfile.TemporaryDirectory() as tmp:
             b = open(v6, "rb").read()
         small = cut_v6(b, 1)
         put("dat", name + "-v6.dat", small)
-        if have_tc and name != "trappy":
+        if have_tc:
             p6 = os.path.join(tmp, name + ".small6.dat")
             p7 = os.path.join(tmp, name + ".small7.dat")
             open(p6, "wb").write(small)

@@ -321,9 +321,8 @@ mod capture_tests {
     use serde_json::Value;
 
     fn read(rel: &str) -> Vec<u8> {
-        let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/traces/linux-6.18").join(rel);
-        std::fs::read(&p)
-            .unwrap_or_else(|e| panic!("{}: {e} (the shared traces sit beside the repository)", p.display()))
+        let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../traces/linux-6.18").join(rel);
+        std::fs::read(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
     }
 
     fn import(bytes: &[u8]) -> ImportHandle {

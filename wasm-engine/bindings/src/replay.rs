@@ -83,7 +83,7 @@ mod tests {
     use serde_json::Value;
 
     fn handle(rel: &str) -> ReplayHandle {
-        let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/traces/linux-6.18").join(rel);
+        let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../traces/linux-6.18").join(rel);
         let bytes = std::fs::read(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
         let mut h = ReplayHandle::new(bytes.len() as f64);
         for c in bytes.chunks(1 << 20) {

@@ -479,15 +479,19 @@ fn compare_variants_json_and_text() {
 }
 
 /// The web app's import e2e test (`e2e/specs/import.spec.ts`) holds its diagnostics panel
-/// against these files: they must stay what `schedlab import --json` prints for the fixtures.
+/// against these files: they must stay what `schedlab import --json` prints for the real capture
+/// (`traces/linux-6.18/nice-0-vs-2`) and the damaged trace of `e2e/fixtures/traces`.
 /// Refresh with `UPDATE_EXPECT=1 cargo test -p schedlab-cli --test cli import_fixtures`.
 #[test]
 fn import_fixtures_match_the_e2e_expectations() {
     let dir = root().join("e2e/fixtures/traces");
-    for name in ["nice-0-vs-2.trace.txt", "nice-0-vs-2.trace.dat", "nice-0-vs-2.eevdf-state.txt", "malformed.trace.txt"]
-    {
-        let path = format!("e2e/fixtures/traces/{name}");
-        let got = ok_json(&["import", &path, "--json"]);
+    for (path, name) in [
+        ("traces/linux-6.18/nice-0-vs-2/trace.txt", "nice-0-vs-2.trace.txt"),
+        ("traces/linux-6.18/nice-0-vs-2/trace.dat", "nice-0-vs-2.trace.dat"),
+        ("traces/linux-6.18/nice-0-vs-2/eevdf-state.txt", "nice-0-vs-2.eevdf-state.txt"),
+        ("e2e/fixtures/traces/malformed.trace.txt", "malformed.trace.txt"),
+    ] {
+        let got = ok_json(&["import", path, "--json"]);
         let expect = dir.join(format!("{name}.import.json"));
         if std::env::var("UPDATE_EXPECT").is_ok_and(|v| v == "1") {
             std::fs::write(&expect, format!("{}\n", serde_json::to_string_pretty(&got).unwrap())).unwrap();

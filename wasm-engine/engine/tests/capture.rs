@@ -187,13 +187,12 @@ fn example_capture_eevdf_state_is_consistent() {
     assert_eq!((picked, asleep, queued), (334, 2, 492));
 }
 
-fn shared_capture(exp: &str) -> (TraceStore, ImportStats, ImportStats) {
-    let dir = common::repo_root().join("../shared/traces/linux-6.18").join(exp);
-    assert!(dir.exists(), "{} is missing (the shared traces sit beside the repository)", dir.display());
+fn linux_618_capture(exp: &str) -> (TraceStore, ImportStats, ImportStats) {
+    let dir = common::traces().join("linux-6.18").join(exp);
     import_pair(&dir.join("trace.txt"), &dir.join("eevdf-state.txt"))
 }
 
-/// The shared captures kept tracefs' default `local` clock while bpftrace stamped CLOCK_MONOTONIC:
+/// The `traces/linux-6.18` captures kept tracefs' default `local` clock while bpftrace stamped CLOCK_MONOTONIC:
 /// no sample lines up at offset 0, and the best offset is trace − dump ≈ 24.65 ms in all five
 /// (independently: python over trace.txt and eevdf-state.txt matching `S` lines to `sched_switch`
 /// of the same prev_pid/CPU gave 24.643–24.666 ms, medians 24.645–24.657 ms; see
@@ -201,7 +200,7 @@ fn shared_capture(exp: &str) -> (TraceStore, ImportStats, ImportStats) {
 #[test]
 fn linux_618_captures_do_not_share_a_clock() {
     for exp in ["nice-0-vs-2", "cgroup-shares", "yield-vs-hog", "bandwidth-30-of-100", "sleeper-vs-hog"] {
-        let (s, t, _) = shared_capture(exp);
+        let (s, t, _) = linux_618_capture(exp);
         let missing = ImportSummary::new(&t, &s).missing;
         assert!(missing.iter().any(|m| m.what == "a clock shared by the EEVDF dump and the trace"), "{exp}");
         let c = check_clocks(&s).unwrap();
@@ -212,7 +211,7 @@ fn linux_618_captures_do_not_share_a_clock() {
         assert!((24_640_000..=24_660_000).contains(&e.offset_ns), "{exp}: {e:?}");
         assert!(e.matched * 100 >= c.in_span * 98 && e.matched > e.runner_up, "{exp}: {e:?}");
     }
-    let dat = std::fs::read(common::repo_root().join("../shared/traces/linux-6.18/nice-0-vs-2/trace.dat")).unwrap();
+    let dat = std::fs::read(common::traces().join("linux-6.18/nice-0-vs-2/trace.dat")).unwrap();
     let mut s = TraceStore::new();
     schedlab_engine::import::dat::decode_all(&dat, &mut s).unwrap();
     assert_eq!(s.meta.get("trace_clock").map(String::as_str), Some("local"));
@@ -223,10 +222,8 @@ fn linux_618_captures_do_not_share_a_clock() {
 #[test]
 fn clock_check_without_overlap() {
     let dir = common::repo_root().join("traces/capture-example");
-    let (s, _, _) = import_pair(
-        &dir.join("trace.txt"),
-        &common::repo_root().join("../shared/traces/linux-6.18/nice-0-vs-2/eevdf-state.txt"),
-    );
+    let (s, _, _) =
+        import_pair(&dir.join("trace.txt"), &common::traces().join("linux-6.18/nice-0-vs-2/eevdf-state.txt"));
     let c = check_clocks(&s).unwrap();
     assert_eq!((c.in_span, c.matched, c.shared, c.declared_shared), (0, 0, false, Some(true)));
     let mut only = TraceStore::new();

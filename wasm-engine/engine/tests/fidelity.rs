@@ -1,9 +1,23 @@
 //! Fidelity against the real Linux 6.18.44 kernel: the `scenarios/linux-6.18/*` mirrors of the
-//! captures in `../shared/traces/linux-6.18` must reproduce the measured per-task figures of
-//! `oracle.json`: CPU share within 1.0 percentage point, mean run length within 15 %, yield
-//! count within 25 %, sleeper periods within 10 %. The table is printed (`--nocapture`).
+//! captures in `traces/linux-6.18` against the measured per-task figures of
+//! `traces/linux-6.18/oracle.json`.
+//!
+//! Every checked figure is labelled (the constants are listed in `docs/calibration.md`):
+//! * **calibrated**: a model constant was fitted to this same figure of this same capture, so it
+//!   agrees by construction. It is not evidence; it is held to 1 % only to show the calibration
+//!   still holds.
+//! * **predicted**: nothing was fitted to it, so agreement is evidence: CPU share within 1.0
+//!   percentage point, mean run length within 15 %, yields within 25 %, sleeper periods within
+//!   10 % (relative tolerances for figures that are small: yield-vs-hog's 0.84 % share is held to
+//!   25 % of itself, not to ±1 point, which it could not miss).
+//!
+//! A predicted figure that follows from another one (the second share of a two-task window; a
+//! count that is a share divided by a calibrated cost) is marked with what it follows from; when
+//! it could not fail on its own it is printed, not checked. The weight rests on the independent
+//! predicted figures. `cargo test -p schedlab-engine --test fidelity -- --nocapture` prints the
+//! calibrated and the predicted figures in two tables.
 
-#![allow(clippy::disallowed_methods)] // tests read and write fixture files
+#![allow(clippy::disallowed_methods)] // tests read fixture files
 
 mod common;
 
@@ -11,125 +25,283 @@ use schedlab_engine::obs::summary::Summary;
 use serde_json::Value;
 
 fn oracle() -> Value {
-    let fixture = common::repo_root().join("wasm-engine/engine/tests/fixtures/linux-6.18-oracle.json");
-    let copy = std::fs::read_to_string(&fixture).expect("oracle fixture");
-    let shared = common::repo_root().join("../shared/traces/linux-6.18/oracle.json");
-    if let Ok(real) = std::fs::read_to_string(&shared) {
-        let a: Value = serde_json::from_str(&real).expect("shared oracle.json parses");
-        let b: Value = serde_json::from_str(&copy).expect("fixture parses");
-        assert_eq!(a, b, "tests/fixtures/linux-6.18-oracle.json differs from {}", shared.display());
-        return a;
-    }
-    serde_json::from_str(&copy).expect("fixture parses")
+    let text = std::fs::read_to_string(common::traces().join("linux-6.18/oracle.json")).expect("oracle.json");
+    serde_json::from_str(&text).expect("oracle.json parses")
 }
 
-fn check(experiment: &str) -> Vec<String> {
+const EXPERIMENTS: [&str; 5] =
+    ["nice-0-vs-2", "cgroup-shares", "yield-vs-hog", "bandwidth-30-of-100", "sleeper-vs-hog"];
+
+/// Why a figure agrees with the capture.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Label {
+    /// A constant of the model (or of the mirror scenario) was fitted to this figure.
+    Calibrated { from: &'static str },
+    /// Nothing was fitted to it.
+    Predicted,
+}
+
+/// How close the model must come.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Tol {
+    /// Within this many percentage points.
+    Points(f64),
+    /// Within this fraction of the real figure.
+    Relative(f64),
+    /// Printed, not checked: it follows from a figure checked in the same table and cannot fail
+    /// on its own.
+    Follows,
+}
+
+/// One figure of one task: the capture's, the model's, and how it is judged.
+#[derive(Debug)]
+struct Check {
+    experiment: &'static str,
+    task: String,
+    figure: &'static str,
+    real: f64,
+    sim: f64,
+    tol: Tol,
+    label: Label,
+    /// The figure it follows from, when it is not independent.
+    follows: Option<&'static str>,
+}
+
+impl Check {
+    fn ok(&self) -> bool {
+        match self.tol {
+            Tol::Points(pp) => (self.sim - self.real).abs() <= pp,
+            Tol::Relative(f) => (self.sim - self.real).abs() <= f * self.real.abs(),
+            Tol::Follows => true,
+        }
+    }
+
+    fn line(&self) -> String {
+        let diff = if matches!(self.tol, Tol::Points(_)) || (self.figure == "share %" && self.tol == Tol::Follows) {
+            format!("{:+.2} pp", self.sim - self.real)
+        } else {
+            format!("{:+.1} %", 100.0 * (self.sim - self.real) / self.real)
+        };
+        let tol = match self.tol {
+            Tol::Points(pp) => format!("±{pp} pp"),
+            Tol::Relative(f) => format!("±{} %", 100.0 * f),
+            Tol::Follows => "not checked".to_string(),
+        };
+        let mut l = format!(
+            "{:<20} {:<4} {:<16} real {:>10.4} sim {:>10.4} ({diff:>9}, {tol:<11}) {}",
+            self.experiment,
+            self.task,
+            self.figure,
+            self.real,
+            self.sim,
+            if self.ok() { "ok" } else { "FAILS" }
+        );
+        if let Label::Calibrated { from } = self.label {
+            l.push_str(&format!("\n{:>26}fitted to: {from}", ""));
+        }
+        if let Some(f) = self.follows {
+            l.push_str(&format!("\n{:>26}follows from: {f}", ""));
+        }
+        l
+    }
+}
+
+/// The calibrations of the mirrors (`docs/calibration.md`).
+const YIELD_RUN: &str = "yield-vs-hog: k_y's 12.625 ms of CPU / 1064 yields = 11.87 us per loop (its `run` step)";
+const SLEEPER_RUN: &str = "sleeper-vs-hog: k_s's 458.94 ms of CPU / 1351 periods = 339.7 us per period, less the \
+                           300 us spin = its `run = 39.7us` step; k_s is never preempted, so one period is one run";
+
+/// What else a reader of an experiment's figures must know: a constant measured on the same
+/// capture that the figures do not follow from.
+const NOTES: [(&str, &str); 1] = [(
+    "bandwidth-30-of-100",
+    "RETURN_TO_USER_NS (27 us) was measured on this capture: the median run of its 30 tasks picked through a \
+     throttled hierarchy. It sets the length of those ~30 runs (~0.8 ms of the 1,527 ms window: at most \
+     ~0.05 pp of a share, ~0.2 % of a mean run), not the figures of this capture, which stay predictions",
+)];
+
+fn print_notes(experiment: &str) {
+    for (_, note) in NOTES.iter().filter(|(e, _)| *e == experiment) {
+        println!("  note ({experiment}): {note}");
+    }
+}
+
+/// The label, tolerance and dependence of one figure of one experiment's task. Defaults:
+/// predicted, share ±1 pp, mean run ±15 %, yields ±25 %, periods ±10 %.
+fn judge(experiment: &str, task: &str, figure: &str) -> (Label, Tol, Option<&'static str>) {
+    use Label::*;
+    match (experiment, task, figure) {
+        // Two-task windows: the second share is 100 % minus the first.
+        ("nice-0-vs-2", "k_b", "share %") => (Predicted, Tol::Follows, Some("100 - k_a's share (two tasks)")),
+        ("yield-vs-hog", "k_h", "share %") => (Predicted, Tol::Follows, Some("100 - k_y's share (two tasks)")),
+        ("sleeper-vs-hog", "k_h", "share %") => (Predicted, Tol::Follows, Some("100 - k_s's share (two tasks)")),
+        // yield-vs-hog: the cost of one loop is fitted; how often and how long k_y gets the CPU is not.
+        ("yield-vs-hog", "k_y", "CPU per yield ms") => (Calibrated { from: YIELD_RUN }, Tol::Relative(0.01), None),
+        ("yield-vs-hog", "k_y", "share %") => {
+            (Predicted, Tol::Relative(0.25), Some("k_y's yields x 11.87 us (calibrated) / window: the yields' figure"))
+        }
+        // sleeper-vs-hog: k_s's run per period is fitted; the period (sleep, slack, wakeup wait) is not.
+        ("sleeper-vs-hog", "k_s", "mean run ms") => (Calibrated { from: SLEEPER_RUN }, Tol::Relative(0.01), None),
+        ("sleeper-vs-hog", "k_s", "periods") => {
+            (Predicted, Tol::Relative(0.10), Some("k_s's share x window / 339.7 us (calibrated): the share's figure"))
+        }
+        ("sleeper-vs-hog", "k_h", "mean run ms") => (
+            Predicted,
+            Tol::Relative(0.15),
+            Some("k_s's share s: k_h leaves the CPU once per k_s period, so its run is (100 - s) / s x 339.7 us"),
+        ),
+        (_, _, "share %") => (Predicted, Tol::Points(1.0), None),
+        (_, _, "mean run ms") => (Predicted, Tol::Relative(0.15), None),
+        (_, _, "yields") => (Predicted, Tol::Relative(0.25), None),
+        (_, _, "periods") => (Predicted, Tol::Relative(0.10), None),
+        other => panic!("no judgement for {other:?}"),
+    }
+}
+
+/// Runs one mirror and returns every labelled figure of its tasks.
+fn checks(experiment: &'static str) -> Vec<Check> {
     let oracle = oracle();
-    let real = &oracle[experiment]["tasks"];
+    let real = oracle[experiment]["tasks"].as_object().expect("tasks object");
+    assert!(!real.is_empty());
     let path = common::repo_root().join(format!("scenarios/linux-6.18/{experiment}.toml"));
     let mut sim = common::load(&path, &[]);
     sim.run();
     let s = Summary::of(&sim);
-    let mut errors = Vec::new();
-    let obj = real.as_object().expect("tasks object");
-    assert!(!obj.is_empty());
-    for (name, r) in obj {
+    let mut out = Vec::new();
+    for (name, r) in real {
         let t = s
             .tasks
             .iter()
             .find(|t| &t.name == name)
             .unwrap_or_else(|| panic!("{experiment}: no task {name} in the scenario"));
-        let share = r["share_pct"].as_f64().expect("share");
-        let mean_run_ms = r["mean_run_ms"].as_f64().expect("mean run");
-        let sim_mean_ms = t.mean_run_ns as f64 / 1e6;
-        let run_err = (sim_mean_ms - mean_run_ms).abs() / mean_run_ms;
-        println!(
-            "{experiment:<16} {name:<4} share real {share:6.2}% sim {:6.2}% (Δ {:+.2} pp) | mean run real {mean_run_ms:.4} ms sim {sim_mean_ms:.4} ms ({:+.1} %) | switches_out real {} sim {}",
-            t.share_pct,
-            t.share_pct - share,
-            100.0 * (sim_mean_ms - mean_run_ms) / mean_run_ms,
-            r["switches_out"],
-            t.switches_out
-        );
-        if (t.share_pct - share).abs() > 1.0 {
-            errors.push(format!("{experiment} {name}: share {:.3}% vs real {share:.3}%", t.share_pct));
+        let num = |k: &str| r[k].as_f64().unwrap_or_else(|| panic!("{experiment} {name}: {k}"));
+        let mut figures = vec![
+            ("share %", num("share_pct"), t.share_pct),
+            ("mean run ms", num("mean_run_ms"), t.mean_run_ns as f64 / 1e6),
+        ];
+        if r.get("yields").is_some() {
+            figures.push(("yields", num("yields"), t.yields as f64));
+            figures.push((
+                "CPU per yield ms",
+                num("runtime_ms") / num("yields"),
+                t.cpu_time_ns as f64 / 1e6 / t.yields as f64,
+            ));
         }
-        if run_err > 0.15 {
-            errors.push(format!("{experiment} {name}: mean run {sim_mean_ms:.4} ms vs real {mean_run_ms:.4} ms"));
+        if r.get("periods").is_some() {
+            figures.push(("periods", num("periods"), t.sleeps as f64));
         }
-        if let Some(y) = r["yields"].as_f64() {
-            let e = (t.yields as f64 - y).abs() / y;
-            println!(
-                "{experiment:<16} {name:<4} yields real {y} sim {} ({:+.1} %)",
-                t.yields,
-                100.0 * (t.yields as f64 - y) / y
-            );
-            if e > 0.25 {
-                errors.push(format!("{experiment} {name}: {} yields vs real {y}", t.yields));
-            }
-        }
-        if let Some(p) = r["periods"].as_f64() {
-            let e = (t.sleeps as f64 - p).abs() / p;
-            println!(
-                "{experiment:<16} {name:<4} periods real {p} sim {} ({:+.1} %)",
-                t.sleeps,
-                100.0 * (t.sleeps as f64 - p) / p
-            );
-            if e > 0.10 {
-                errors.push(format!("{experiment} {name}: {} periods vs real {p}", t.sleeps));
-            }
+        for (figure, real, model) in figures {
+            let (label, tol, follows) = judge(experiment, name, figure);
+            out.push(Check { experiment, task: name.clone(), figure, real, sim: model, tol, label, follows });
         }
     }
-    errors
+    out
+}
+
+/// One mirror's figures, calibrated then predicted, printed; the ones off the capture returned.
+fn failures(experiment: &'static str) -> Vec<String> {
+    let all = checks(experiment);
+    for (title, calibrated) in [("calibrated (not evidence)", true), ("predicted", false)] {
+        println!("{experiment}: {title}");
+        for c in all.iter().filter(|c| matches!(c.label, Label::Calibrated { .. }) == calibrated) {
+            println!("  {}", c.line());
+        }
+    }
+    print_notes(experiment);
+    all.iter().filter(|c| !c.ok()).map(Check::line).collect()
 }
 
 #[test]
 fn nice_0_vs_2_matches_the_real_kernel() {
-    let e = check("nice-0-vs-2");
+    let e = failures("nice-0-vs-2");
     assert!(e.is_empty(), "{e:#?}");
 }
 
 #[test]
 fn yield_vs_hog_matches_the_real_kernel() {
-    let e = check("yield-vs-hog");
+    let e = failures("yield-vs-hog");
     assert!(e.is_empty(), "{e:#?}");
 }
 
 #[test]
 fn cgroup_shares_matches_the_real_kernel() {
-    let e = check("cgroup-shares");
+    let e = failures("cgroup-shares");
     assert!(e.is_empty(), "{e:#?}");
 }
 
 #[test]
 fn bandwidth_30_of_100_matches_the_real_kernel() {
-    let e = check("bandwidth-30-of-100");
+    let e = failures("bandwidth-30-of-100");
     assert!(e.is_empty(), "{e:#?}");
 }
 
 #[test]
 fn sleeper_vs_hog_matches_the_real_kernel() {
-    let e = check("sleeper-vs-hog");
+    let e = failures("sleeper-vs-hog");
     assert!(e.is_empty(), "{e:#?}");
 }
 
+/// All five mirrors in two tables: the calibrated figures (agreement by construction), then the
+/// predicted ones (the evidence), with how many of those are independent. Every calibrated
+/// figure names what it was fitted to; every figure that is not checked follows from one that
+/// is; and no check is looser than its kind allows.
+#[test]
+fn calibrated_and_predicted_figures_apart() {
+    let all: Vec<Check> = EXPERIMENTS.into_iter().flat_map(checks).collect();
+    let (calibrated, predicted): (Vec<&Check>, Vec<&Check>) =
+        all.iter().partition(|c| matches!(c.label, Label::Calibrated { .. }));
+    println!("CALIBRATED: a constant was fitted to the same figure of the same capture (not evidence)");
+    for c in &calibrated {
+        println!("  {}", c.line());
+    }
+    let independent = predicted.iter().filter(|c| c.follows.is_none()).count();
+    println!(
+        "PREDICTED: nothing fitted to them ({} figures, {independent} independent; the rest follow from those)",
+        predicted.len()
+    );
+    for c in &predicted {
+        println!("  {}", c.line());
+    }
+    for e in EXPERIMENTS {
+        print_notes(e);
+    }
+    for c in &all {
+        match (c.label, c.tol) {
+            (Label::Calibrated { from }, tol) => {
+                assert!(!from.is_empty() && tol == Tol::Relative(0.01), "{c:?}: a calibration is held to 1 %")
+            }
+            (Label::Predicted, Tol::Follows) => assert!(c.follows.is_some(), "{c:?}: unchecked without a reason"),
+            (Label::Predicted, Tol::Points(pp)) => {
+                assert!(pp <= 1.0 && c.real >= 10.0, "{c:?}: points on a small figure")
+            }
+            (Label::Predicted, Tol::Relative(f)) => assert!(f <= 0.25, "{c:?}"),
+        }
+    }
+    let failed: Vec<String> = all.iter().filter(|c| !c.ok()).map(Check::line).collect();
+    assert!(failed.is_empty(), "{failed:#?}");
+}
+
 /// The pre-backport yield (deadline bump only) must NOT match the capture: this is what
-/// shows the 6.18.44 kernel carries the forfeit change.
+/// shows the 6.18.44 kernel carries the forfeit change. Predicted: no constant was fitted
+/// under this variant.
 #[test]
 fn deadline_bump_yield_does_not_match_the_capture() {
+    let oracle = oracle();
+    let real = &oracle["yield-vs-hog"]["tasks"]["k_y"];
+    let (share, yields) = (real["share_pct"].as_f64().unwrap(), real["yields"].as_f64().unwrap());
     let path = common::repo_root().join("scenarios/linux-6.18/yield-vs-hog.toml");
     let mut sim = common::load(&path, &[("yield", "deadline_bump")]);
     sim.run();
     let s = Summary::of(&sim);
     let ky = s.tasks.iter().find(|t| t.name == "k_y").expect("k_y");
-    println!("yield=deadline_bump: k_y share {:.2}% yields {}", ky.share_pct, ky.yields);
-    assert!((ky.share_pct - 0.84).abs() > 1.0 || (ky.yields as f64 - 1064.0).abs() / 1064.0 > 0.25);
+    println!("yield=deadline_bump: k_y share {:.2}% (real {share}) yields {} (real {yields})", ky.share_pct, ky.yields);
+    assert!((ky.share_pct - share).abs() > 1.0 || (ky.yields as f64 - yields).abs() / yields > 0.25);
 }
 
 /// Reads `key=value` fields of the `S` lines of a bpftrace EEVDF dump for one task.
-fn real_state_lines(experiment: &str, comm: &str) -> Option<Vec<std::collections::BTreeMap<String, i128>>> {
-    let path = common::repo_root().join(format!("../shared/traces/linux-6.18/{experiment}/eevdf-state.txt"));
-    let text = std::fs::read_to_string(path).ok()?;
+fn real_state_lines(experiment: &str, comm: &str) -> Vec<std::collections::BTreeMap<String, i128>> {
+    let path = common::traces().join(format!("linux-6.18/{experiment}/eevdf-state.txt"));
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     let mut out = Vec::new();
     for line in text.lines().filter(|l| l.starts_with("S ") && l.contains(&format!(" comm={comm} "))) {
         let mut m = std::collections::BTreeMap::new();
@@ -142,17 +314,18 @@ fn real_state_lines(experiment: &str, comm: &str) -> Option<Vec<std::collections
         }
         out.push(m);
     }
-    Some(out)
+    out
 }
 
 /// The real EEVDF state at every switch (eevdf-state.txt) against the model: after yielding,
 /// the 6.18.44 yielder leaves the CPU with deadline − vruntime = exactly one slice (forfeit);
-/// the sleeper goes to sleep ineligible (and is delay-dequeued) about half the time.
+/// the sleeper goes to sleep ineligible (and is delay-dequeued) about half the time. Both are
+/// predicted: the calibrations set how long a loop or a period runs, not where the EEVDF state
+/// lands.
 #[test]
 fn eevdf_state_signatures_match_the_real_kernel() {
     use schedlab_engine::obs::log::{EventKind, SwitchReason};
-    let real_y =
-        real_state_lines("yield-vs-hog", "k_y").expect("../shared/traces/linux-6.18 beside the repository (CI has it)");
+    let real_y = real_state_lines("yield-vs-hog", "k_y");
     let real_forfeit = real_y.iter().filter(|m| m["d"] - m["v"] == 1_400_000).count() as f64 / real_y.len() as f64;
     let path = common::repo_root().join("scenarios/linux-6.18/yield-vs-hog.toml");
     let mut sim = common::load(&path, &[]);
@@ -175,13 +348,13 @@ fn eevdf_state_signatures_match_the_real_kernel() {
     }
     let sim_forfeit = forfeit as f64 / outs as f64;
     println!(
-        "yield-vs-hog k_y: deadline − vruntime = one slice at switch-out: real {:.1}% sim {:.1}%",
+        "yield-vs-hog k_y (predicted): deadline − vruntime = one slice at switch-out: real {:.1}% sim {:.1}%",
         100.0 * real_forfeit,
         100.0 * sim_forfeit
     );
     assert!(real_forfeit > 0.95 && sim_forfeit > 0.95);
 
-    let real_s = real_state_lines("sleeper-vs-hog", "k_s").expect("sleeper dump");
+    let real_s = real_state_lines("sleeper-vs-hog", "k_s");
     let real_delayed = real_s.iter().filter(|m| m["delayed"] == 1).count() as f64 / real_s.len() as f64;
     let path = common::repo_root().join("scenarios/linux-6.18/sleeper-vs-hog.toml");
     let mut sim = common::load(&path, &[]);
@@ -202,7 +375,7 @@ fn eevdf_state_signatures_match_the_real_kernel() {
         .count();
     let sim_delayed = delayed as f64 / sleeps as f64;
     println!(
-        "sleeper-vs-hog k_s: sleeps that were delay-dequeued: real {:.1}% sim {:.1}%",
+        "sleeper-vs-hog k_s (predicted): sleeps that were delay-dequeued: real {:.1}% sim {:.1}%",
         100.0 * real_delayed,
         100.0 * sim_delayed
     );

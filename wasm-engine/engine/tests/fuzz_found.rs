@@ -49,12 +49,13 @@ fn dat_buffer_section_past_the_end_is_reported_inside_the_file() {
     assert_eq!(e.expected, "the BUFFER FLYRECORD section at byte 4284 inside the file (3966 bytes; truncated?)");
 }
 
-/// The same for a CPU's trace data (found next to the above, in the same code): trappy's version 6
-/// file with CPU 0's data size patched past the end.
+/// The same for a CPU's trace data (found next to the above, in the same code): a version 6 file
+/// (`nice-0-vs-2-v6-cut.dat`, our capture through `trace-cmd convert`, cut) with CPU 0's data size
+/// patched past the end.
 #[test]
 fn dat_cpu_data_past_the_end_is_reported_inside_the_file() {
-    let p = common::repo_root().join("../shared/traces/public/trappy/trace.dat");
-    let mut b = std::fs::read(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+    let mut b = fixture("nice-0-vs-2-v6-cut.dat");
+    assert_eq!(&b[3..11], b"tracing6", "a version 6 file");
     let at = b.windows(10).position(|w| w == b"flyrecord\0").expect("a flyrecord tag") + 10;
     let offset = u64::from_le_bytes(b[at..at + 8].try_into().unwrap());
     b[at + 8..at + 16].copy_from_slice(&(1u64 << 40).to_le_bytes());
@@ -132,9 +133,8 @@ fn huge_cpu_numbers_are_not_cpus() {
         let (store, _) = import_text(&fixture(f));
         assert!(store.cpus.len() <= MAX_CPU as usize + 1, "{f}: {}", store.cpus.len());
     }
-    // trappy's version 6 file with its CPU count (the u32 before the first options tag) patched.
-    let p = common::repo_root().join("../shared/traces/public/trappy/trace.dat");
-    let mut b = std::fs::read(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+    // A version 6 file with its CPU count (the u32 before the first options tag) patched.
+    let mut b = fixture("nice-0-vs-2-v6-cut.dat");
     let at = b.windows(10).position(|w| w == b"options  \0").expect("an options tag") - 4;
     b[at..at + 4].copy_from_slice(&100_000u32.to_le_bytes());
     let e = decode_all(&b, &mut Count::default()).unwrap_err();

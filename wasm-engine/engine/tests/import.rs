@@ -1,10 +1,12 @@
 //! Text trace importers (issue 7) against real captures: the Linux 6.18.44 captures in
-//! `../shared/traces/linux-6.18` (tracefs text and `trace-cmd report` of the same buffer must give
-//! the same records), the public LISA and trappy samples, and crafted lines for the grammar corners
-//! (chunk boundaries, LOST lines, odd comms, 9-decimal timestamps, perf script, located errors).
+//! `traces/linux-6.18` (tracefs text and `trace-cmd report` of the same buffer must give the same
+//! records), the public LISA and trappy samples (third-party: read from the folder named by
+//! `SCHEDLAB_THIRD_PARTY_TRACES`, and reported as not run without it), and crafted lines for the
+//! grammar corners (chunk boundaries, LOST lines, odd comms, 9-decimal timestamps, perf script,
+//! located errors).
 //!
 //! Every expected number below was counted independently of the importer, with the shell command
-//! given next to it (run from `../shared/traces`).
+//! given next to it (run from `traces/`, or from the third-party folder for its files).
 
 #![allow(clippy::disallowed_methods)] // reads trace files
 
@@ -15,17 +17,16 @@ use schedlab_engine::import::{
     import_text, EevdfEntity, EevdfSample, Format, ImportStats, ImportSummary, PrevState, SchedPayload, Skipped,
     TextImporter, TraceRecord, TraceSink, WakeKind,
 };
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
-fn shared(rel: &str) -> PathBuf {
-    let p = common::repo_root().join("../shared/traces").join(rel);
-    assert!(p.exists(), "{} is missing (the shared traces sit beside the repository)", p.display());
-    p
+/// A file of the repository's `traces/` folder.
+fn ours(rel: &str) -> PathBuf {
+    common::traces().join(rel)
 }
 
 /// Imports a file in 1 MiB chunks, as the CLI does.
-fn import(rel: &str) -> (TraceStore, ImportStats) {
-    let bytes = std::fs::read(shared(rel)).expect("read trace");
+fn import(path: &Path) -> (TraceStore, ImportStats) {
+    let bytes = std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     let mut store = TraceStore::new();
     let mut imp = TextImporter::new();
     for chunk in bytes.chunks(1 << 20) {
@@ -127,8 +128,8 @@ fn task(s: &TraceStore, pid: i32) -> Vec<&schedlab_engine::import::store::Task> 
 #[test]
 fn linux_618_tracefs_and_trace_cmd_report_give_the_same_records() {
     for (exp, sw, wk, wn, wg, mg, total) in LINUX_618 {
-        let (txt, ts) = import(&format!("linux-6.18/{exp}/trace.txt"));
-        let (rep, rs) = import(&format!("linux-6.18/{exp}/trace-cmd-report.txt"));
+        let (txt, ts) = import(&ours(&format!("linux-6.18/{exp}/trace.txt")));
+        let (rep, rs) = import(&ours(&format!("linux-6.18/{exp}/trace-cmd-report.txt")));
         assert_eq!(ts.format, Some(Format::Tracefs), "{exp}");
         assert_eq!(rs.format, Some(Format::TraceCmdReport), "{exp}");
         assert!(txt.skipped.is_empty() && rep.skipped.is_empty(), "{exp}: {:?} {:?}", txt.skipped, rep.skipped);
@@ -173,7 +174,7 @@ fn linux_618_tracefs_and_trace_cmd_report_give_the_same_records() {
 fn linux_618_k_task_switch_counts() {
     for (exp, pid, switches, preempted) in K_TASKS {
         for file in ["trace.txt", "trace-cmd-report.txt"] {
-            let (s, _) = import(&format!("linux-6.18/{exp}/{file}"));
+            let (s, _) = import(&ours(&format!("linux-6.18/{exp}/{file}")));
             let t = task(&s, pid);
             assert_eq!(t.len(), 1, "{exp} {file} pid {pid}: one generation");
             assert_eq!(t[0].switches_out, switches, "{exp} {file} pid {pid}");
@@ -199,7 +200,7 @@ fn linux_618_eevdf_state_dumps() {
         ("yield-vs-hog", 806, 752),
     ];
     for (exp, s_lines, g_lines) in expected {
-        let (s, st) = import(&format!("linux-6.18/{exp}/eevdf-state.txt"));
+        let (s, st) = import(&ours(&format!("linux-6.18/{exp}/eevdf-state.txt")));
         assert_eq!(st.format, Some(Format::EevdfState));
         assert!(s.skipped.is_empty(), "{exp}: {:?}", s.skipped);
         assert_eq!(s.records, 0);
@@ -219,7 +220,8 @@ fn linux_618_eevdf_state_dumps() {
 /// 929 × 1, 134 × 2, 335 × 4096, 17 × 64, 3 × 130.
 #[test]
 fn lisa_trace_txt() {
-    let (s, st) = import("public/lisa/trace_txt-trace.txt");
+    let Some(dir) = common::third_party("lisa_trace_txt", "LISA's trace_txt-trace.txt") else { return };
+    let (s, st) = import(&dir.join("lisa/trace_txt-trace.txt"));
     assert_eq!(st.format, Some(Format::TraceCmdReport));
     assert_eq!((st.lines, s.skipped.len()), (2943, 0), "{:?}", s.skipped);
     assert_eq!(s.count("sched_switch"), 1856);
@@ -254,7 +256,8 @@ fn lisa_trace_txt() {
 /// `success=1` from `<...>-19427`, 2 sched_wakeup.
 #[test]
 fn trappy_trace_sched() {
-    let (s, st) = import("public/trappy/trace_sched.txt");
+    let Some(dir) = common::third_party("trappy_trace_sched", "trappy's trace_sched.txt") else { return };
+    let (s, st) = import(&dir.join("trappy/trace_sched.txt"));
     assert_eq!(st.format, Some(Format::TraceCmdReport));
     assert!(s.skipped.is_empty(), "{:?}", s.skipped);
     assert_eq!((s.records, s.count("sched_wakeup_new"), s.count("sched_wakeup")), (11, 2, 2));
@@ -271,7 +274,8 @@ fn trappy_trace_sched() {
 /// prev_state 1024, 1, 1; `CPU 3 is empty`, `CPU 4 is empty`.
 #[test]
 fn trappy_raw_trace() {
-    let (s, st) = import("public/trappy/raw_trace.txt");
+    let Some(dir) = common::third_party("trappy_raw_trace", "trappy's raw_trace.txt") else { return };
+    let (s, st) = import(&dir.join("trappy/raw_trace.txt"));
     assert_eq!(st.format, Some(Format::TraceCmdReport));
     assert!(s.skipped.is_empty());
     assert_eq!(s.count("sched_switch"), 3);
@@ -286,7 +290,8 @@ fn trappy_raw_trace() {
 /// (4 sched_switch, 4 sched_wakeup with `state=W` / `state=W|m`, 2 tracing_mark_write).
 #[test]
 fn trappy_systrace_html() {
-    let bytes = std::fs::read(shared("public/trappy/trace_systrace.html")).unwrap();
+    let Some(dir) = common::third_party("trappy_systrace_html", "trappy's trace_systrace.html") else { return };
+    let bytes = std::fs::read(dir.join("trappy/trace_systrace.html")).unwrap();
     let (c, st) = collect(&bytes, 1 << 20);
     assert_eq!(st.format, Some(Format::SystraceHtml));
     assert_eq!(st.grammar, Some(Format::Tracefs));
@@ -324,29 +329,54 @@ fn systrace_text_after_the_opening_tag_is_located_in_its_line() {
     assert_eq!((c.skipped[0].line, c.skipped[0].column as usize), (3, tag.len() + 3));
 }
 
+/// Both `.dat` versions (the 6.18.44 captures are version 7; version 6 from `trace-cmd convert`
+/// of one of them, cut down by the fuzz seeds, in `tests/fixtures/fuzz`): the text importer
+/// recognises the magic and skips the file with one reason instead of reading it as text.
 #[test]
 fn trace_dat_is_recognised_not_parsed() {
-    let (s, st) = import("public/trappy/trace.dat");
-    assert_eq!(st.binary, Some("trace-cmd .dat"));
-    assert_eq!((s.records, s.skipped.len()), (0, 1));
-    assert_eq!(st.bytes, std::fs::metadata(shared("public/trappy/trace.dat")).unwrap().len());
+    for path in [ours("linux-6.18/nice-0-vs-2/trace.dat"), common::repo_root().join(V6_DAT)] {
+        let (s, st) = import(&path);
+        assert_eq!(st.binary, Some("trace-cmd .dat"), "{}", path.display());
+        assert_eq!((s.records, s.skipped.len()), (0, 1));
+        assert_eq!(st.bytes, std::fs::metadata(&path).unwrap().len());
+    }
+}
+
+/// A version 6 `.dat` of our own (see `tests/fixtures/README.md`).
+const V6_DAT: &str = "wasm-engine/engine/tests/fixtures/fuzz/nice-0-vs-2-v6-cut.dat";
+
+/// Crafted corners (CRLF, LOST, odd comms, bytes that are not UTF-8): every chunking gives the
+/// one-chunk result, for them alone, for our report text, and followed by trappy's systrace HTML.
+const TRICKY: &[u8] = b"# tracer: nop\r\n  a b-c:d-12 [001] d..2. 1.000000001: sched_switch: prev_comm=a b-c:d prev_pid=12 prev_prio=120 prev_state=R+ ==> next_comm=x next_pid=3 next_prio=120\r\nCPU:1 [LOST 7 EVENTS]\ngar\xffbage\nnot a line\n  x-1 [000] d..2. 2.0: sched_wakeup: comm=y pid=2 prio=1 target_cpu=000";
+
+fn same_in_any_chunks(text: &[u8]) {
+    let (whole, ws) = collect(text, text.len());
+    assert!(!whole.records.is_empty());
+    for n in 1..=7 {
+        let (parts, ps) = collect(text, n);
+        assert_eq!(ps, ws, "chunk {n}");
+        assert!(parts == whole, "chunk size {n} changes the output");
+    }
 }
 
 #[test]
 fn chunk_boundaries_do_not_matter() {
-    let mut input = std::fs::read(shared("public/trappy/trace_systrace.html")).unwrap();
-    input.extend_from_slice(b"\n");
-    let mut tricky = b"# tracer: nop\r\n  a b-c:d-12 [001] d..2. 1.000000001: sched_switch: prev_comm=a b-c:d prev_pid=12 prev_prio=120 prev_state=R+ ==> next_comm=x next_pid=3 next_prio=120\r\nCPU:1 [LOST 7 EVENTS]\ngar\xffbage\nnot a line\n  x-1 [000] d..2. 2.0: sched_wakeup: comm=y pid=2 prio=1 target_cpu=000".to_vec();
-    tricky.extend_from_slice(&input);
-    for text in [tricky, std::fs::read(shared("linux-6.18/nice-0-vs-2/trace-cmd-report.txt")).unwrap()] {
-        let (whole, ws) = collect(&text, text.len());
-        assert!(!whole.records.is_empty());
-        for n in 1..=7 {
-            let (parts, ps) = collect(&text, n);
-            assert_eq!(ps, ws, "chunk {n}");
-            assert!(parts == whole, "chunk size {n} changes the output");
-        }
-    }
+    same_in_any_chunks(TRICKY);
+    same_in_any_chunks(&std::fs::read(ours("linux-6.18/nice-0-vs-2/trace-cmd-report.txt")).unwrap());
+}
+
+#[test]
+fn chunk_boundaries_do_not_matter_with_a_systrace_html_after_the_corners() {
+    let Some(dir) = common::third_party(
+        "chunk_boundaries_do_not_matter_with_a_systrace_html_after_the_corners",
+        "trappy's trace_systrace.html",
+    ) else {
+        return;
+    };
+    let mut text = TRICKY.to_vec();
+    text.extend_from_slice(&std::fs::read(dir.join("trappy/trace_systrace.html")).unwrap());
+    text.extend_from_slice(b"\n");
+    same_in_any_chunks(&text);
 }
 
 #[test]

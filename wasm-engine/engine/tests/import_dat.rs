@@ -1,23 +1,27 @@
-//! The `.dat` decoder against its oracles: for each Linux 6.18 capture, `trace-cmd report` of
-//! the same file (`trace-cmd-report.txt`, plugin form) and the kernel's own text of the same
-//! buffer (`trace.txt`); for the trappy version 6 sample, counts and lines printed by
-//! trace-cmd 3.1.6 (Debian). Plus damaged files: truncated and bit-flipped, never a panic.
+//! The `.dat` decoder against its oracles: for each Linux 6.18 capture (`traces/linux-6.18`),
+//! `trace-cmd report` of the same file (`trace-cmd-report.txt`, plugin form) and the kernel's own
+//! text of the same buffer (`trace.txt`); for the trappy version 6 sample (third-party: read from
+//! the folder named by `SCHEDLAB_THIRD_PARTY_TRACES`, reported as not run without it), counts and
+//! lines printed by trace-cmd 3.1.6 (Debian). Plus damaged files: truncated and bit-flipped, never
+//! a panic.
+
+mod common;
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
+use std::path::Path;
 
 use schedlab_engine::import::dat::{decode_all, DatDecoder};
 use schedlab_engine::import::record::{PrevState, SchedPayload, Skipped, TraceRecord, TraceSink};
 
 const CAPTURES: [&str; 5] = ["bandwidth-30-of-100", "cgroup-shares", "nice-0-vs-2", "sleeper-vs-hog", "yield-vs-hog"];
 
-fn traces() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/traces")
+/// A file of the repository's `traces/` folder.
+fn read(rel: &str) -> Vec<u8> {
+    read_path(&common::traces().join(rel))
 }
 
-fn read(rel: &str) -> Vec<u8> {
-    let p = traces().join(rel);
-    std::fs::read(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
+fn read_path(p: &Path) -> Vec<u8> {
+    std::fs::read(p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
 }
 
 #[derive(Default)]
@@ -232,7 +236,8 @@ fn prev_state_letters_match_the_kernel_text() {
 ///   `kworker/6:2-1633  [006]  7615.881896: cdev_update:          type=gpu-cooling target=0`
 #[test]
 fn trappy_version_6() {
-    let bytes = read("public/trappy/trace.dat");
+    let Some(dir) = common::third_party("trappy_version_6", "trappy's trace.dat") else { return };
+    let bytes = read_path(&dir.join("trappy/trace.dat"));
     let mut got = Collect::default();
     let info = decode_all(&bytes, &mut got).unwrap();
     assert_eq!((info.version, info.long_size, info.cpus), (6, 4, 8));
@@ -290,56 +295,76 @@ fn streaming_steps_and_progress() {
     );
 }
 
-/// Cut a file at many lengths and flip bytes all over the parts the decoder reads: errors or
-/// fewer records, no panic. The version 7 file's middle is kallsyms (never decompressed), so its
-/// cuts and flips go to the header, the options, the trace data and the strings at the end.
-#[test]
-fn damaged_files_never_panic() {
-    // Deterministic pseudo-random numbers (SplitMix64).
-    let mut s = 0x5eed_u64;
-    let mut next = move || {
+/// Deterministic pseudo-random numbers (SplitMix64).
+fn splitmix(seed: u64) -> impl FnMut() -> u64 {
+    let mut s = seed;
+    move || {
         s = s.wrapping_add(0x9e37_79b9_7f4a_7c15);
         let mut z = s;
         z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
         z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
         z ^ (z >> 31)
-    };
-    for (rel, tail, cuts, flips) in [
-        ("linux-6.18/nice-0-vs-2/trace.dat", 20_500usize, 150usize, 150usize),
-        ("public/trappy/trace.dat", usize::MAX, 400, 400),
-    ] {
-        let bytes = read(rel);
-        let n = bytes.len();
-        let tail = tail.min(n);
-        // Offsets in the head (first 512 bytes) or the tail.
-        let pick = |r: u64| -> usize {
-            if r.is_multiple_of(4) {
-                (r / 4 % 512) as usize
-            } else {
-                n - tail + (r / 4 % tail as u64) as usize
-            }
-        };
-        for _ in 0..cuts {
-            let cut = pick(next());
-            let mut sink = Collect::default();
-            if let Ok(info) = decode_all(&bytes[..cut], &mut sink) {
-                assert_eq!(info.records as usize, sink.recs.len());
-            }
-        }
-        let mut b = bytes.clone();
-        for _ in 0..flips {
-            let at: Vec<(usize, u8)> = (0..1 + next() % 4).map(|_| (pick(next()), 1u8 << (next() % 8))).collect();
-            for &(i, m) in &at {
-                b[i] ^= m;
-            }
-            let _ = decode_all(&b, &mut Collect::default());
-            for &(i, m) in &at {
-                b[i] ^= m;
-            }
-        }
+    }
+}
+
+/// Cut a file at many lengths and flip bytes all over the parts the decoder reads: errors or
+/// fewer records, no panic. The version 7 file's middle is kallsyms (never decompressed), so its
+/// cuts and flips go to the header, the options, the trace data and the strings at the end. The
+/// version 6 file is our capture through `trace-cmd convert`, cut to a page per CPU
+/// (`tests/fixtures/fuzz/nice-0-vs-2-v6-cut.dat`): damaged all over.
+#[test]
+fn damaged_files_never_panic() {
+    let mut next = splitmix(0x5eed);
+    let v6 = read_path(&common::repo_root().join("wasm-engine/engine/tests/fixtures/fuzz/nice-0-vs-2-v6-cut.dat"));
+    for (bytes, tail, cuts, flips) in
+        [(read("linux-6.18/nice-0-vs-2/trace.dat"), 20_500usize, 150usize, 150usize), (v6, usize::MAX, 400, 400)]
+    {
+        damage(&bytes, tail, cuts, flips, &mut next);
     }
     // Headers only, garbage, empty.
     for b in [&b""[..], b"\x17\x08\x44tracing", b"\x17\x08\x44tracing7\0\0\x08", &[0xff; 64]] {
         assert!(decode_all(b, &mut Collect::default()).is_err());
+    }
+}
+
+/// The same for trappy's version 6 file (32-bit ARM, 8 CPUs), damaged all over.
+#[test]
+fn damaged_third_party_file_never_panics() {
+    let Some(dir) = common::third_party("damaged_third_party_file_never_panics", "trappy's trace.dat") else {
+        return;
+    };
+    damage(&read_path(&dir.join("trappy/trace.dat")), usize::MAX, 400, 400, &mut splitmix(0x5eed));
+}
+
+/// `cuts` prefixes and `flips` sets of 1–4 flipped bits, at offsets in the first 512 bytes or the
+/// last `tail` bytes: each decodes to an error or to records that the info counts, never a panic.
+fn damage(bytes: &[u8], tail: usize, cuts: usize, flips: usize, next: &mut impl FnMut() -> u64) {
+    let n = bytes.len();
+    let tail = tail.min(n);
+    // Offsets in the head (first 512 bytes) or the tail.
+    let pick = |r: u64| -> usize {
+        if r.is_multiple_of(4) {
+            (r / 4 % 512) as usize
+        } else {
+            n - tail + (r / 4 % tail as u64) as usize
+        }
+    };
+    for _ in 0..cuts {
+        let cut = pick(next());
+        let mut sink = Collect::default();
+        if let Ok(info) = decode_all(&bytes[..cut], &mut sink) {
+            assert_eq!(info.records as usize, sink.recs.len());
+        }
+    }
+    let mut b = bytes.to_vec();
+    for _ in 0..flips {
+        let at: Vec<(usize, u8)> = (0..1 + next() % 4).map(|_| (pick(next()), 1u8 << (next() % 8))).collect();
+        for &(i, m) in &at {
+            b[i] ^= m;
+        }
+        let _ = decode_all(&b, &mut Collect::default());
+        for &(i, m) in &at {
+            b[i] ^= m;
+        }
     }
 }

@@ -1,5 +1,5 @@
 //! What the replay view reads of an imported trace (`import::timeline`, `import::inspect`,
-//! `import::align`), against the five Linux 6.18.44 captures in `../shared/traces/linux-6.18`:
+//! `import::align`), against the five Linux 6.18.44 captures in `traces/linux-6.18`:
 //! the tracefs text and the `.dat` of one capture give the same spans; the spans agree with the
 //! replay's own observed runs (`replay::observe`, written separately); the bpftrace EEVDF dump
 //! lands on the trace's switch-outs once aligned.
@@ -19,14 +19,12 @@ use std::path::PathBuf;
 
 const CAPTURES: [&str; 5] = ["bandwidth-30-of-100", "cgroup-shares", "nice-0-vs-2", "sleeper-vs-hog", "yield-vs-hog"];
 
-fn shared(exp: &str, file: &str) -> PathBuf {
-    let p = common::repo_root().join("../shared/traces/linux-6.18").join(exp).join(file);
-    assert!(p.exists(), "{} is missing (the shared traces sit beside the repository)", p.display());
-    p
+fn capture(exp: &str, file: &str) -> PathBuf {
+    common::traces().join("linux-6.18").join(exp).join(file)
 }
 
 fn text(exp: &str, file: &str) -> TraceStore {
-    let bytes = std::fs::read(shared(exp, file)).expect("read trace");
+    let bytes = std::fs::read(capture(exp, file)).expect("read trace");
     let mut store = TraceStore::new();
     let mut imp = TextImporter::new();
     for chunk in bytes.chunks(1 << 16) {
@@ -37,7 +35,7 @@ fn text(exp: &str, file: &str) -> TraceStore {
 }
 
 fn dat(exp: &str) -> TraceStore {
-    let bytes = std::fs::read(shared(exp, "trace.dat")).expect("read trace.dat");
+    let bytes = std::fs::read(capture(exp, "trace.dat")).expect("read trace.dat");
     let mut store = TraceStore::new();
     decode_all(&bytes, &mut store).expect("decode");
     store
@@ -107,7 +105,7 @@ fn spans_are_the_observed_runs_of_the_replay() {
             .filter(|&((_, _, s, e, _), b)| b && e > s)
             .map(|((pid, c, s, e, _), _)| (pid, c, s, e))
             .collect();
-        let bytes = std::fs::read(shared(exp, "trace.txt")).unwrap();
+        let bytes = std::fs::read(capture(exp, "trace.txt")).unwrap();
         let mut obs = Observed::default();
         let mut imp = TextImporter::new();
         imp.feed(&bytes, &mut obs);

@@ -14,7 +14,7 @@ use schedlab_engine::replay::shadow::Layout;
 use serde_json::Value;
 
 fn observe(capture: &str, file: &str) -> Observed {
-    let path = common::repo_root().join("../shared/traces/linux-6.18").join(capture).join(file);
+    let path = common::traces().join("linux-6.18").join(capture).join(file);
     let bytes = std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     let mut obs = Observed::default();
     if file.ends_with(".dat") {
@@ -51,11 +51,9 @@ const CAPTURES: [&str; 5] = ["nice-0-vs-2", "cgroup-shares", "yield-vs-hog", "ba
 
 #[test]
 fn shadow_resimulation_matches_the_real_shares_within_one_point() {
-    let oracle: Value = serde_json::from_str(
-        &std::fs::read_to_string(common::repo_root().join("wasm-engine/engine/tests/fixtures/linux-6.18-oracle.json"))
-            .unwrap(),
-    )
-    .unwrap();
+    let oracle: Value =
+        serde_json::from_str(&std::fs::read_to_string(common::traces().join("linux-6.18/oracle.json")).unwrap())
+            .unwrap();
     let mut failures = Vec::new();
     for capture in CAPTURES {
         for file in ["trace.txt", "trace.dat"] {

@@ -96,6 +96,13 @@ fn yield_throttling_keeps_yields_from_reaching_schedule() {
 
 /// Seed 000: with the profiling timer on, ~80 % of CPU time in the cputimer atomic add;
 /// with yield_interval_ns = 10000, 1–2 %, and ~60 % fewer yields reaching schedule().
+///
+/// Calibrated: `per_contender_ns` (25 ns, `cost/cputimer.rs`) was fitted so that the unthrottled
+/// figure comes out near the seed's ~80 %, so that figure is not evidence; it is held within 5 %
+/// of 80 only to show the calibration still holds. Predicted (nothing fitted to them): the
+/// throttled share and how many fewer yields reach schedule(). The throttled share is held to
+/// 0.5–4 %, wider than the seed's 1–2 %; the model's 2.21 % lies just outside the seed's range,
+/// and the test says so.
 #[test]
 fn yield_storm_reproduces_seed_000() {
     let path = common::repo_root().join("scenarios/yield/yield-storm.toml");
@@ -108,12 +115,20 @@ fn yield_storm_reproduces_seed_000() {
     let thr = run(&[("yield_interval", "10us")]);
     let reached = |s: &Summary| s.tasks.iter().map(|t| t.yields_scheduled).sum::<u64>() as f64;
     let fewer = 100.0 * (1.0 - reached(&thr) / reached(&base));
+    let throttled = thr.cputimer_pct();
+    println!("yield storm, calibrated (per_contender_ns fitted to it; not evidence):");
+    println!("  atomic share unthrottled {:.1} % (seed ~80 %)", base.cputimer_pct());
+    println!("yield storm, predicted:");
     println!(
-        "yield storm: atomic {:.1} % (seed ~80 %), throttled {:.2} % (seed 1–2 %), {fewer:.1} % fewer yields reach schedule() (seed ~60 %)",
-        base.cputimer_pct(),
-        thr.cputimer_pct()
+        "  atomic share with yield_interval 10 us {throttled:.2} % (seed 1–2 %: {})",
+        if (1.0..=2.0).contains(&throttled) {
+            "inside".to_string()
+        } else {
+            format!("outside by {:.2} pp", if throttled > 2.0 { throttled - 2.0 } else { 1.0 - throttled })
+        }
     );
-    assert!((70.0..90.0).contains(&base.cputimer_pct()));
-    assert!((0.5..4.0).contains(&thr.cputimer_pct()));
+    println!("  yields reaching schedule() {fewer:.1} % fewer (seed ~60 %)");
+    assert!((base.cputimer_pct() - 80.0).abs() <= 0.05 * 80.0, "calibration: {:.2} %", base.cputimer_pct());
+    assert!((0.5..4.0).contains(&throttled));
     assert!((45.0..75.0).contains(&fewer));
 }

@@ -5,7 +5,7 @@
 //!   passes the file size, errors name an offset inside the file;
 //! * the decoded records go into a `TraceStore` and its summary builds.
 //!
-//! Seeds: the 6.18.44 captures and trappy's v6 file cut to a few pages each (`seeds.sh`).
+//! Seeds: two 6.18.44 captures cut to a few pages each, as version 6 and 7 files (`seeds.py`).
 #![no_main]
 use libfuzzer_sys::fuzz_target;
 use schedlab_engine::import::dat::{decode_all, DatDecoder};

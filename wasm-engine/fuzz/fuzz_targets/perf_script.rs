@@ -1,6 +1,6 @@
 //! `perf script` text: the whole-import properties of `schedlab_fuzz`, and per line those of
 //! `check_event_line`. Seeds: the tracefs captures re-printed in perf script's layout (both payload
-//! styles, 6 and 9 decimals, a callchain), see `wasm-engine/fuzz/seeds.sh`.
+//! styles, 6 and 9 decimals, a callchain), see `wasm-engine/fuzz/seeds.py`.
 #![no_main]
 use libfuzzer_sys::fuzz_target;
 use schedlab_engine::import::perf::{is_callchain, parse_perf_line};

@@ -1,6 +1,7 @@
 //! systrace HTML (tracefs text inside `<script class="trace-data">`): the whole-import properties
-//! of `schedlab_fuzz`, and no record from before the first trace-data block. Seed: trappy's
-//! `trace_systrace.html` and a slice of a 6.18.44 capture wrapped the same way.
+//! of `schedlab_fuzz`, and no record from before the first trace-data block. Seeds: slices of
+//! 6.18.44 captures wrapped in systrace's HTML, one in atrace's layout (TGID column, 4-character
+//! flags; `seeds.py`).
 #![no_main]
 use libfuzzer_sys::fuzz_target;
 use schedlab_engine::import::Format;

@@ -1,7 +1,7 @@
 //! tracefs text and `trace-cmd report` text (the ftrace line prefix and the sched payloads):
 //! the whole-import properties of `schedlab_fuzz`, and per line those of `check_event_line`.
-//! Seeds: slices of the Linux 6.18.44 captures (`trace.txt`, `trace-cmd-report.txt`) and of the
-//! public LISA/trappy report texts.
+//! Seeds: slices of the Linux 6.18.44 captures (`trace.txt`, `trace-cmd-report.txt`), the e2e
+//! malformed trace, and crafted corner lines (`seeds.py`).
 #![no_main]
 use libfuzzer_sys::fuzz_target;
 use schedlab_engine::import::ftrace::{parse_event_line, parse_lost};

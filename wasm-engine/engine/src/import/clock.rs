@@ -4,7 +4,7 @@
 //! events with its `trace_clock`, by default `local` (the per-CPU sched_clock), which runs apart
 //! from CLOCK_MONOTONIC by an offset that depends on the machine and drifts slowly; only the `mono`
 //! trace clock (`ktime_get_mono_fast_ns()`) reads CLOCK_MONOTONIC. `tools/capture/schedlab-capture.sh`
-//! selects `mono` and says so in both files; the shared captures in `linux-6.18/` kept `local`.
+//! selects `mono` and says so in both files; the captures in `traces/linux-6.18/` kept `local`.
 //!
 //! [`check_clocks`] reports what the files declare and what the data shows: every `S` line is
 //! printed at a `sched_switch` of the task it describes, so with a shared clock each `S` sample

@@ -14,7 +14,7 @@
 //!     gdelayed=0 gq_zero=.. gq_sum_w_vruntime=.. gq_sum_weight=.. gq_nr=2 gq_load=.. gq_curr_v=.. gq_curr_w=..
 //!   ```
 //!
-//! * the older `tools/kernel-capture/eevdf-state.bt` of the shared captures (`linux-6.18/*/eevdf-state.txt`):
+//! * the older `tools/kernel-capture/eevdf-state.bt` of the `traces/linux-6.18` captures (`*/eevdf-state.txt`):
 //!
 //!   ```text
 //!   S <nsecs> cpu=1 pid=22696 comm=k_b state=0 v=.. d=.. lagprot=-393389 slice=1400000 w=670720 sum=..

@@ -10,7 +10,7 @@
 //! * `perf script` text: `perf.rs`;
 //! * systrace HTML wrapping tracefs text: handled in `text.rs`;
 //! * bpftrace EEVDF-state dumps (`tools/capture/schedlab-eevdf.bt`, and the older
-//!   `tools/kernel-capture/eevdf-state.bt` of the shared captures): `eevdf.rs`; whether a dump and
+//!   `tools/kernel-capture/eevdf-state.bt` of the `traces/linux-6.18` captures): `eevdf.rs`; whether a dump and
 //!   the trace imported with it share a clock: `clock.rs`;
 //! * trace-cmd `.dat` versions 6 and 7: a binary decoder using the event format files the file
 //!   carries (`dat`, separate).

@@ -214,7 +214,7 @@ pub struct Skipped {
 /// One line of a bpftrace EEVDF-state dump, taken at `tracepoint:sched:sched_switch`: the real
 /// EEVDF state of the task leaving the CPU (`S`) and of its ancestor group entities (`G`). Two
 /// dialects: the project's `tools/capture/schedlab-eevdf.bt` (header `# schedlab-eevdf version=1`,
-/// every field below) and the older `tools/kernel-capture/eevdf-state.bt` of the shared captures
+/// every field below) and the older `tools/kernel-capture/eevdf-state.bt` of the `traces/linux-6.18` captures
 /// (fewer fields: the `Option`s are `None`, [`Curr::Unknown`]). Not a tracepoint record, so it has
 /// its own sink method ([`TraceSink::eevdf`]).
 #[derive(Clone, Debug, PartialEq, Eq)]

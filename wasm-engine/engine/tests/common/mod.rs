@@ -10,6 +10,38 @@ pub fn repo_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").canonicalize().expect("repo root")
 }
 
+/// The captures of our own machines committed with the repository (`traces/`).
+pub fn traces() -> PathBuf {
+    repo_root().join("traces")
+}
+
+/// The environment variable naming the folder of third-party sample traces (`trappy/`, `lisa/`,
+/// `perfetto/`). They come from other projects and are not part of the repository; `.ci/run` sets
+/// it when the folder is available.
+pub const THIRD_PARTY_ENV: &str = "SCHEDLAB_THIRD_PARTY_TRACES";
+
+/// The folder of third-party traces named by [`THIRD_PARTY_ENV`]. When the variable is unset or
+/// empty, writes `SKIPPED (did not run): TEST needs ...` to stderr (past the test harness's
+/// capture, so it shows in every run) and returns `None`: the caller returns without checking
+/// anything. A variable naming a folder that does not exist is a mistake and panics.
+pub fn third_party(test: &str, what: &str) -> Option<PathBuf> {
+    use std::io::Write;
+    match std::env::var_os(THIRD_PARTY_ENV).filter(|v| !v.is_empty()) {
+        Some(dir) => {
+            let dir = PathBuf::from(dir);
+            assert!(dir.is_dir(), "{THIRD_PARTY_ENV}={} is not a folder", dir.display());
+            Some(dir)
+        }
+        None => {
+            let _ = writeln!(
+                std::io::stderr(),
+                "SKIPPED (did not run): {test} needs {THIRD_PARTY_ENV} (third-party traces: {what})"
+            );
+            None
+        }
+    }
+}
+
 /// Every scenario file under `scenarios/` (TOML and JSON, not the schema), sorted.
 pub fn scenario_files() -> Vec<PathBuf> {
     let mut out = Vec::new();
