@@ -6,7 +6,8 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
 import type { EngineClient } from '../engine/client';
 import type { Alignment, EevdfWindowData, ImportedTrace, ImportProgress, ReplayWindowData, SpanInfo, TraceRecordView } from '../engine/protocol';
-import { fetchCovers, fetchRange, formatBytes, type ShadowRun } from '../state/trace_import';
+import { formatBytes, type ShadowRun } from '../state/trace_import';
+import { fetchCovers, fetchRange, type Fetched } from '../state/window_cache';
 import { ReplayTimeline, type ReplayTarget } from '../timeline/replay/ReplayTimeline';
 import { formatNs } from '../timeline/time_scale';
 import { DiagnosticsPanel } from '../panels/import/DiagnosticsPanel';
@@ -49,7 +50,7 @@ export function ReplayView({ client, trace, alignment, onClose }: Props) {
   const [shadowBusy, setShadowBusy] = useState<ImportProgress | null>(null);
   const [shadowError, setShadowError] = useState<string | null>(null);
   const [plotWidth, setPlotWidth] = useState(1200);
-  const fetched = useRef<{ t0: number; t1: number; bucket: number } | null>(null);
+  const fetched = useRef<Fetched | null>(null);
 
   // A new trace (or a dump attached to it): start over.
   useEffect(() => {
@@ -67,15 +68,15 @@ export function ReplayView({ client, trace, alignment, onClose }: Props) {
 
   useEffect(() => {
     const bucket = Math.max(1, (view.t1 - view.t0) / Math.max(100, plotWidth));
-    if (fetchCovers(fetched.current, view, bucket)) return;
-    const r = fetchRange(view, duration);
+    if (fetchCovers(fetched.current, { key: '', view, bucket })) return;
+    const r = fetchRange(view, duration + 1);
     let stale = false;
     Promise.all([
       client.traces.window(r.t0, r.t1, bucket, MARKER_LIMIT),
       trace.report.eevdf.samples > 0 ? client.traces.eevdf(r.t0, r.t1, EEVDF_LIMIT) : Promise.resolve(null),
     ]).then(([d, e]) => {
       if (stale) return;
-      fetched.current = { ...r, bucket };
+      fetched.current = { ...r, bucket, key: '' };
       setData(d);
       setEevdf(e);
     });
