@@ -3,7 +3,7 @@
 // runs replaces the one waiting, so the worker never queues more than one of them. Every reply
 // and every failure reaches a handler; drop() ignores what is in flight.
 
-import { errorMessage } from './window_cache';
+import { errorMessage } from '../base/errors';
 
 export class LatestQuery<A, R> {
   private busy = false;

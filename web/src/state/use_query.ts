@@ -3,7 +3,7 @@
 // beside it; a reply for an older key is dropped.
 
 import { useEffect, useRef, useState } from 'react';
-import { errorMessage } from './window_cache';
+import { errorMessage } from '../base/errors';
 
 export interface QueryResult<T> {
   data: T | null;

@@ -6,6 +6,8 @@
 // The previous data stays while a fetch runs, and when it fails (the error is kept beside
 // it); a reply for another key than the latest wanted, or from before a reset, is dropped.
 
+import { errorMessage } from '../base/errors';
+
 export interface Span {
   t0: number;
   t1: number;
@@ -47,10 +49,6 @@ export function fetchCovers(f: Fetched | null, want: Pick<WindowWant, 'key' | 'v
 export function fetchRange(view: Span, end: number): Span {
   const w = view.t1 - view.t0;
   return { t0: Math.max(0, view.t0 - w / 2), t1: Math.min(end, view.t1 + w / 2) };
-}
-
-export function errorMessage(e: unknown): string {
-  return e instanceof Error ? e.message : String(e);
 }
 
 type Fetch<D> = (range: Fetched) => Promise<D>;

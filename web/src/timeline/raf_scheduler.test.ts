@@ -51,3 +51,22 @@ describe('scheduleRedraw within a frame', () => {
     vi.useRealTimers();
   });
 });
+
+describe('scheduleRedraw superseded within a frame', () => {
+  it('runs only the newer of two requests for a key when the newer comes from an earlier job', () => {
+    vi.useFakeTimers();
+    const calls: string[] = [];
+    const canvas = {};
+    // The store's publication first (it renders, and the render asks for a new paint), then
+    // the paint that was asked for before the frame: the new paint wins, once.
+    scheduleRedraw(() => {
+      calls.push('publish');
+      scheduleRedraw(() => calls.push('new paint'), canvas);
+    }, 'hub');
+    scheduleRedraw(() => calls.push('old paint'), canvas);
+    vi.advanceTimersByTime(16);
+    expect(calls).toEqual(['publish', 'new paint']);
+    expect(pendingFrames()).toBe(0);
+    vi.useRealTimers();
+  });
+});

@@ -25,8 +25,11 @@ function flush() {
     for (let pass = 0; pass < MAX_PASSES; pass++) {
       const batch = [...jobs].filter(([key]) => !ran.has(key));
       if (batch.length === 0) break;
+      for (const [key] of batch) jobs.delete(key);
       for (const [key, job] of batch) {
-        jobs.delete(key);
+        // A request made for the same key earlier in this frame supersedes this one: it runs
+        // in the next pass instead.
+        if (jobs.has(key)) continue;
         ran.add(key);
         try {
           job();
