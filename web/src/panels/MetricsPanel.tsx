@@ -57,7 +57,7 @@ const LatencyChart = memo(function LatencyChart({ data }: { data: { key: string;
   for (const d of data) for (const l of d.lat) top = Math.max(top, bucketOf(l));
   const nb = 1 + top;
   const counts = data.map((d) => {
-    const c = new Array(nb).fill(0);
+    const c = new Array<number>(nb).fill(0);
     d.lat.forEach((l) => c[bucketOf(l)]++);
     return c;
   });

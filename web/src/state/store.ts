@@ -48,13 +48,13 @@ export class FrameHub {
 
 export interface Store<T extends object> {
   /** The latest state (what actions and queries read). */
-  get(): T;
+  get: () => T;
   /** The state as last published (what React renders). */
-  published(): T;
+  published: () => T;
   /** Shallow-merges `patch`; publishes on the next frame, or at once with `now`. */
-  set(patch: Partial<T> | ((s: T) => Partial<T>), opts?: { now?: boolean }): void;
+  set: (patch: Partial<T> | ((s: T) => Partial<T>), opts?: { now?: boolean }) => void;
   /** Called after each publication. */
-  subscribe(listener: () => void): () => void;
+  subscribe: (listener: () => void) => () => void;
 }
 
 export function createStore<T extends object>(initial: T, hub: FrameHub): Store<T> {
@@ -69,7 +69,7 @@ export function createStore<T extends object>(initial: T, hub: FrameHub): Store<
   return {
     get: () => state,
     published: () => shown,
-    set(patch, opts) {
+    set: (patch, opts) => {
       const p = typeof patch === 'function' ? patch(state) : patch;
       const changed = (Object.keys(p) as (keyof T)[]).some((k) => !Object.is(p[k], state[k]));
       if (changed) {
@@ -78,7 +78,7 @@ export function createStore<T extends object>(initial: T, hub: FrameHub): Store<
       }
       if (opts?.now) hub.flush();
     },
-    subscribe(listener) {
+    subscribe: (listener) => {
       listeners.add(listener);
       return () => listeners.delete(listener);
     },
