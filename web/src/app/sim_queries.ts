@@ -60,7 +60,14 @@ export function startSimQueries(ctx: ShellCtx, plotWidth: () => number): () => v
     }
   };
 
-  const offs = [viewport.subscribe(refresh), session.subscribe(refresh)];
+  // Once per publication, though both stores may be in it.
+  let seen = -1;
+  const onPublish = () => {
+    if (ctx.hub.publishes === seen) return;
+    seen = ctx.hub.publishes;
+    refresh();
+  };
+  const offs = [viewport.subscribe(onPublish), session.subscribe(onPublish)];
   refresh();
   return () => offs.forEach((off) => off());
 }

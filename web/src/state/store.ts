@@ -18,7 +18,7 @@ export interface FrameDriver {
 export class FrameHub {
   private dirty = new Set<() => void>();
   private requested = false;
-  /** Frames that published something (for tests and measurements). */
+  /** Publications so far, each of every store written before it (sim_queries.ts asks once per publication). */
   publishes = 0;
 
   constructor(private readonly driver: FrameDriver) {}
