@@ -24,11 +24,12 @@ cargo build --quiet -p schedlab-engine --target wasm32-unknown-unknown
 say "native vs wasm32-wasip1 (Node WASI): identical summaries and digests"
 bash scripts/wasm-determinism.sh
 
-say "web: build (wasm + site), typecheck, unit tests"
+say "web: build (wasm + site), typecheck, lint, unit tests"
 bash scripts/build-web.sh
 for p in web/tsconfig.json web/tsconfig.worker.json web/tsconfig.node.json; do
   node node_modules/typescript/bin/tsc -p "$p" --noEmit
 done
+node node_modules/eslint/bin/eslint.js --max-warnings 0 web/src web/vite.config.ts e2e
 web_log="$(mktemp)"
 node node_modules/vitest/vitest.mjs run --config web/vite.config.ts 2>&1 | tee "$web_log"
 web_status=${PIPESTATUS[0]}

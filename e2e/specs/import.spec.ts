@@ -12,11 +12,13 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { openApp, waitForIdle } from '../fixtures/app';
+import type { ImportSummary } from '../../web/src/engine/protocol';
 
 const FIX = fileURLToPath(new URL('../fixtures/traces/', import.meta.url));
 /** A file of the real capture (`trace.txt`, `trace.dat`, `eevdf-state.txt`). */
 const capture = (file: string) => fileURLToPath(new URL(`../../traces/linux-6.18/nice-0-vs-2/${file}`, import.meta.url));
-const expected = (file: string) => JSON.parse(readFileSync(join(FIX, `${file}.import.json`), 'utf8'));
+/** What `schedlab import --json` prints for a fixture. */
+const expected = (file: string) => JSON.parse(readFileSync(join(FIX, `${file}.import.json`), 'utf8')) as ImportSummary;
 const canvas = (page: Page) => page.getByTestId('replay-canvas');
 const attr = async (page: Page, name: string) => Number((await canvas(page).getAttribute(name)) ?? 'NaN');
 const int = (n: number) => n.toLocaleString('en-US');

@@ -1,161 +1,34 @@
 // The replay of an imported trace: its own timeline (per-CPU runs with the state each ended
 // in, wakeup links, migrations, and real EEVDF lanes when a dump is present), the record under
-// the pointer, the import diagnostics, and the shadow re-simulation. Fetches windows of columns
-// from the worker as the view moves, as the scenario timeline does.
+// the pointer, the import diagnostics, and the shadow re-simulation. Its state and queries are
+// the replay controller's (replay.ts); this renders its store.
 
-import { useCallback, useEffect, useRef, useState } from 'react';
-import type { EngineClient } from '../engine/client';
-import type { Alignment, EevdfWindowData, ImportedTrace, ImportProgress, ReplayWindowData, SpanInfo, TraceRecordView } from '../engine/protocol';
-import { fetchCovers, fetchRange, formatBytes, type ShadowRun } from '../state/trace_import';
-import { ReplayTimeline, type ReplayTarget } from '../timeline/replay/ReplayTimeline';
+import type { Alignment } from '../engine/protocol';
+import { formatBytes } from '../state/trace_import';
+import { useStore } from '../state/store';
+import { ReplayTimeline } from '../timeline/replay/ReplayTimeline';
 import { formatNs } from '../timeline/time_scale';
 import { DiagnosticsPanel } from '../panels/import/DiagnosticsPanel';
-import { RecordInspector, type EevdfSampleRef, type HoveredSpan } from '../panels/import/RecordInspector';
+import { RecordInspector } from '../panels/import/RecordInspector';
 import { ShadowPanel } from '../panels/import/ShadowPanel';
 import { ImportProgressBar } from '../panels/import/ImportProgressBar';
 import { ErrorBoundary } from './ErrorBoundary';
+import type { Replay } from './replay';
 import './replay.css';
 
-/** Wakeups and migrations are sent for windows with at most this many of each. */
-const MARKER_LIMIT = 20_000;
-const EEVDF_LIMIT = 50_000;
-
-/** The span row `i` of a window, for the inspector. */
-function spanAt(d: ReplayWindowData, i: number, trace: ImportedTrace): HoveredSpan {
-  const t = trace.tasks[d.span_task[i]];
-  return { cpu: d.span_cpu[i], comm: t?.comm ?? '?', pid: t?.pid ?? -1, start: d.span_start[i], end: d.span_end[i], state: d.span_state[i], count: d.span_count[i] };
-}
-
 interface Props {
-  client: EngineClient;
-  trace: ImportedTrace;
+  replay: Replay;
   alignment: Alignment | null;
   onClose: () => void;
+  onCancel: () => void;
 }
 
-export function ReplayView({ client, trace, alignment, onClose }: Props) {
-  const duration = Math.max(1, trace.report.timeline.duration_ns);
-  const origin = trace.report.timeline.origin_ns;
-  const [view, setView] = useState({ t0: 0, t1: duration });
-  const [cursor, setCursor] = useState(0);
-  const [data, setData] = useState<ReplayWindowData | null>(null);
-  const [eevdf, setEevdf] = useState<EevdfWindowData | null>(null);
-  const [selection, setSelection] = useState<number | null>(null);
-  const [hovered, setHovered] = useState<TraceRecordView | null>(null);
-  const [hoveredSpan, setHoveredSpan] = useState<HoveredSpan | null>(null);
-  const [sample, setSample] = useState<EevdfSampleRef | null>(null);
-  const [span, setSpan] = useState<SpanInfo | null>(null);
-  const [runs, setRuns] = useState<ShadowRun[]>([]);
-  const [shadowBusy, setShadowBusy] = useState<ImportProgress | null>(null);
-  const [shadowError, setShadowError] = useState<string | null>(null);
-  const [plotWidth, setPlotWidth] = useState(1200);
-  const fetched = useRef<{ t0: number; t1: number; bucket: number } | null>(null);
-
-  // A new trace (or a dump attached to it): start over.
-  useEffect(() => {
-    setView({ t0: 0, t1: duration });
-    setCursor(0);
-    setSelection(null);
-    setSpan(null);
-    setHovered(null);
-    setSample(null);
-    fetched.current = null;
-    setData(null);
-    setEevdf(null);
-  }, [trace, duration]);
-  useEffect(() => setRuns([]), [trace.file, trace.size]);
-
-  useEffect(() => {
-    const bucket = Math.max(1, (view.t1 - view.t0) / Math.max(100, plotWidth));
-    if (fetchCovers(fetched.current, view, bucket)) return;
-    const r = fetchRange(view, duration);
-    let stale = false;
-    Promise.all([
-      client.traces.window(r.t0, r.t1, bucket, MARKER_LIMIT),
-      trace.report.eevdf.samples > 0 ? client.traces.eevdf(r.t0, r.t1, EEVDF_LIMIT) : Promise.resolve(null),
-    ]).then(([d, e]) => {
-      if (stale) return;
-      fetched.current = { ...r, bucket };
-      setData(d);
-      setEevdf(e);
-    });
-    return () => {
-      stale = true;
-    };
-  }, [client, trace, view, plotWidth, duration]);
-
-  // The record under the pointer: one request in flight at a time, the latest target next.
-  const hoverState = useRef<{ busy: boolean; next: ReplayTarget | null }>({ busy: false, next: null });
-  const lookUp = useCallback(
-    (t: ReplayTarget) => {
-      if (t.kind !== 'cpu') return;
-      const h = hoverState.current;
-      if (h.busy) {
-        h.next = t;
-        return;
-      }
-      h.busy = true;
-      client.traces
-        .record(t.cpu, t.t, t.tol)
-        .then(setHovered, () => setHovered(null))
-        .finally(() => {
-          h.busy = false;
-          const n = h.next;
-          h.next = null;
-          if (n && n.kind === 'cpu') lookUp(n);
-        });
-    },
-    [client],
-  );
-  const onHover = useCallback(
-    (t: ReplayTarget | null) => {
-      if (!t) return;
-      if (t.kind === 'eevdf') {
-        if (eevdf) {
-          const pid = eevdf.pid[t.row];
-          const comm = trace.report.eevdf.tasks.find((x) => x.pid === pid)?.comm ?? '';
-          setSample({ data: eevdf, row: t.row, comm, origin });
-        }
-        return;
-      }
-      setSample(null);
-      setHoveredSpan(t.span !== null && data ? spanAt(data, t.span, trace) : null);
-      lookUp(t);
-    },
-    [eevdf, trace, origin, lookUp, data],
-  );
-  const onPick = useCallback(
-    (t: ReplayTarget | null) => {
-      if (!t || t.kind !== 'cpu' || t.span === null || !data) {
-        setSelection(null);
-        setSpan(null);
-        return;
-      }
-      setSelection(data.span_task[t.span]);
-      if (data.span_count[t.span] === 1) client.traces.span(data.span_index[t.span]).then(setSpan);
-      else setSpan(null);
-    },
-    [client, data],
-  );
-  const onView = useCallback((t0: number, t1: number) => setView({ t0, t1 }), []);
-
-  const runShadow = useCallback(
-    async (key: string, layout: string, variants: [string, string][]) => {
-      setShadowError(null);
-      setShadowBusy({ phase: 'reading', bytes: 0, total: trace.size, lines: 0, records: 0 });
-      try {
-        const report = await client.traces.shadow(layout, variants, setShadowBusy);
-        if (report) setRuns((rs) => [...rs.filter((r) => r.key !== key), { key, report }]);
-      } catch (e) {
-        setShadowError(e instanceof Error ? e.message : String(e));
-      } finally {
-        setShadowBusy(null);
-      }
-    },
-    [client, trace.size],
-  );
-
+export function ReplayView({ replay, alignment, onClose, onCancel }: Props) {
+  const st = useStore(replay.store, (s) => s);
+  const trace = st.trace;
+  if (!trace) return null;
   const s = trace.report.summary;
+  const error = st.window.error ?? st.lookupError;
   return (
     <div className="main replay" data-testid="replay-view">
       <div className="center">
@@ -166,36 +39,41 @@ export function ReplayView({ client, trace, alignment, onClose }: Props) {
             {trace.eevdfFile && ` · EEVDF dump ${trace.eevdfFile}`}
           </span>
           <span className="replay-window muted">
-            window {formatNs(view.t0)} – {formatNs(view.t1)}
+            window {formatNs(st.view.t0)} – {formatNs(st.view.t1)}
           </span>
           <button onClick={onClose} data-testid="replay-close" title="Close the trace and go back to the scenarios">
             Close trace
           </button>
         </div>
+        {error && (
+          <div className="error" role="alert" data-testid="replay-query-error">
+            The trace could not be read here: {error}
+          </div>
+        )}
         <div className="timeline-wrap">
           <ErrorBoundary name="replay timeline">
             <ReplayTimeline
               trace={trace}
-              data={data}
-              eevdf={eevdf}
-              view={view}
-              cursor={cursor}
-              selection={selection}
-              onView={onView}
-              onCursor={setCursor}
-              onHover={onHover}
-              onPick={onPick}
-              onWidth={setPlotWidth}
+              data={st.window.data?.spans ?? null}
+              eevdf={st.window.data?.eevdf ?? null}
+              view={st.view}
+              cursor={st.cursor}
+              selection={st.selection}
+              onView={replay.setView}
+              onCursor={replay.setCursor}
+              onHover={replay.hover}
+              onPick={replay.pick}
+              onWidth={replay.setWidth}
             />
           </ErrorBoundary>
         </div>
-        {shadowBusy && <ImportProgressBar file={`re-reading ${trace.file}`} progress={shadowBusy} onCancel={() => client.cancel()} />}
+        {st.shadowBusy && <ImportProgressBar file={`re-reading ${trace.file}`} progress={st.shadowBusy} onCancel={onCancel} />}
         <ErrorBoundary name="shadow re-simulation">
-          <ShadowPanel runs={runs} running={shadowBusy !== null} error={shadowError} onRun={runShadow} />
+          <ShadowPanel runs={st.runs} running={st.shadowBusy !== null} error={st.shadowError} onRun={replay.runShadow} />
         </ErrorBoundary>
       </div>
       <aside className="inspector replay-side" aria-label="trace inspector">
-        <RecordInspector hovered={hovered} hoveredSpan={hoveredSpan} sample={sample} span={span} />
+        <RecordInspector hovered={st.hovered} hoveredSpan={st.hoveredSpan} sample={st.sample} span={st.span} />
         <ErrorBoundary name="diagnostics">
           <DiagnosticsPanel trace={trace} alignment={alignment} />
         </ErrorBoundary>

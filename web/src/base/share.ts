@@ -94,17 +94,18 @@ async function decodeUnsafe(fragment: string): Promise<DecodeResult> {
     return fail('The shared link is corrupted: its data is not valid UTF-8 text.');
   }
   let value: unknown;
-  let forbiddenKey: string | null = null;
+  // The keys the reviver refused (an array: TypeScript does not see the callback assign).
+  const forbidden: string[] = [];
   try {
     // The reviver only watches keys; keys that could reach prototypes reject the whole link.
     value = JSON.parse(text, (key, v: unknown) => {
-      if (key === '__proto__' || key === 'constructor' || key === 'prototype') forbiddenKey = key;
+      if (key === '__proto__' || key === 'constructor' || key === 'prototype') forbidden.push(key);
       return v;
     });
   } catch {
     return fail('The shared link is corrupted: its data is not valid JSON.');
   }
-  if (forbiddenKey !== null) return fail(`The shared link contains the forbidden key "${forbiddenKey}".`);
+  if (forbidden.length > 0) return fail(`The shared link contains the forbidden key "${forbidden[0]}".`);
   const state = fromCompact(value);
   return typeof state === 'string' ? fail(`The shared link is invalid: ${state}`) : { ok: true, state };
 }
@@ -137,7 +138,7 @@ function fromCompact(raw: unknown): ViewState | string {
   const w = get('w');
   if (!Array.isArray(w) || w.length !== 2 || !w.every(isNonNegativeNumber))
     return 'the window must be two finite numbers ≥ 0.';
-  const [t0, t1] = w as number[];
+  const [t0, t1] = w;
   if (!(t0 < t1)) return `the window start (${t0}) must be before its end (${t1}).`;
   const cursor = get('c');
   if (!isNonNegativeNumber(cursor)) return 'the cursor must be a finite number ≥ 0.';

@@ -1,7 +1,8 @@
 // The engine client: the only module that talks to the worker. Every request is a promise that
 // settles exactly once: with the worker's reply, or rejected when the worker fails (a failed
-// module load, a message that cannot be read, a crash). Progress is a callback; the client
-// counts requests in flight for waitForIdle().
+// module load, a message that cannot be read, a crash), and every request after that is
+// rejected at once with the same failure. Progress is a callback; the client counts requests in
+// flight for waitForIdle().
 
 import type { CursorState, LatencyCols, LocatedError, RequestBody, Response, ScenarioMeta, Summary, VariantSpec, WindowData } from './protocol';
 import { ImportClient } from './import_client';
@@ -35,6 +36,8 @@ export class EngineClient {
   private pending = new Map<number, Pending>();
   private idleWaiters: (() => void)[] = [];
   private failureListeners: ((e: WorkerFailure) => void)[] = [];
+  /** How the worker failed, once it has. */
+  private failed: WorkerFailure | null = null;
   /** Trace import and the replay view's queries. */
   readonly traces: ImportClient;
 
@@ -73,6 +76,7 @@ export class EngineClient {
   }
 
   private failAll(e: WorkerFailure) {
+    this.failed ??= e;
     const all = [...this.pending.values()];
     this.pending.clear();
     all.forEach((p) => p.reject(e));
@@ -97,6 +101,7 @@ export class EngineClient {
   }
 
   private send(req: RequestBody, onProgress?: Pending['onProgress'], onMessage?: Pending['onMessage']): Promise<Response> {
+    if (this.failed) return Promise.reject(this.failed);
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
       this.pending.set(id, { resolve, reject, onProgress, onMessage });

@@ -103,7 +103,7 @@ async function importFile(ctx: WorkerCtx, id: number, req: Req<'import'>) {
   const file = req.file;
   const h = new ImportHandle(file.size);
   live++;
-  let ok = false;
+  let ok: boolean;
   try {
     ok = await readInto(ctx, id, file, h, () => ({ lines: h.lines(), records: h.records() }), req.chunkBytes ?? CHUNK_BYTES);
   } catch (e) {

@@ -27,7 +27,7 @@ const meta = scenarioMeta({
 const markers = (rows: [number, number, number, number][]) => windowData(0, 1e7, [], [], rows.map(([t, kind, task, val]) => ({ t, kind, cpu: 0, task, val })));
 const win = markers([[1e6, 7, 0, 1], [2e6, 7, 0, 0], [3e6, 7, 1, 1], [5e6, 7, 0, 1], [2e6, 13, 0x8000_0001, 0]]);
 const summary = runSummary([taskSummary('A', 49.9, { wakeup_latency_ns: { p50: 650000, p99: 0, max: 0 } })], { cputimer: { atomic_ns: 0, adds: 0, atomic_pct: 1.639 } });
-const src: FactSource = { cursor: async () => state, window: async () => win, summary: (v) => (v === 'baseline' ? summary : undefined) };
+const src: FactSource = { cursor: () => Promise.resolve(state), window: () => Promise.resolve(win), summary: (v) => (v === 'baseline' ? summary : undefined) };
 const defaults = { variant: 'baseline', at: 4_250_000, cpu: 0, range: [0, 4e6] as [number, number] };
 const none: Expect = { eligible: [], not_eligible: [], delayed: [], sleeping: [], metrics: [], counts: [] };
 

@@ -4,7 +4,7 @@
 
 import { parseLesson, type Lesson } from './model';
 
-const files = import.meta.glob('../../../lessons/*.json', { eager: true, import: 'default' }) as Record<string, unknown>;
+const files = import.meta.glob<unknown>('../../../lessons/*.json', { eager: true, import: 'default' });
 
 const parsed = Object.entries(files)
   .sort(([a], [b]) => a.localeCompare(b))

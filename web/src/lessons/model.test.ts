@@ -6,7 +6,7 @@ import { GALLERY, findScenario } from '../state/gallery';
 import { LESSONS, LESSON_ERRORS } from './data';
 import { COUNT_KINDS, lessonTime, parseLesson } from './model';
 import { stepScenario, stepVariants, stepWindow, tryVariant } from './step_view';
-import { viewOfStep } from './useLessons';
+import { viewOfStep } from './controller';
 
 describe('bundled lessons', () => {
   it('all parse', () => {

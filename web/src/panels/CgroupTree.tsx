@@ -2,28 +2,28 @@
 // cursor for the focused variant, each group entity's state on every CPU where it has been
 // queued (vruntime, deadline, lag against its parent queue's V, eligibility), whether the
 // group's cfs_rq there is throttled, its runtime_remaining and the group's pool. The state is
-// read from a small window ending at the cursor: the group nodes' latest samples and the
-// counters (each series starts with its last value before the window).
-import { memo, useEffect, useState, type ReactNode } from 'react';
-import type { EngineClient } from '../engine/client';
+// read from a window around the cursor, fetched by the shell: the group nodes' latest samples
+// at or before the cursor and the counters (each series starts with its last value before the
+// window).
+import { memo, type ReactNode } from 'react';
 import { CounterKind, Flag, type GroupMeta, type ScenarioMeta, type WindowData } from '../engine/protocol';
 import { counterSeries, throttleData, throttledAt, type ThrottleData } from '../timeline/bandwidth';
 import { taskColor } from '../timeline/palette';
 import { formatNs } from '../timeline/time_scale';
 
 interface Props {
-  client: EngineClient;
-  run: number | null;
   meta: ScenarioMeta;
-  /** The focused variant's key. */
-  variant: string | undefined;
+  /** The focused variant's window from LOOKBACK_NS before the cursor (null until it comes). */
+  data: WindowData | null;
+  /** Why the window could not be read. */
+  error: string | null;
   cursor: number;
   collapsed: ReadonlySet<number>;
   onToggleGroup: (tg: number) => void;
 }
 
 /** How far before the cursor the panel's window starts (throttle markers live in it). */
-const LOOKBACK_NS = 20_000_000;
+export const LOOKBACK_NS = 20_000_000;
 
 /** The value of a step series at t (its last point at or before t), or null. */
 function valueAt(s: { t: number[]; v: number[] }, t: number): number | null {
@@ -109,19 +109,8 @@ function GroupState({ g, data, throttle, cursor }: { g: GroupMeta; data: WindowD
   );
 }
 
-export const CgroupTree = memo(function CgroupTree({ client, run, meta, variant, cursor, collapsed, onToggleGroup }: Props) {
+export const CgroupTree = memo(function CgroupTree({ meta, data, error, cursor, collapsed, onToggleGroup }: Props) {
   const groups = meta.groups ?? [];
-  const [data, setData] = useState<WindowData | null>(null);
-  useEffect(() => {
-    if (!variant || run === null || groups.length <= 1) return;
-    let stale = false;
-    const t0 = Math.max(0, cursor - LOOKBACK_NS);
-    const nodes = groups.filter((g) => g.parent !== null).map((g) => g.node);
-    client.window(run, variant, t0, cursor + 1, (cursor + 1 - t0) / 100, nodes).then((d) => !stale && setData(d));
-    return () => {
-      stale = true;
-    };
-  }, [client, run, variant, cursor, groups]);
   const throttle = throttleData(meta, data);
 
   const shares = (tg: number) => meta.cgroups[tg - 1]?.shares;
@@ -160,6 +149,11 @@ export const CgroupTree = memo(function CgroupTree({ client, run, meta, variant,
   return (
     <aside className="inspector cgroups" aria-label="cgroups" data-testid="cgroup-tree">
       <h2>cgroups at {formatNs(cursor)}</h2>
+      {error && (
+        <p className="error" role="alert" data-testid="cgroup-error">
+          The state at the cursor could not be read: {error}
+        </p>
+      )}
       {groups.length <= 1 ? (
         <p className="muted">This scenario has no cgroups: every task is in the root group.</p>
       ) : (

@@ -3,15 +3,16 @@
 
 import { useEffect, useRef, useState, memo, type ReactNode } from 'react';
 import type { VariantSpec } from '../engine/protocol';
-import type { PanelId, SimState } from '../state/types';
+import type { LaneMode, PanelId, SimState } from '../state/types';
+import { errorMessage } from '../base/errors';
 import { GALLERY } from '../state/gallery';
 import { PRESETS, parseOverrides } from '../state/variants';
 
 interface Props {
   sim: SimState;
-  panels: Set<PanelId>;
-  mode: 'relative' | 'absolute';
-  onMode: (m: 'relative' | 'absolute') => void;
+  panels: ReadonlySet<PanelId>;
+  mode: LaneMode;
+  onMode: (m: LaneMode) => void;
   onTogglePanel: (p: PanelId) => void;
   onOpenBundled: (id: string) => void;
   onOpenText: (file: string, text: string) => void;
@@ -41,6 +42,8 @@ export const Header = memo(function Header(p: Props) {
   const [custom, setCustom] = useState('');
   const [customError, setCustomError] = useState<string | null>(null);
   const [shared, setShared] = useState<string | null>(null);
+  /** A file that could not be read, or a link that could not be made. */
+  const [fileError, setFileError] = useState<string | null>(null);
   const keys = new Set(p.sim.variants.map((v) => v.key));
   const toggleVariant = (key: string) => {
     const preset = PRESETS.find((x) => x.key === key);
@@ -80,7 +83,7 @@ export const Header = memo(function Header(p: Props) {
         data-testid="file-input"
         onChange={(e) => {
           const f = e.target.files?.[0];
-          if (f) f.text().then((t) => p.onOpenText(f.name, t));
+          if (f) f.text().then((t) => p.onOpenText(f.name, t), (err: unknown) => setFileError(`${f.name} could not be read: ${errorMessage(err)}`));
           e.target.value = '';
         }}
       />
@@ -110,7 +113,7 @@ export const Header = memo(function Header(p: Props) {
       </details>
       <label>
         lanes{' '}
-        <select aria-label="lane mode" value={p.mode} onChange={(e) => p.onMode(e.target.value as 'relative' | 'absolute')}>
+        <select aria-label="lane mode" value={p.mode} onChange={(e) => p.onMode(e.target.value === 'absolute' ? 'absolute' : 'relative')}>
           <option value="relative">relative to V</option>
           <option value="absolute">absolute</option>
         </select>
@@ -122,10 +125,14 @@ export const Header = memo(function Header(p: Props) {
       ))}
       <button
         data-testid="share"
-        onClick={async () => {
-          const url = await p.onShare();
-          setShared(url);
-          navigator.clipboard?.writeText(url).catch(() => undefined);
+        onClick={() => {
+          p.onShare().then(
+            (url) => {
+              setShared(url);
+              navigator.clipboard?.writeText(url).catch(() => undefined);
+            },
+            (err: unknown) => setFileError(`The share link could not be made: ${errorMessage(err)}`),
+          );
         }}
       >
         Share
@@ -145,6 +152,11 @@ export const Header = memo(function Header(p: Props) {
         <span className="progress" role="progressbar" aria-valuenow={Math.round(p.sim.progress * 100)}>
           <progress value={p.sim.progress} max={1} /> simulating… <button onClick={p.onCancel}>cancel</button>
         </span>
+      )}
+      {fileError && (
+        <div className="error" role="alert">
+          {fileError} <button onClick={() => setFileError(null)}>×</button>
+        </div>
       )}
       {shared && (
         <div className="share-box">

@@ -12,6 +12,8 @@ interface Props {
   selection: number | null;
   states: Record<string, CursorState>;
   order: string[];
+  /** Why the state at the cursor could not be read. */
+  error: string | null;
   onSelect: (t: number | null) => void;
 }
 
@@ -50,10 +52,15 @@ function EntityFields({ e, meta }: { e: EntityState; meta: ScenarioMeta }) {
   );
 }
 
-export const Inspector = memo(function Inspector({ meta, cursor, selection, states, order, onSelect }: Props) {
+export const Inspector = memo(function Inspector({ meta, cursor, selection, states, order, error, onSelect }: Props) {
   return (
     <aside className="inspector" aria-label="inspector" data-testid="inspector">
       <h2>At {formatNs(cursor)}</h2>
+      {error && (
+        <p className="error" role="alert" data-testid="cursor-error">
+          The runqueues at the cursor could not be read: {error}
+        </p>
+      )}
       {order.map((key) => {
         const st = states[key];
         if (!st) return null;

@@ -2,7 +2,7 @@
 // in the timeline, a question (answer on request), a knob to try with "Back to the lesson",
 // the step's stated facts checked live against the runs, Prev/Next and a link to the step.
 
-import { useEffect, useState } from 'react';
+import { useCallback, useEffect, useState } from 'react';
 import { encodeState, shareUrl } from '../base/share';
 import type { ScenarioMeta } from '../engine/protocol';
 import type { SimState } from '../state/types';
@@ -10,13 +10,17 @@ import { checkExpect, type FactResult, type FactSource } from '../lessons/check'
 import { LESSONS } from '../lessons/data';
 import { lessonTime } from '../lessons/model';
 import { stepScenario, stepVariants, tryVariant } from '../lessons/step_view';
-import type { LessonController } from '../lessons/useLessons';
+import { useLessonController, type LessonController, type Lessons } from '../lessons/controller';
+import { useQuery } from '../state/use_query';
+import { errorMessage } from '../base/errors';
 
 interface Props {
-  ctl: LessonController;
+  lessons: Lessons;
   sim: SimState;
   facts: FactSource;
 }
+
+const NO_CHECKS = Promise.resolve(null);
 
 /** Whether the loaded runs are the step's (its scenario, and its variants first). */
 function showsStep(ctl: LessonController, sim: SimState, meta: ScenarioMeta | null): boolean {
@@ -47,12 +51,12 @@ function Checks({ title, results, testid }: { title: string; results: FactResult
   );
 }
 
-export function LessonPanel({ ctl, sim, facts }: Props) {
+export function LessonPanel({ lessons, sim, facts }: Props) {
+  const ctl = useLessonController(lessons);
   const { lesson, step, pos } = ctl;
   const meta = sim.meta;
-  const [checks, setChecks] = useState<{ key: string; main: FactResult[]; tried: FactResult[] | null } | null>(null);
   const [value, setValue] = useState('');
-  const [link, setLink] = useState<string | null>(null);
+  const [link, setLink] = useState<{ url: string } | { error: string } | null>(null);
   const posKey = pos ? `${pos.id}/${pos.step}/${ctl.tried ?? ''}` : '';
   const ready = showsStep(ctl, sim, meta);
 
@@ -62,11 +66,9 @@ export function LessonPanel({ ctl, sim, facts }: Props) {
   }, [pos?.id, pos?.step, step]);
 
   // Check the step's facts (and the knob's, while it is tried) against the loaded runs.
-  useEffect(() => {
-    if (!ready || !step || !meta || !pos) return;
-    let stale = false;
-    const base = stepVariants(step);
-    if (typeof base === 'string') return;
+  const check = useCallback((): Promise<{ main: FactResult[]; tried: FactResult[] | null } | null> => {
+    const base = step && stepVariants(step);
+    if (!step || !meta || !base || typeof base === 'string') return NO_CHECKS;
     const defaults = {
       variant: base[0].key,
       at: lessonTime(step.at) ?? 0,
@@ -75,16 +77,13 @@ export function LessonPanel({ ctl, sim, facts }: Props) {
     };
     const tv = ctl.tried !== null ? tryVariant(step, ctl.tried) : null;
     const loadedTry = tv && sim.loaded.some((v) => v.key === tv.key);
-    Promise.all([
+    return Promise.all([
       checkExpect(step.expect, defaults, meta, facts),
-      step.try?.expect && loadedTry && ctl.tried === step.try.values[0] ? checkExpect(step.try.expect, { ...defaults, variant: tv.key }, meta, facts) : Promise.resolve(null),
-    ]).then(([main, tried]) => {
-      if (!stale) setChecks({ key: posKey, main, tried });
-    });
-    return () => {
-      stale = true;
-    };
-  }, [ready, step, meta, pos, ctl.tried, sim.loaded, facts, posKey]);
+      step.try?.expect && loadedTry && ctl.tried === step.try.values[0] ? checkExpect(step.try.expect, { ...defaults, variant: tv.key }, meta, facts) : null,
+    ]).then(([main, tried]) => ({ main, tried }));
+  }, [step, meta, ctl.tried, sim.loaded, facts]);
+  const checkKey = ready ? `${sim.run}|${posKey}|${sim.loaded.map((v) => v.key).join(',')}` : null;
+  const checks = useQuery(checkKey, check);
 
   if (!ctl.open) return null;
   return (
@@ -182,10 +181,14 @@ export function LessonPanel({ ctl, sim, facts }: Props) {
               )}
             </div>
           )}
-          {ready && checks?.key === posKey ? (
+          {checks.error && ready ? (
+            <p className="error" role="alert" data-testid="lesson-check-error">
+              The step's facts could not be checked: {checks.error}
+            </p>
+          ) : ready && checks.data && checks.dataKey === checkKey ? (
             <>
-              <Checks title="What this step states, checked in this run" results={checks.main} testid="lesson-checks" />
-              {checks.tried && <Checks title={`With ${step.try?.knob}=${ctl.tried}`} results={checks.tried} testid="lesson-try-checks" />}
+              <Checks title="What this step states, checked in this run" results={checks.data.main} testid="lesson-checks" />
+              {checks.data.tried && <Checks title={`With ${step.try?.knob}=${ctl.tried}`} results={checks.data.tried} testid="lesson-try-checks" />}
             </>
           ) : !ready ? (
             <p className="guide-hint">
@@ -197,17 +200,23 @@ export function LessonPanel({ ctl, sim, facts }: Props) {
           <div className="lesson-link">
             <button
               data-testid="lesson-copy-link"
-              onClick={async () => {
+              onClick={() => {
                 const v = ctl.stepView();
                 if (!v) return;
-                const url = shareUrl(window.location.href.split('#')[0], await encodeState(v));
-                setLink(url);
-                navigator.clipboard?.writeText(url).catch(() => undefined);
+                encodeState(v).then(
+                  (frag) => {
+                    const url = shareUrl(window.location.href.split('#')[0], frag);
+                    setLink({ url });
+                    navigator.clipboard?.writeText(url).catch(() => undefined);
+                  },
+                  (e: unknown) => setLink({ error: errorMessage(e) }),
+                );
               }}
             >
               Copy a link to this step
             </button>
-            {link && <input readOnly aria-label="step link" data-testid="lesson-link" value={link} onFocus={(e) => e.target.select()} />}
+            {link && 'url' in link && <input readOnly aria-label="step link" data-testid="lesson-link" value={link.url} onFocus={(e) => e.target.select()} />}
+            {link && 'error' in link && <p className="error">The link could not be made: {link.error}</p>}
           </div>
         </>
       )}

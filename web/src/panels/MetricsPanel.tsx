@@ -1,12 +1,13 @@
 // Metrics with D3 scales: CPU share per task and wakeup-latency distribution for every
 // variant, switches, and a diff table against the first variant.
 
-import { useEffect, useState, memo } from 'react';
+import { memo, useCallback } from 'react';
 import { scaleBand, scaleLinear } from 'd3-scale';
 import type { EngineClient } from '../engine/client';
 import type { LoadedVariant, ScenarioMeta, Summary } from '../engine/protocol';
 import { formatNs } from '../timeline/time_scale';
 import { taskColor } from '../timeline/palette';
+import { useQuery } from '../state/use_query';
 
 interface Props {
   client: EngineClient;
@@ -16,6 +17,7 @@ interface Props {
 }
 
 const W = 420;
+const NO_LATENCIES: { key: string; lat: number[] }[] = [];
 const BAR_H = 14;
 
 function ShareChart({ meta, loaded }: { meta: ScenarioMeta; loaded: LoadedVariant[] }) {
@@ -55,7 +57,7 @@ const LatencyChart = memo(function LatencyChart({ data }: { data: { key: string;
   for (const d of data) for (const l of d.lat) top = Math.max(top, bucketOf(l));
   const nb = 1 + top;
   const counts = data.map((d) => {
-    const c = new Array(nb).fill(0);
+    const c = new Array<number>(nb).fill(0);
     d.lat.forEach((l) => c[bucketOf(l)]++);
     return c;
   });
@@ -137,17 +139,12 @@ function DiffTable({ meta, summaries }: { meta: ScenarioMeta; summaries: { key: 
 }
 
 export const MetricsPanel = memo(function MetricsPanel({ client, run, meta, loaded }: Props) {
-  const [lat, setLat] = useState<{ key: string; lat: number[] }[]>([]);
-  useEffect(() => {
-    if (run === null) return;
-    let stale = false;
-    Promise.all(loaded.map((v) => client.metrics(run, v.key).then((m) => ({ key: v.key, lat: Array.from(m.latencies.ns) })))).then(
-      (r) => !stale && setLat(r),
-    );
-    return () => {
-      stale = true;
-    };
-  }, [client, run, loaded]);
+  // Every variant's wakeup latencies, once per run.
+  const fetch = useCallback(
+    () => (run === null ? Promise.resolve([]) : Promise.all(loaded.map((v) => client.metrics(run, v.key).then((m) => ({ key: v.key, lat: Array.from(m.latencies.ns) }))))),
+    [client, run, loaded],
+  );
+  const latencies = useQuery(run === null ? null : `${run}`, fetch);
   return (
     <section className="metrics" aria-label="metrics" data-testid="metrics">
       <div>
@@ -156,7 +153,12 @@ export const MetricsPanel = memo(function MetricsPanel({ client, run, meta, load
       </div>
       <div>
         <h3>Wakeup latency</h3>
-        <LatencyChart data={lat} />
+        {latencies.error && (
+          <p className="error" role="alert" data-testid="metrics-error">
+            The latencies could not be read: {latencies.error}
+          </p>
+        )}
+        <LatencyChart data={latencies.data ?? NO_LATENCIES} />
       </div>
       <div className="diff-wrap">
         <h3>{loaded.length > 1 ? `Metrics, Δ against ${loaded[0].key}` : 'Metrics'}</h3>

@@ -11,7 +11,7 @@ export interface GalleryEntry {
   description: string;
 }
 
-const files = import.meta.glob('../../../scenarios/**/*.toml', { query: '?raw', import: 'default', eager: true }) as Record<string, string>;
+const files = import.meta.glob<string>('../../../scenarios/**/*.toml', { query: '?raw', import: 'default', eager: true });
 
 function describe(text: string): string {
   const m = /^description\s*=\s*"([^"]*)"/m.exec(text);

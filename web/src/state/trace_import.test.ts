@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ImportReport } from '../engine/protocol';
-import { diagnostics, shadowRows, fetchCovers, fetchRange, formatBytes, importOrder, isScenarioFile, progressFraction, progressText } from './trace_import';
+import { diagnostics, shadowRows, formatBytes, importOrder, isScenarioFile, progressFraction, progressText } from './trace_import';
 
 function report(over: Partial<ImportReport['summary']> = {}, extra: Partial<ImportReport> = {}): ImportReport {
   return {
@@ -80,15 +80,6 @@ describe('trace import helpers', () => {
     expect(bad['out-of-order'].value).toContain('CPU 2: 9');
     expect(bad['missing-switches'].value).toMatch(/^5 runs/);
     expect(bad['raw-states'].value).toBe('1024 × 7');
-  });
-
-  it('fetches a new window only when the view leaves the fetched one or the scale changes', () => {
-    const f = { ...fetchRange({ t0: 100, t1: 200 }, 1000), bucket: 1 };
-    expect(f).toMatchObject({ t0: 50, t1: 250 });
-    expect(fetchCovers(f, { t0: 120, t1: 220 }, 1.2)).toBe(true);
-    expect(fetchCovers(f, { t0: 120, t1: 260 }, 1)).toBe(false);
-    expect(fetchCovers(f, { t0: 120, t1: 220 }, 2)).toBe(false);
-    expect(fetchCovers(null, { t0: 0, t1: 1 }, 1)).toBe(false);
   });
 });
 

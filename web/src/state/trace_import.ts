@@ -1,6 +1,6 @@
 // Pure helpers of trace import: which dropped files are scenarios and which are traces, the
-// order traces are imported in, the progress line, the diagnostics the panel lists, and when
-// the replay view must fetch a new window.
+// order traces are imported in, the progress line, the diagnostics the panel lists, and the
+// shadow comparison's rows.
 import type { ImportProgress, ImportReport, ReplayReport } from '../engine/protocol';
 
 /** A scenario file (opened in the editor), not a trace. */
@@ -105,17 +105,6 @@ export function diagnostics(r: ImportReport): DiagnosticLine[] {
   if (raw.length) out.push({ key: 'raw-states', label: 'undecoded prev_state numbers', value: raw.map(([v, n]) => `${v} × ${int(n)}`).join(', '), warn: true });
   if (r.error) out.push({ key: 'error', label: 'decoding stopped', value: r.error, warn: true });
   return out;
-}
-
-/** Whether the fetched range serves a view at the wanted bucket (else fetch again). */
-export function fetchCovers(f: { t0: number; t1: number; bucket: number } | null, view: { t0: number; t1: number }, bucket: number): boolean {
-  return !!f && view.t0 >= f.t0 && view.t1 <= f.t1 && bucket >= f.bucket / 1.5 && bucket <= f.bucket * 1.5;
-}
-
-/** The range to fetch for a view: half a window more on each side, inside [0, duration]. */
-export function fetchRange(view: { t0: number; t1: number }, duration: number): { t0: number; t1: number } {
-  const w = view.t1 - view.t0;
-  return { t0: Math.max(0, view.t0 - w / 2), t1: Math.min(duration + 1, view.t1 + w / 2) };
 }
 
 /** One shadow re-simulation run: the variant's key and the engine's report. */

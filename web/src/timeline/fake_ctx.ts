@@ -89,7 +89,7 @@ class RecordingCtx implements FakeCtx {
   createImageData(...args: unknown[]): ImageData {
     this.record('createImageData', args);
     const [w, h] = [Number(args[0]), Number(args[1])];
-    return { width: w, height: h, data: new Uint8ClampedArray(w * h * 4), colorSpace: 'srgb' } as ImageData;
+    return { width: w, height: h, data: new Uint8ClampedArray(w * h * 4), colorSpace: 'srgb' };
   }
   putImageData(...args: unknown[]) {
     this.record('putImageData', args);

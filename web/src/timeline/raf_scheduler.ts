@@ -1,11 +1,16 @@
-// The timeline's single requestAnimationFrame scheduler: every canvas paint goes through
-// scheduleRedraw, which coalesces requests per key into at most one call per frame.
+// The app's single requestAnimationFrame scheduler: every canvas paint and every store
+// publication goes through scheduleRedraw, which coalesces requests per key into at most one
+// call per frame. A request made while a frame runs (a paint scheduled by the render that a
+// store publication caused) runs in the same frame, unless its key already ran in it.
 // pendingFrames() tells a test hook whether a paint is still to come.
 
 type Job = () => void;
 
 const jobs = new Map<unknown, Job>();
 let requested = false;
+let flushing = false;
+/** Passes over jobs added during a frame, before the rest waits for the next one. */
+const MAX_PASSES = 4;
 
 const request: (cb: () => void) => void =
   typeof requestAnimationFrame === 'function'
@@ -14,15 +19,32 @@ const request: (cb: () => void) => void =
 
 function flush() {
   requested = false;
-  const batch = [...jobs.values()];
-  jobs.clear();
-  for (const job of batch) {
-    try {
-      job();
-    } catch (e) {
-      // One failing paint must not stop the others; report it and carry on.
-      console.error('timeline redraw failed', e);
+  flushing = true;
+  const ran = new Set<unknown>();
+  try {
+    for (let pass = 0; pass < MAX_PASSES; pass++) {
+      const batch = [...jobs].filter(([key]) => !ran.has(key));
+      if (batch.length === 0) break;
+      for (const [key] of batch) jobs.delete(key);
+      for (const [key, job] of batch) {
+        // A request made for the same key earlier in this frame supersedes this one: it runs
+        // in the next pass instead.
+        if (jobs.has(key)) continue;
+        ran.add(key);
+        try {
+          job();
+        } catch (e) {
+          // One failing job must not stop the others; report it and carry on.
+          console.error('frame job failed', e);
+        }
+      }
     }
+  } finally {
+    flushing = false;
+  }
+  if (jobs.size > 0 && !requested) {
+    requested = true;
+    request(flush);
   }
 }
 
@@ -32,7 +54,7 @@ function flush() {
  */
 export function scheduleRedraw(fn: Job, key: unknown = fn): void {
   jobs.set(key, fn);
-  if (!requested) {
+  if (!requested && !flushing) {
     requested = true;
     request(flush);
   }
@@ -43,7 +65,7 @@ export function cancelRedraw(key: unknown): void {
   jobs.delete(key);
 }
 
-/** How many frames are requested and not yet painted: 0 or 1. */
+/** How many frames are requested and not yet run: 0 or 1. */
 export function pendingFrames(): number {
-  return requested && jobs.size > 0 ? 1 : 0;
+  return jobs.size > 0 ? 1 : 0;
 }

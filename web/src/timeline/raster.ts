@@ -21,9 +21,9 @@ const parsed = new Map<string, Colour>();
 export function parseColour(css: string): Colour {
   let c = parsed.get(css);
   if (c) return c;
-  let r = 0;
-  let g = 0;
-  let b = 0;
+  let r: number;
+  let g: number;
+  let b: number;
   let a = 1;
   if (css.startsWith('#') && css.length === 7) {
     const v = parseInt(css.slice(1), 16);
@@ -86,7 +86,7 @@ const rasters = new WeakMap<object, Map<string, Raster>>();
  */
 export function rasterFor(ctx: Ctx2D, name: string, w: number, h: number): Raster {
   let byName = rasters.get(ctx);
-  if (!byName) rasters.set(ctx, (byName = new Map()));
+  if (!byName) rasters.set(ctx, (byName = new Map<string, Raster>()));
   let r = byName.get(name);
   if (!r || r.w !== w || r.h !== h) {
     const img = ctx.createImageData(Math.max(1, w), Math.max(1, h));
@@ -156,7 +156,7 @@ const scratches = new WeakMap<object, Map<string, Float64Array[]>>();
 /** Reusable Float64Array scratch columns for this context: `count` arrays of at least n. */
 export function scratch(ctx: Ctx2D, name: string, count: number, n: number): Float64Array[] {
   let byName = scratches.get(ctx);
-  if (!byName) scratches.set(ctx, (byName = new Map()));
+  if (!byName) scratches.set(ctx, (byName = new Map<string, Float64Array[]>()));
   const held = byName.get(name);
   if (held && held.length === count && held[0].length >= n) return held;
   const arrays = Array.from({ length: count }, () => new Float64Array(Math.max(1, n)));

@@ -35,6 +35,19 @@ function timeAt(s: InputState, x: number): number {
   return s.view.t0 + ((x - GUTTER_W) / plotW) * (s.view.t1 - s.view.t0);
 }
 
+/** Moves the view ([t0, t1]) or the cursor (t) and remembers it for the next event: several
+ * can arrive before the next render (which comes at most once per frame) brings the props. */
+function move(latest: RefObject<InputState>, to: [number, number] | number): void {
+  const s = latest.current;
+  if (typeof to === 'number') {
+    latest.current = { ...s, cursor: to };
+    s.onCursor(to);
+  } else {
+    latest.current = { ...s, view: { t0: to[0], t1: to[1] } };
+    s.onView(to[0], to[1]);
+  }
+}
+
 /** Binds the timeline's input handlers to `root` (pointer, wheel) and to window (keys). */
 export function useTimelineInput(root: RefObject<HTMLElement | null>, state: InputState): void {
   const latest = useRef(state);
@@ -53,12 +66,12 @@ export function useTimelineInput(root: RefObject<HTMLElement | null>, state: Inp
       const x = e.clientX - el.getBoundingClientRect().left;
       if (Math.abs(e.deltaX) > Math.abs(e.deltaY)) {
         const dt = (e.deltaX * unit * (t1 - t0)) / Math.max(1, s.width - GUTTER_W);
-        s.onView(...panView(t0, t1, dt, s.meta.duration_ns));
+        move(latest, panView(t0, t1, dt, s.meta.duration_ns));
         return;
       }
       const factor = Math.min(2, Math.max(0.5, Math.exp(e.deltaY * unit * 0.0015)));
       const anchor = timeAt(s, Math.max(x, GUTTER_W));
-      s.onView(...zoomView(t0, t1, anchor, factor, s.meta.duration_ns));
+      move(latest, zoomView(t0, t1, anchor, factor, s.meta.duration_ns));
     };
 
     const onDown = (e: PointerEvent) => {
@@ -76,7 +89,7 @@ export function useTimelineInput(root: RefObject<HTMLElement | null>, state: Inp
       drag.moved = true;
       const s = latest.current;
       const dt = (-dx * (drag.t1 - drag.t0)) / Math.max(1, s.width - GUTTER_W);
-      s.onView(...panView(drag.t0, drag.t1, dt, s.meta.duration_ns));
+      move(latest, panView(drag.t0, drag.t1, dt, s.meta.duration_ns));
     };
 
     const onUp = (e: PointerEvent) => {
@@ -111,8 +124,7 @@ export function useTimelineInput(root: RefObject<HTMLElement | null>, state: Inp
       const s = latest.current;
       const act = navKey(e.key, s.view.t0, s.view.t1, s.cursor, s.meta.duration_ns);
       if (!act) return;
-      if ('view' in act) s.onView(...act.view);
-      else s.onCursor(act.cursor);
+      move(latest, 'view' in act ? act.view : act.cursor);
       e.preventDefault();
     };
     window.addEventListener('keydown', onKey);

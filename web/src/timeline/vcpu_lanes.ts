@@ -177,7 +177,7 @@ export function vcpuStates(meta: ScenarioMeta, data: WindowData): VcpuStates {
   let switched = false;
   for (let i = 0; i < sl.start.length && !switched; i++) switched = sl.start[i] > t0 + 1 || sl.end[i] < end;
   const known = m.t.length > 0 || !switched;
-  const phase: Phase[] = new Array(n).fill('unknown');
+  const phase = new Array<Phase>(n).fill('unknown');
   const since = new Float64Array(n).fill(t0);
   const seen = new Uint8Array(n);
   const close = (task: number, at: number) => {

@@ -5,6 +5,7 @@
 import { memo, useRef, useState } from 'react';
 import { PRESETS, parseOverrides } from '../../state/variants';
 import { shadowRows, type ShadowRun } from '../../state/trace_import';
+import { errorMessage } from '../../base/errors';
 
 interface Props {
   runs: ShadowRun[];
@@ -76,10 +77,14 @@ export const ShadowPanel = memo(function ShadowPanel({ runs, running, error, onR
             const f = e.target.files?.[0];
             e.target.value = '';
             if (f)
-              f.text().then((t) => {
-                setLayout(t);
-                setLayoutName(f.name);
-              });
+              f.text().then(
+                (t) => {
+                  setLayout(t);
+                  setLayoutName(f.name);
+                  setCustomError(null);
+                },
+                (err: unknown) => setCustomError(`${f.name} could not be read: ${errorMessage(err)}`),
+              );
           }}
         />
         <button onClick={run} disabled={running} data-testid="shadow-run">

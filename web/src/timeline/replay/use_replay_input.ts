@@ -27,6 +27,19 @@ export function timeAtX(s: Pick<ReplayInputState, 'view' | 'width'>, x: number):
   return s.view.t0 + ((x - GUTTER_W) / plotW) * (s.view.t1 - s.view.t0);
 }
 
+/** Moves the view ([t0, t1]) or the cursor (t) and remembers it for the next event: several
+ * can arrive before the next render (which comes at most once per frame) brings the props. */
+function move(latest: RefObject<ReplayInputState>, to: [number, number] | number): void {
+  const s = latest.current;
+  if (typeof to === 'number') {
+    latest.current = { ...s, cursor: to };
+    s.onCursor(to);
+  } else {
+    latest.current = { ...s, view: { t0: to[0], t1: to[1] } };
+    s.onView(to[0], to[1]);
+  }
+}
+
 /** Binds the handlers: pointer and wheel on `root` (whose box is the canvas's), keys on window. */
 export function useReplayInput(root: RefObject<HTMLElement | null>, state: ReplayInputState): void {
   const latest = useRef(state);
@@ -47,12 +60,12 @@ export function useReplayInput(root: RefObject<HTMLElement | null>, state: Repla
       const { t0, t1 } = s.view;
       if (Math.abs(e.deltaX) > Math.abs(e.deltaY)) {
         const dt = (e.deltaX * unit * (t1 - t0)) / Math.max(1, s.width - GUTTER_W);
-        s.onView(...panView(t0, t1, dt, s.duration));
+        move(latest, panView(t0, t1, dt, s.duration));
         return;
       }
       const factor = Math.min(2, Math.max(0.5, Math.exp(e.deltaY * unit * 0.0015)));
       const anchor = timeAtX(s, Math.max(local(e).x, GUTTER_W));
-      s.onView(...zoomView(t0, t1, anchor, factor, s.duration));
+      move(latest, zoomView(t0, t1, anchor, factor, s.duration));
     };
     const onDown = (e: PointerEvent) => {
       if (e.button !== 0) return;
@@ -70,7 +83,7 @@ export function useReplayInput(root: RefObject<HTMLElement | null>, state: Repla
       if (!drag.moved && Math.abs(dx) < DRAG_THRESHOLD_PX) return;
       drag.moved = true;
       const dt = (-dx * (drag.t1 - drag.t0)) / Math.max(1, s.width - GUTTER_W);
-      s.onView(...panView(drag.t0, drag.t1, dt, s.duration));
+      move(latest, panView(drag.t0, drag.t1, dt, s.duration));
     };
     const onUp = (e: PointerEvent) => {
       if (!drag || e.pointerId !== drag.id) return;
@@ -109,8 +122,7 @@ export function useReplayInput(root: RefObject<HTMLElement | null>, state: Repla
       const s = latest.current;
       const act = navKey(e.key, s.view.t0, s.view.t1, s.cursor, s.duration);
       if (!act) return;
-      if ('view' in act) s.onView(...act.view);
-      else s.onCursor(act.cursor);
+      move(latest, 'view' in act ? act.view : act.cursor);
       e.preventDefault();
     };
     window.addEventListener('keydown', onKey);

@@ -1,0 +1,150 @@
+// The replay view's controller: the imported trace's view window, cursor and selection, what is
+// under the pointer, and the shadow re-simulation, in one store; its windows (spans, wakeups,
+// migrations and EEVDF samples) through the window cache, the record under the pointer one
+// lookup at a time. Nothing here waits for a React render.
+
+import type { EevdfWindowData, ImportedTrace, ImportProgress, ReplayWindowData, SpanInfo, TraceRecordView } from '../engine/protocol';
+import type { EevdfSampleRef, HoveredSpan } from '../panels/import/RecordInspector';
+import { LatestQuery } from '../state/latest_query';
+import { createStore, type Store } from '../state/store';
+import type { ShadowRun } from '../state/trace_import';
+import type { ViewWindow } from '../state/types';
+import { errorMessage } from '../base/errors';
+import { EMPTY_WINDOW, WindowCache, type WindowCacheState } from '../state/window_cache';
+import type { ReplayTarget } from '../timeline/replay/ReplayTimeline';
+import type { ShellCtx } from './shell_ctx';
+
+/** Wakeups and migrations are sent for windows with at most this many of each. */
+const MARKER_LIMIT = 20_000;
+const EEVDF_LIMIT = 50_000;
+
+export interface ReplayWindows {
+  spans: ReplayWindowData;
+  eevdf: EevdfWindowData | null;
+}
+
+export interface ReplayState {
+  trace: ImportedTrace | null;
+  view: ViewWindow;
+  cursor: number;
+  /** The selected task id (its spans outlined). */
+  selection: number | null;
+  window: WindowCacheState<ReplayWindows>;
+  plotWidth: number;
+  hovered: TraceRecordView | null;
+  hoveredSpan: HoveredSpan | null;
+  sample: EevdfSampleRef | null;
+  /** The span picked with a click. */
+  span: SpanInfo | null;
+  /** Why the last record or span lookup failed. */
+  lookupError: string | null;
+  runs: ShadowRun[];
+  shadowBusy: ImportProgress | null;
+  shadowError: string | null;
+}
+
+const INITIAL: ReplayState = {
+  trace: null,
+  view: { t0: 0, t1: 1 },
+  cursor: 0,
+  selection: null,
+  window: EMPTY_WINDOW,
+  plotWidth: 1200,
+  hovered: null,
+  hoveredSpan: null,
+  sample: null,
+  span: null,
+  lookupError: null,
+  runs: [],
+  shadowBusy: null,
+  shadowError: null,
+};
+
+/** The span row `i` of a window, for the inspector. */
+function spanAt(d: ReplayWindowData, i: number, trace: ImportedTrace): HoveredSpan {
+  const t = trace.tasks[d.span_task[i]];
+  return { cpu: d.span_cpu[i], comm: t?.comm ?? '?', pid: t?.pid ?? -1, start: d.span_start[i], end: d.span_end[i], state: d.span_state[i], count: d.span_count[i] };
+}
+
+export type Replay = ReturnType<typeof createReplay>;
+
+export function createReplay({ client, hub }: ShellCtx) {
+  const store: Store<ReplayState> = createStore(INITIAL, hub);
+  const cache = new WindowCache<ReplayWindows>((window) => store.set({ window }));
+  const records = new LatestQuery(
+    (t: Extract<ReplayTarget, { kind: 'cpu' }>) => client.traces.record(t.cpu, t.t, t.tol),
+    (hovered) => store.set({ hovered, lookupError: null }),
+    (lookupError) => store.set({ hovered: null, lookupError }),
+  );
+  const duration = (trace: ImportedTrace) => Math.max(1, trace.report.timeline.duration_ns);
+
+  const refresh = () => {
+    const { trace, view, plotWidth } = store.get();
+    if (!trace) return;
+    const bucket = Math.max(1, (view.t1 - view.t0) / Math.max(100, plotWidth));
+    const dump = trace.report.eevdf.samples > 0;
+    cache.want({ key: 'trace', view, bucket, end: duration(trace) + 1 }, async (r) => {
+      const [spans, eevdf] = await Promise.all([client.traces.window(r.t0, r.t1, r.bucket, MARKER_LIMIT), dump ? client.traces.eevdf(r.t0, r.t1, EEVDF_LIMIT) : null]);
+      return { spans, eevdf };
+    });
+  };
+  return {
+    store,
+    /** Starts fetching windows as the view moves; returns what stops it. */
+    start: () => store.subscribe(refresh),
+    /** A new trace (or a dump attached to it): the view starts over; shadow runs of another file go. */
+    open: (trace: ImportedTrace) => {
+      const prev = store.get().trace;
+      const sameFile = prev !== null && prev.file === trace.file && prev.size === trace.size;
+      cache.reset();
+      records.drop();
+      store.set({ ...INITIAL, trace, view: { t0: 0, t1: duration(trace) }, plotWidth: store.get().plotWidth, runs: sameFile ? store.get().runs : [] });
+    },
+    close: () => {
+      cache.reset();
+      records.drop();
+      store.set({ ...INITIAL, plotWidth: store.get().plotWidth });
+    },
+    setView: (t0: number, t1: number) => store.set({ view: { t0, t1 } }),
+    setCursor: (cursor: number) => store.set({ cursor }),
+    setWidth: (plotWidth: number) => store.set({ plotWidth }),
+    /** What is under the pointer: an EEVDF sample, or a CPU's span and its nearest record. */
+    hover: (t: ReplayTarget | null) => {
+      // Rows of the window as rendered (the target was found in it).
+      const { trace, window } = store.published();
+      if (!t || !trace) return;
+      if (t.kind === 'eevdf') {
+        const eevdf = window.data?.eevdf;
+        if (!eevdf) return;
+        const pid = eevdf.pid[t.row];
+        const comm = trace.report.eevdf.tasks.find((x) => x.pid === pid)?.comm ?? '';
+        return store.set({ sample: { data: eevdf, row: t.row, comm, origin: trace.report.timeline.origin_ns } });
+      }
+      const spans = window.data?.spans;
+      store.set({ sample: null, hoveredSpan: t.span !== null && spans ? spanAt(spans, t.span, trace) : null });
+      records.request(t);
+    },
+    /** A click: the task of the span under the pointer is selected, and a single span described. */
+    pick: (t: ReplayTarget | null) => {
+      const spans = store.published().window.data?.spans;
+      if (!t || t.kind !== 'cpu' || t.span === null || !spans) return store.set({ selection: null, span: null });
+      store.set({ selection: spans.span_task[t.span], span: null });
+      if (spans.span_count[t.span] !== 1) return;
+      const index = spans.span_index[t.span];
+      client.traces.span(index).then(
+        (span) => store.set({ span, lookupError: null }),
+        (e: unknown) => store.set({ lookupError: errorMessage(e) }),
+      );
+    },
+    /** The shadow re-simulation under one variant; its report joins the table. */
+    runShadow: (key: string, layout: string, variants: [string, string][]) => {
+      const trace = store.get().trace;
+      if (!trace) return;
+      store.set({ shadowError: null, shadowBusy: { phase: 'reading', bytes: 0, total: trace.size, lines: 0, records: 0 } });
+      client.traces.shadow(layout, variants, (shadowBusy) => store.set({ shadowBusy })).then(
+        (report) => store.set((s) => ({ shadowBusy: null, runs: report ? [...s.runs.filter((r) => r.key !== key), { key, report }] : s.runs })),
+        (e: unknown) => store.set({ shadowBusy: null, shadowError: errorMessage(e) }),
+      );
+    },
+  };
+}

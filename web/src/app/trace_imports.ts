@@ -1,0 +1,64 @@
+// Importing traces into the engine worker: files in import order (a trace before its EEVDF
+// dump), progress per file, cancel, close. A newer import supersedes the trace on screen; an
+// EEVDF dump attaches to the trace imported before it.
+
+import type { ImportProgress } from '../engine/protocol';
+import { importOrder } from '../state/trace_import';
+import type { TraceImports } from '../state/types';
+import { errorMessage } from '../base/errors';
+import type { Playback } from './playback';
+import type { Replay } from './replay';
+import { detach, type ShellCtx } from './shell_ctx';
+
+export const NO_IMPORT: TraceImports = { trace: null, alignment: null, progress: null, error: null };
+
+export type TraceImportActions = ReturnType<typeof createTraceImports>;
+
+export function createTraceImports(ctx: ShellCtx, replay: Replay, playback: Playback) {
+  const { client, imports } = ctx;
+  let busy = false;
+
+  /** Imports `files` (attaching a dump to the trace on screen when `attach`); resolves when done,
+   * cancelled or failed (the failure is shown). */
+  const importFiles = async (files: File[], attach: boolean): Promise<void> => {
+    if (busy) return;
+    busy = true;
+    try {
+      for (const [i, f] of importOrder(files).entries()) {
+        const start: ImportProgress = { phase: 'reading', bytes: 0, total: f.size, lines: 0, records: 0 };
+        imports.set({ progress: { file: f.name, progress: start }, error: null });
+        const r = await client.traces.importFile(f, {
+          attach: attach || i > 0,
+          onProgress: (p) => imports.set({ progress: { file: f.name, progress: p } }),
+        });
+        if (!r) {
+          imports.set({ progress: null });
+          return;
+        }
+        playback.pause();
+        replay.open(r.trace);
+        imports.set({ trace: r.trace, alignment: r.alignment, progress: null, error: null });
+      }
+    } catch (e) {
+      imports.set({ progress: null, error: errorMessage(e) });
+    } finally {
+      busy = false;
+    }
+  };
+
+  return {
+    importFiles,
+    /** importFiles for a button or a drop (its end is not awaited). */
+    pick: (files: File[], attach: boolean) => detach(ctx, importFiles(files, attach)),
+    cancel: () => detach(ctx, client.cancel()),
+    close: () =>
+      detach(
+        ctx,
+        client.traces.close().then(() => {
+          replay.close();
+          imports.set(NO_IMPORT);
+        }),
+      ),
+    dismissError: () => imports.set({ error: null }),
+  };
+}
