@@ -23,7 +23,7 @@ for (const [name, overrides] of Object.entries(variants)) {
     const t0 = performance.now();
     const h = new mod.SimHandle();
     const r = JSON.parse(h.load('wanpeng.toml', text, JSON.stringify(overrides)));
-    if (!r.ok) throw new Error(JSON.stringify(r.error));
+    if (r.kind !== 'loaded') throw new Error(JSON.stringify(r.error));
     h.run_until(1e18);
     walls.push((performance.now() - t0) / 1000);
     digest = h.digest();

@@ -35,7 +35,7 @@ async function wasmThroughput() {
   for (let i = 0; i < 5; i++) {
     const h = new mod.SimHandle();
     const r = JSON.parse(h.load('dense.toml', text, '[]'));
-    if (!r.ok) throw new Error(JSON.stringify(r.error));
+    if (r.kind !== 'loaded') throw new Error(JSON.stringify(r.error));
     const t0 = performance.now();
     h.run_until(1e18);
     runs.push((performance.now() - t0) / 1000);
