@@ -125,6 +125,7 @@ pub struct VariantArgs {
     /// or knob: yield=forfeit|deadline_bump|hierarchical,
     /// yield_to=mainline|debooster_v1|debooster_v2|lag_credit|last_buddy,
     /// lag_clamp=max_slice_tick|two_slice_or_tick, throttle=task_based|cfs_rq,
+    /// wakeup_preempt=machine|6.18,
     /// autogroup=true|false, yield_interval=10us, profiling_timer=true,
     /// kvm_on_spin=mainline|fixed, kvm_ipi_aware, kvm_relaxed_boost, kvm_apicv,
     /// kvm_pv_sched_yield, kvm_pv_spinlock, kvm_pv_spin_threshold=1ms, kvm_ple,

@@ -795,6 +795,10 @@ export type ScenarioMeta = {
   yield: YieldFlavour;
   lag_clamp: LagClamp;
   /**
+   * Which check_preempt_wakeup_fair() ran.
+   */
+  wakeup_preempt: WakeupPreempt;
+  /**
    * kernel/sched/features.h bits as run.
    */
   features: { [key in string]: boolean };
@@ -1114,6 +1118,11 @@ export type TraceTask = {
  * One variant to simulate: a key and its NAME=VALUE overrides.
  */
 export type VariantSpec = { key: string; overrides: Array<[string, string]> };
+
+/**
+ * Which `check_preempt_wakeup_fair()` runs. Named as in the scenario file's `wakeup_preempt`.
+ */
+export type WakeupPreempt = 'machine' | '6.18';
 
 /**
  * Window data of one variant.
@@ -1506,6 +1515,12 @@ export const ENGINE_VARIANTS: readonly EngineVariant[] = [
     overrides: [['kvm_pv_spinlock', 'true']],
     doc:
       "The guest's PV qspinlock (KVM_FEATURE_PV_UNHALT): FIFO waiters halt after the spin threshold; the unlock's KVM_HC_KICK_CPU wakes the head and yields to it.",
+  },
+  {
+    key: 'wakeup-6.18',
+    overrides: [['wakeup_preempt', '6.18']],
+    doc:
+      "check_preempt_wakeup_fair() of 6.18.y stable (6.18.26 fair.c l.8802): a fork wakeup runs the pick and may preempt at once, protection is tightened only for a shorter-slice wakee, NEXT_BUDDY marks every wakee, no buddy in the wakeup pick, a delayed winner blocks the preemption. Not what our machine runs: of 291 children forked onto their spinning parent's CPU none preempted it (all waited for a tick, 2.03 ms on average); with this function the mirror has 247 of 290 preempt at once.",
   },
   {
     key: 'cfs-rq-throttle',

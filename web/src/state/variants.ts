@@ -18,7 +18,7 @@ export const UI_PRESETS: VariantPreset[] = [
   { key: 'no-preempt-short', overrides: [['PREEMPT_SHORT', 'false']], doc: 'A shorter slice no longer breaks protection at wakeup.' },
   { key: 'no-delay-dequeue', overrides: [['DELAY_DEQUEUE', 'false']], doc: 'Sleeping tasks leave the queue at once, negative lag and all.' },
   { key: 'no-place-lag', overrides: [['PLACE_LAG', 'false']], doc: 'Waking tasks are placed at V: lag is forgotten.' },
-  { key: 'next-buddy', overrides: [['NEXT_BUDDY', 'true']], doc: 'Wakeup preemption sets the wakee as next buddy (6.19 default).' },
+  { key: 'next-buddy', overrides: [['NEXT_BUDDY', 'true']], doc: 'NEXT_BUDDY on (6.19 default): a non-fork wakee becomes next buddy unless one with an earlier deadline is set (set_preempt_buddy), and an eligible buddy wins the wakeup pick.' },
   { key: 'old-lag-clamp', overrides: [['lag_clamp', 'two_slice_or_tick']], doc: 'Stock 6.18 lag clamp: ±max(2·slice, tick).' },
   { key: 'hz-1000', overrides: [['hz', '1000']], doc: 'CONFIG_HZ=1000: slice expiry noticed every 1 ms.' },
   { key: 'ipi-aware-no-relaxed', overrides: [['kvm_ipi_aware', 'true'], ['kvm_relaxed_boost', 'false']], doc: 'IPI-aware directed yield without the relaxed second round (enable_relaxed_boost=0).' },

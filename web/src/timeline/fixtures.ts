@@ -97,6 +97,7 @@ export function scenarioMeta(over: Partial<ScenarioMeta> = {}): ScenarioMeta {
     tick_ns: 4_000_000,
     yield: 'forfeit',
     lag_clamp: 'max_slice_tick',
+    wakeup_preempt: 'machine',
     features: {},
     cgroups: [],
     groups: [{ tg: 0, path: '/', node: 0x8000_0000, parent: null, cfs_rq: [0], quota_ns: null, period_ns: null }],

@@ -4,6 +4,7 @@
 use crate::scenario::schema::PolicySpec;
 use crate::sched::fair::{LagClamp, YieldFlavour};
 use crate::sched::group::GROUP_NODE;
+use crate::sched::wakeup::WakeupPreempt;
 use crate::sim::Simulation;
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -73,6 +74,8 @@ pub struct ScenarioMeta {
     #[ts(rename = "yield")]
     pub yield_flavour: YieldFlavour,
     pub lag_clamp: LagClamp,
+    /// Which check_preempt_wakeup_fair() ran.
+    pub wakeup_preempt: WakeupPreempt,
     /// kernel/sched/features.h bits as run.
     pub features: BTreeMap<String, bool>,
     pub cgroups: Vec<CgroupMeta>,
@@ -103,6 +106,7 @@ impl ScenarioMeta {
             tick_ns: cfg.params.tick_nsec,
             yield_flavour: cfg.params.yield_flavour,
             lag_clamp: cfg.params.lag_clamp,
+            wakeup_preempt: cfg.params.wakeup_preempt,
             features: cfg.features.list().into_iter().map(|(n, on)| (n.to_string(), on)).collect(),
             cgroups: cfg
                 .cgroups

@@ -22,6 +22,7 @@ use super::shadow::Shadow;
 use crate::sched::entity::{vdiff, EntityId};
 use crate::sched::fair::ENQUEUE_WAKEUP;
 use crate::sched::fair::{Fair, DEQUEUE_DELAYED, DEQUEUE_SLEEP, DEQUEUE_SPECIAL, ENQUEUE_INITIAL, ENQUEUE_MIGRATED};
+use crate::sched::wakeup::{WF_FORK, WF_TTWU};
 use crate::sim::{config::SimConfig, Simulation};
 use serde::Serialize;
 
@@ -185,7 +186,8 @@ impl Replayer<'_> {
         self.f.enqueue_task(se, flags);
         let cpu = self.cpu_of(se);
         if self.f.rqs[cpu as usize].curr.is_some() {
-            self.f.check_preempt_wakeup(cpu, se, new, true);
+            let flags = if new { WF_FORK } else { WF_TTWU };
+            self.f.check_preempt_wakeup_fair(cpu, se, flags, true);
         }
         true
     }

@@ -2,12 +2,14 @@
 //! variants (`variants.rs`) and the web UI's variant presets all go through
 //! [`apply_variant`], which writes into a parsed [`ScenarioFile`]; callers validate after.
 
-use super::schema::{LagClampMode, OnSpinSpec, ScenarioFile, ThrottleSpec, TunableScaling, YieldMode, YieldToSpec};
+use super::schema::{
+    LagClampMode, OnSpinSpec, ScenarioFile, ThrottleSpec, TunableScaling, WakeupPreemptMode, YieldMode, YieldToSpec,
+};
 use super::units::{parse_duration, DurationSpec};
 use crate::sched::features::SchedFeatures;
 
 /// Names accepted by [`apply_variant`] besides the scheduler features.
-pub const VARIANT_KNOBS: [&str; 31] = [
+pub const VARIANT_KNOBS: [&str; 32] = [
     "yield",
     "yield_to",
     "yield_interval",
@@ -29,6 +31,7 @@ pub const VARIANT_KNOBS: [&str; 31] = [
     "ipi_latency_socket",
     "throttle",
     "lag_clamp",
+    "wakeup_preempt",
     "autogroup",
     "profiling_timer",
     "hz",
@@ -132,6 +135,13 @@ pub fn apply_variant(s: &mut ScenarioFile, name: &str, value: &str) -> Result<()
                 "max_slice_tick" => LagClampMode::MaxSliceTick,
                 "two_slice_or_tick" => LagClampMode::TwoSliceOrTick,
                 _ => return Err(format!("lag_clamp={value}: expected max_slice_tick or two_slice_or_tick")),
+            })
+        }
+        "wakeup_preempt" => {
+            s.kernel.wakeup_preempt = Some(match value.trim() {
+                "machine" => WakeupPreemptMode::Machine,
+                "6.18" => WakeupPreemptMode::Stable618,
+                _ => return Err(format!("wakeup_preempt={value}: expected machine or 6.18")),
             })
         }
         "autogroup" => s.host.autogroup = parse_bool(name, value)?,

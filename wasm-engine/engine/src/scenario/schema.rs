@@ -245,6 +245,10 @@ pub struct KernelSpec {
     /// 6.18.44).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub lag_clamp: Option<LagClampMode>,
+    /// Which check_preempt_wakeup_fair() runs (default: machine, the function decoded from
+    /// the 6.18.44 machine, which the captures follow; "6.18" is 6.18.y stable's).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub wakeup_preempt: Option<WakeupPreemptMode>,
     /// What yield_to() does (default: mainline).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub yield_to: Option<YieldToSpec>,
@@ -345,6 +349,22 @@ pub enum ThrottleSpec {
     TaskBased,
     /// Up to 6.17: dequeue the throttled cfs_rq's group entity at once.
     CfsRq,
+}
+
+/// Shapes of `check_preempt_wakeup_fair()`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub enum WakeupPreemptMode {
+    /// The function decoded from our 6.18.44-fc machine (the preempt-action shape of 6.19's
+    /// NEXT_BUDDY rework): a fork or delayed wakee never preempts unless its slice is shorter,
+    /// every non-preempting wakeup tightens curr's protection, NEXT_BUDDY keeps an
+    /// earlier-deadline buddy, a delayed winner of the pick is dequeued. Measured.
+    #[serde(rename = "machine")]
+    Machine,
+    /// 6.18.y stable's function (6.18.26 fair.c l.8802): fork wakeups run the pick,
+    /// protection is tightened only for a shorter-slice wakee, NEXT_BUDDY marks every
+    /// non-fork wakee, a delayed winner blocks the preemption.
+    #[serde(rename = "6.18")]
+    Stable618,
 }
 
 /// Flavours of the lag clamp in `update_entity_lag()`.

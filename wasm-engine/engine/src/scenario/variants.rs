@@ -91,6 +91,11 @@ pub const VARIANTS: &[Variant] = &[
         doc: "The guest's PV qspinlock (KVM_FEATURE_PV_UNHALT): FIFO waiters halt after the spin threshold; the unlock's KVM_HC_KICK_CPU wakes the head and yields to it.",
     },
     Variant {
+        name: "wakeup-6.18",
+        overrides: &[("wakeup_preempt", "6.18")],
+        doc: "check_preempt_wakeup_fair() of 6.18.y stable (6.18.26 fair.c l.8802): a fork wakeup runs the pick and may preempt at once, protection is tightened only for a shorter-slice wakee, NEXT_BUDDY marks every wakee, no buddy in the wakeup pick, a delayed winner blocks the preemption. Not what our machine runs: of 291 children forked onto their spinning parent's CPU none preempted it (all waited for a tick, 2.03 ms on average); with this function the mirror has 247 of 290 preempt at once.",
+    },
+    Variant {
         name: "cfs-rq-throttle",
         overrides: &[("throttle", "cfs_rq")],
         doc: "The cfs_rq-based CFS bandwidth throttle of kernels up to 6.17.",

@@ -67,6 +67,8 @@ pub struct SchedParams {
     pub debooster_rate_limit: bool,
     /// What `yield_to_task_fair()` does.
     pub yield_to: super::yield_to::YieldToFlavour,
+    /// Which `check_preempt_wakeup_fair()` runs.
+    pub wakeup_preempt: super::wakeup::WakeupPreempt,
 }
 
 /// Per-CPU `struct rq` (the fair part of it).

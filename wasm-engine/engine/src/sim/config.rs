@@ -2,12 +2,13 @@
 
 use crate::scenario::load::{cgroup_parent, parse_cpu_max};
 use crate::scenario::schema::{
-    LagClampMode, PolicySpec, ScenarioFile, ThrottleSpec, TunableScaling, YieldMode, YieldToSpec,
+    LagClampMode, PolicySpec, ScenarioFile, ThrottleSpec, TunableScaling, WakeupPreemptMode, YieldMode, YieldToSpec,
 };
 use crate::sched::bandwidth::ThrottleMode;
 use crate::sched::fair::{LagClamp, SchedParams, YieldFlavour};
 use crate::sched::features::SchedFeatures;
 use crate::sched::group::{shares_from_v1, shares_from_v2_weight};
+use crate::sched::wakeup::WakeupPreempt;
 use crate::sched::yield_to::YieldToFlavour;
 use crate::sim::program::Program;
 
@@ -197,6 +198,10 @@ impl SimConfig {
             lag_clamp: match s.kernel.lag_clamp.unwrap_or(LagClampMode::MaxSliceTick) {
                 LagClampMode::MaxSliceTick => LagClamp::MaxSliceTick,
                 LagClampMode::TwoSliceOrTick => LagClamp::TwoSliceOrTick,
+            },
+            wakeup_preempt: match s.kernel.wakeup_preempt.unwrap_or(WakeupPreemptMode::Machine) {
+                WakeupPreemptMode::Machine => WakeupPreempt::Machine,
+                WakeupPreemptMode::Stable618 => WakeupPreempt::Stable618,
             },
         };
         let features = SchedFeatures::from_overrides(&s.kernel.features)?;

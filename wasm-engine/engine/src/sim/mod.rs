@@ -20,6 +20,7 @@ use crate::scenario::schema::PolicySpec;
 use crate::sched::bandwidth::{BwTimer, RETURN_TO_USER_NS};
 use crate::sched::entity::{EntityId, SchedEntity};
 use crate::sched::fair::{Fair, DEQUEUE_DELAYED, DEQUEUE_SLEEP, DEQUEUE_SPECIAL, ENQUEUE_INITIAL, ENQUEUE_WAKEUP};
+use crate::sched::wakeup::{WF_FORK, WF_RQ_SELECTED, WF_TTWU};
 use crate::sched::weight::LoadWeight;
 use config::SimConfig;
 use event::{Ev, EventQueue};
@@ -426,14 +427,19 @@ impl Simulation {
         t.state = TaskState::Runnable;
         t.woken_at = Some(self.fair.now);
         let normal = t.cfg.policy == PolicySpec::Normal;
-        self.fair.check_preempt_wakeup(cpu, se, true, normal);
+        let selected = if t.cfg.affinity.len() > 1 { WF_RQ_SELECTED } else { 0 };
+        self.fair.check_preempt_wakeup_fair(cpu, se, WF_FORK | selected, normal);
     }
 
     /// `try_to_wake_up()`: a delayed task is requeued where it is (ttwu_runnable); others
     /// are placed by `select_task_rq` and enqueued with their saved lag.
     fn wake_up(&mut self, task: u32) {
         let se = self.tasks[task as usize].se;
-        let cpu = if self.fair.ents[se as usize].on_rq {
+        // select_task_rq() runs (WF_RQ_SELECTED) only for a task off the queue that may run
+        // on more than one CPU.
+        let runnable = self.fair.ents[se as usize].on_rq;
+        let selected = !runnable && self.tasks[task as usize].cfg.affinity.len() > 1;
+        let cpu = if runnable {
             self.tasks[task as usize].cpu
         } else {
             let prev = self.tasks[task as usize].cpu;
@@ -448,7 +454,8 @@ impl Simulation {
         t.woken_at = Some(self.fair.now);
         t.stats.wakeups += 1;
         let normal = t.cfg.policy == PolicySpec::Normal;
-        self.fair.check_preempt_wakeup(cpu, se, false, normal);
+        let flags = WF_TTWU | if selected { WF_RQ_SELECTED } else { 0 };
+        self.fair.check_preempt_wakeup_fair(cpu, se, flags, normal);
     }
 
     /// Kills a task at its stop time.
