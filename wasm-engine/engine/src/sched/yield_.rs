@@ -104,3 +104,84 @@ impl Fair {
         &mut self.last_yield[i]
     }
 }
+
+#[cfg(test)]
+mod tests {
+    /// k_y loops on sched_yield() alone in its cgroup; a hog runs in a sibling cgroup (the
+    /// start of traces/linux-6.18/yield-in-cgroup, before k_y's sibling arrived).
+    const LONE_YIELDER_IN_A_GROUP: &str = r#"
+version = 1
+name = "lone-yielder"
+seed = 1
+duration = "100ms"
+
+[host]
+cpus = 2
+hz = 250
+
+[[cgroups]]
+path = "/sl_Y"
+shares = 1024
+
+[[cgroups]]
+path = "/sl_Z"
+shares = 1024
+
+[[tasks]]
+name = "k_y"
+cgroup = "/sl_Y"
+affinity = [1]
+program = [{ loop = { body = [{ run = "10us" }, { sched_yield = 1 }] } }]
+
+[[tasks]]
+name = "k_g"
+cgroup = "/sl_Z"
+affinity = [1]
+program = [{ run = "forever" }]
+"#;
+
+    /// What one `sched_yield()` of k_y does at the start of its group's turn: whether k_y's
+    /// entity forfeited (vruntime = its old deadline, deadline one slice later), whether its
+    /// group entity was left alone, and whether the pick that follows runs k_y again.
+    fn one_yield(variants: &[(String, String)]) -> (bool, bool, bool) {
+        let (_, mut sim) = crate::load("lone-yielder.toml", LONE_YIELDER_IN_A_GROUP, variants).expect("loads");
+        let (ky, kg) = (sim.tasks[0].se, sim.tasks[1].se);
+        // Step until k_y is switched in after k_g: the start of sl_Y's turn on CPU 1.
+        let (mut t, mut prev) = (0, None);
+        loop {
+            t += 5_000;
+            assert!(t < 50_000_000, "k_y never followed k_g on CPU 1");
+            sim.run_until(t);
+            let curr = sim.fair.rqs[1].curr;
+            if curr == Some(ky) && prev == Some(kg) {
+                break;
+            }
+            prev = curr;
+        }
+        let g = sim.fair.ents[ky as usize].parent.expect("k_y sits in sl_Y");
+        let (y, grp) = (sim.fair.ents[ky as usize].clone(), sim.fair.ents[g as usize].clone());
+        assert!(sim.fair.yield_task(1), "do_sched_yield() goes on to schedule()");
+        let (y2, g2) = (&sim.fair.ents[ky as usize], &sim.fair.ents[g as usize]);
+        let forfeited = y2.vruntime == y.deadline && y2.deadline == y.deadline + y.slice;
+        let group_untouched = g2.vruntime == grp.vruntime && g2.deadline == grp.deadline;
+        let picked_again = sim.fair.pick_next_task(1) == Some(ky);
+        (forfeited, group_untouched, picked_again)
+    }
+
+    /// `yield_task_fair()` (kernel/sched/fair.c, 6.18.26 lines 9049-9087; the forfeit of
+    /// 79104becf42b as backported to 6.18.2 and measured on 6.18.44) moves only the yielder's
+    /// own entity: `se = &curr->se`, `cfs_rq = task_cfs_rq(curr)`. Its group entity keeps its
+    /// vruntime, deadline and slice protection, so when the yielder has no runnable sibling
+    /// in its group, `pick_task_fair()` walks down the same group entity and the same task:
+    /// the yield does not switch, and the loop burns its group's turn. The yield-in-cgroup
+    /// capture shows it: 540 yields in one 475 us turn of sl_Y before k_h arrived, and the
+    /// dump's group entity (`G` lines) never forfeited. K Prateek Nayak's hierarchical yield
+    /// (`yield = "hierarchical"`) forfeits the group entity too.
+    #[test]
+    fn yield_task_fair_forfeits_the_task_entity_not_its_group_entity() {
+        assert_eq!(one_yield(&[]), (true, true, true), "6.18: task entity only, the yielder runs on");
+        let hier = [("yield".to_string(), "hierarchical".to_string())];
+        let (forfeited, group_untouched, _) = one_yield(&hier);
+        assert!(forfeited && !group_untouched, "hierarchical: the group entity forfeits too");
+    }
+}
