@@ -152,7 +152,7 @@ fn example_capture_clocks_are_aligned() {
 ///   bookkeeping (`pick_eevdf()` returns an eligible entity), so V recomputed from the same
 ///   numbers is not below its vruntime;
 /// * off the runqueue (`on_rq=0`) the union is `vlag`, within `update_entity_lag()`'s clamp
-///   ±calc_delta_fair(slice + TICK_NSEC) (the 6.18.44 backport's limit);
+///   ±calc_delta_fair(slice + TICK_NSEC) (6.18.y stable's "fix lag clamp" limit);
 /// * on it, the union is `vprot`, which `set_protect_slice()` never sets past the deadline.
 #[test]
 fn example_capture_eevdf_state_is_consistent() {

@@ -363,7 +363,7 @@ fn calibrated_and_predicted_figures_apart() {
     assert!(failed.is_empty(), "{failed:#?}");
 }
 
-/// The pre-backport yield (deadline bump only) must NOT match the capture: this is what
+/// 6.18.0's yield (deadline bump only) must NOT match the capture: this is what
 /// shows the 6.18.44 kernel carries the forfeit change. Predicted: no constant was fitted
 /// under this variant.
 #[test]

@@ -1440,12 +1440,12 @@ export const ENGINE_VARIANTS: readonly EngineVariant[] = [
   {
     key: 'forfeit-6.19',
     overrides: [['yield', 'forfeit']],
-    doc: "6.19's forfeit yield (79104becf42b); identical to the baseline, which carries the backport.",
+    doc: "6.19's forfeit yield (79104becf42b); identical to the baseline: 6.18.y stable has had it since 6.18.2.",
   },
   {
     key: 'yield-6.18.0',
     overrides: [['yield', 'deadline_bump']],
-    doc: 'sched_yield before the forfeit backport: only the deadline moves.',
+    doc: 'sched_yield of 6.18.0 and 6.18.1, before the forfeit reached 6.18.y stable: only the deadline moves.',
   },
   {
     key: 'hier-yield',

@@ -123,7 +123,7 @@ export const GUIDE: GuideClaim[] = [
     title: '6.18.44 already yields like 6.19',
     who: 'Our measurements of 6.18.44 (docs/kernel-6.18.44-findings.md, §4)',
     claim:
-      '6.19’s forfeit yield (79104becf42b: an eligible yielder’s vruntime jumps to its deadline) was backported; 6.18.44 has it. Only 6.18.0 merely bumps the deadline.',
+      '6.19’s forfeit yield (79104becf42b: an eligible yielder’s vruntime jumps to its deadline) is in 6.18.y stable since 6.18.2, so 6.18.44 has it. Only 6.18.0 and 6.18.1 merely bump the deadline.',
     answer:
       'A sched_yield() loop against a hog on one CPU: the yielder gets 1.37 % under the baseline and under forfeit-6.19 (identical runs), against 48.02 % with the 6.18.0 deadline bump (yield-6.18.0).',
     scenario: 'gallery/yield-vs-hog',

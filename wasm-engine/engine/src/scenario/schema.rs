@@ -371,10 +371,10 @@ pub enum WakeupPreemptMode {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum LagClampMode {
-    /// ±(max slice on the queue + TICK_NSEC) in the entity's virtual time ("fix lag clamp",
-    /// tip 2026; backported in 6.18.44, measured).
+    /// ±(max slice on the queue + TICK_NSEC) in the entity's virtual time ("fix lag clamp":
+    /// 6.18.y stable, in 6.18.26; measured on 6.18.44).
     MaxSliceTick,
-    /// ±max(2 × own slice, TICK_NSEC) (stock 6.6 … 6.19).
+    /// ±max(2 × own slice, TICK_NSEC) (6.6 … 6.18.2, before "fix lag clamp").
     TwoSliceOrTick,
 }
 
@@ -382,8 +382,9 @@ pub enum LagClampMode {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum YieldMode {
-    /// 6.19 "forfeit" (79104becf42b, backported to 6.18.2): an eligible yielder's vruntime
-    /// jumps to its deadline, then the deadline advances by one slice. Measured on 6.18.44.
+    /// The "forfeit" of 79104becf42b (6.19; in 6.18.y stable since 6.18.2): an eligible
+    /// yielder's vruntime jumps to its deadline, then the deadline advances by one slice.
+    /// Measured on 6.18.44.
     Forfeit,
     /// 6.12–6.18.1: only the deadline advances by one slice; vruntime is unchanged.
     DeadlineBump,

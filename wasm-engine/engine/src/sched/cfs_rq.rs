@@ -13,8 +13,8 @@ use crate::obs::log::BuddySource;
 /// Initial `zero_vruntime` of a cfs_rq: (u64)(−(1 << 20)), as the kernel initialises it.
 pub const INITIAL_ZERO_VRUNTIME: u64 = (-(1i64 << 20)) as u64;
 
-/// Models `struct cfs_rq` (kernel/sched/sched.h, Linux 6.18.44 with the zero_vruntime and
-/// sum_w_vruntime/sum_weight backports that BTF shows on our machines).
+/// Models `struct cfs_rq` (kernel/sched/sched.h, Linux 6.18.y stable as of 6.18.26 and our
+/// 6.18.44 machines' BTF: zero_vruntime, sum_w_vruntime, sum_weight).
 #[derive(Debug, Clone)]
 pub struct CfsRq {
     /// CPU of the rq this queue belongs to.
@@ -193,7 +193,7 @@ impl CfsRq {
 }
 
 impl CfsRq {
-    /// `cfs_rq_max_slice()` (the "fix lag clamp" backport): largest slice of curr and the tree.
+    /// `cfs_rq_max_slice()` ("fix lag clamp", 6.18.y stable): largest slice of curr and the tree.
     pub fn max_slice(&self, ents: &[SchedEntity]) -> u64 {
         let mut m = 0;
         if let Some(c) = self.curr_on_rq(ents) {

@@ -27,7 +27,7 @@ pub const DEQUEUE_SPECIAL: u32 = 0x04;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, ts_rs::TS)]
 #[serde(rename_all = "snake_case")]
 pub enum YieldFlavour {
-    /// 79104becf42b (6.19, backported to 6.18.2; measured on 6.18.44): an eligible yielder
+    /// 79104becf42b (6.19; in 6.18.y stable since 6.18.2; measured on 6.18.44): an eligible yielder
     /// forfeits: vruntime = deadline, deadline += slice. An ineligible one is untouched.
     Forfeit,
     /// 6.12 … 6.18.1: deadline += slice, vruntime unchanged.
@@ -42,9 +42,9 @@ pub enum YieldFlavour {
 #[serde(rename_all = "snake_case")]
 pub enum LagClamp {
     /// ±calc_delta_fair(max_slice + TICK_NSEC), max_slice being the largest slice of curr
-    /// and the queued entities ("fix lag clamp", tip 2026). Measured on 6.18.44 (backport).
+    /// and the queued entities ("fix lag clamp", 6.18.y stable as of 6.18.26). Measured on 6.18.44.
     MaxSliceTick,
-    /// ±calc_delta_fair(max(2·slice, TICK_NSEC)) of the entity itself (stock 6.6 … 6.19).
+    /// ±calc_delta_fair(max(2·slice, TICK_NSEC)) of the entity itself (6.6 … 6.18.2).
     TwoSliceOrTick,
 }
 

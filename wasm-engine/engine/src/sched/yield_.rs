@@ -1,10 +1,10 @@
 //! `sched_yield()` for fair tasks: `yield_task_fair()` (kernel/sched/fair.c) and the yield
 //! proposals from the review threads.
 //!
-//! Linux 6.18.44 carries 79104becf42b ("Forfeit vruntime on yield", 6.19, backported to
-//! 6.18.2): the yield-vs-hog capture shows the yielder's vruntime landing exactly on its
+//! Linux 6.18.y stable carries 79104becf42b ("Forfeit vruntime on yield", 6.19) since 6.18.2,
+//! and so do our 6.18.44 machines: the yield-vs-hog capture shows the yielder's vruntime landing exactly on its
 //! previous deadline after every yield; the live code calls `update_deadline()` right after
-//! moving vruntime. The pre-backport behaviour is `DeadlineBump`. `Hierarchical` is K Prateek
+//! moving vruntime. 6.18.0's and 6.18.1's behaviour is `DeadlineBump`. `Hierarchical` is K Prateek
 //! Nayak's Nov 2025 proposal. Kuba Piecuch's yield throttling (RFC, Aug 2025) is the
 //! `yield_interval_ns` knob.
 
@@ -169,7 +169,7 @@ program = [{ run = "forever" }]
     }
 
     /// `yield_task_fair()` (kernel/sched/fair.c, 6.18.26 lines 9049-9087; the forfeit of
-    /// 79104becf42b as backported to 6.18.2 and measured on 6.18.44) moves only the yielder's
+    /// 79104becf42b, in 6.18.y stable since 6.18.2, measured on 6.18.44) moves only the yielder's
     /// own entity: `se = &curr->se`, `cfs_rq = task_cfs_rq(curr)`. Its group entity keeps its
     /// vruntime, deadline and slice protection, so when the yielder has no runnable sibling
     /// in its group, `pick_task_fair()` walks down the same group entity and the same task:
