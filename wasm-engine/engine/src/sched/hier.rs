@@ -7,7 +7,7 @@
 //! slice queued below them; `h_nr_queued`/`h_nr_runnable` count tasks at every level.
 
 use super::entity::EntityId;
-use super::fair::{Fair, DEQUEUE_DELAYED, DEQUEUE_SLEEP, DEQUEUE_SPECIAL, ENQUEUE_WAKEUP};
+use super::fair::{Fair, DEQUEUE_DELAYED, DEQUEUE_SLEEP, DEQUEUE_SPECIAL, DEQUEUE_THROTTLE, ENQUEUE_WAKEUP};
 use crate::obs::log::{BuddySource, EventKind, NO_TASK};
 
 impl Fair {
@@ -86,10 +86,13 @@ impl Fair {
 
     /// Models `dequeue_entities()` (6.18) for a task or a (delayed) group entity: returns −1
     /// when the task itself was delayed, 1 otherwise. A sleeping task that leaves a group
-    /// queue with other entities sets the group entity above as next buddy.
+    /// queue with other entities sets the group entity above as next buddy. Above the first
+    /// level only `DEQUEUE_DELAYED` and `DEQUEUE_SPECIAL` are dropped: `DEQUEUE_THROTTLE`
+    /// stays, so the group entities a throttled task empties are dequeued, never delayed.
     pub fn dequeue_entities(&mut self, se: EntityId, mut flags: u32) -> i32 {
         let is_task = self.ents[se as usize].task.is_some();
         let task_sleep = flags & DEQUEUE_SLEEP != 0;
+        let task_throttled = flags & DEQUEUE_THROTTLE != 0;
         let finishing_delay = flags & DEQUEUE_DELAYED != 0;
         let q0 = self.ents[se as usize].cfs_rq;
         let cpu = self.qs[q0 as usize].cpu;
@@ -114,6 +117,9 @@ impl Fair {
             cq.h_nr_runnable -= h_nr;
             if self.legacy_throttled(q) {
                 return self.finish_dequeue_log(se, cpu, node, finishing_delay, is_task);
+            }
+            if task_throttled {
+                self.record_throttle_clock(q);
             }
             if self.qs[q as usize].load_weight != 0 {
                 slice = Some(self.qs[q as usize].min_slice(&self.ents));
@@ -142,6 +148,9 @@ impl Fair {
             cq.h_nr_runnable -= h_nr;
             if self.legacy_throttled(q) {
                 return self.finish_dequeue_log(se, cpu, node, finishing_delay, is_task);
+            }
+            if task_throttled {
+                self.record_throttle_clock(q);
             }
             cur = self.ents[s as usize].parent;
         }
