@@ -168,3 +168,53 @@ fn tg_unthrottle_up_reenqueues_limbo_lifo_children_first() {
     assert_eq!(count(f), vec![0, 0, 0]);
     assert!((0..4).all(|se| f.ents[se as usize].on_rq));
 }
+
+#[test]
+fn dequeue_entities_sets_the_sleep_buddy_in_a_throttled_hierarchy() {
+    // dequeue_entities() (l.7165): a task leaving a group queue that keeps other entities sets
+    // the group entity as next buddy whenever DEQUEUE_SLEEP is set, as it is for the
+    // throttle's dequeue; ≤6.17 skipped it in a throttled hierarchy.
+    let cg = "[[cgroups]]\npath = \"/Q\"\nquota = \"2ms\"\nperiod = \"100ms\"\n";
+    for (mode, buddy) in [("task_based", true), ("cfs_rq", false)] {
+        let mut sim = host(1, cg, &[("a1", "/Q"), ("a2", "/Q"), ("c", "")], &[("throttle", mode)]);
+        let f = &mut sim.fair;
+        let (_, ge) = group(f, 1);
+        for se in [2, 0, 1] {
+            f.enqueue_task(se, ENQUEUE_INITIAL);
+        }
+        f.force_next(0, Some(0));
+        throttle(f, 1);
+        let root = f.rqs[0].cfs as usize;
+        if mode == "task_based" {
+            // a1's return to user space: a2 stays queued in /Q.
+            assert!(f.throttle_task(0));
+            assert!(f.ents[1].on_rq);
+        } else {
+            // ≤6.17 dequeued the group at once; a1 sleeping inside it sets no buddy.
+            f.dequeue_task(0, schedlab_engine::sched::fair::DEQUEUE_SLEEP);
+        }
+        assert_eq!(f.qs[root].next == Some(ge), buddy, "{mode}: root next = {:?}", f.qs[root].next);
+    }
+}
+
+#[test]
+fn yield_to_task_fair_accepts_a_queued_target_in_a_throttled_hierarchy() {
+    // yield_to_task_fair() (l.9089) refuses only a target that is not queued; a task of a
+    // throttled hierarchy still queued (before its own return to user space) is a target.
+    let cg = "[[cgroups]]\npath = \"/Q\"\nquota = \"2ms\"\nperiod = \"100ms\"\n";
+    for (mode, yields) in [("task_based", true), ("cfs_rq", false)] {
+        let mut sim = host(1, cg, &[("t", "/Q"), ("y", "")], &[("throttle", mode)]);
+        let f = &mut sim.fair;
+        let (_, ge) = group(f, 1);
+        f.enqueue_task(1, ENQUEUE_INITIAL);
+        f.enqueue_task(0, ENQUEUE_INITIAL);
+        f.force_next(0, Some(1));
+        throttle(f, 1);
+        assert!(f.ents[0].on_rq);
+        assert_eq!(f.yield_to_task_fair(0, 0), yields, "{mode}");
+        if yields {
+            let root = f.rqs[0].cfs as usize;
+            assert_eq!(f.qs[root].next, Some(ge), "the target's group entity is the root's next buddy");
+        }
+    }
+}

@@ -78,3 +78,37 @@ fn find_matching_se_meets_at_the_lowest_common_cfs_rq() {
     assert_eq!(f.ents[b as usize].my_q.map(|q| f.qs[q as usize].tg), Some(2));
     assert_eq!(f.ents[a as usize].cfs_rq, f.ents[b as usize].cfs_rq);
 }
+
+// Group weights in a throttled hierarchy, as Linux 6.18 computes them (kernel line numbers:
+// 6.18.26 kernel/sched/fair.c), driving the fair class directly.
+
+use schedlab_engine::sched::fair::ENQUEUE_INITIAL;
+use schedlab_engine::sched::weight::NICE_0_LOAD;
+
+#[test]
+fn update_cfs_group_runs_in_a_throttled_hierarchy() {
+    // update_cfs_group() (l.4017) skips only a group whose queue is empty; ≤6.17 also skipped
+    // a throttled hierarchy. Two CPUs share /Q: CPU 1's task halves the group's weight on CPU 0,
+    // and CPU 0's next tick re-weighs its group entity although /Q is throttled there.
+    let mut s = String::from("version = 1\nname = \"tg\"\nduration = \"1s\"\n[host]\ncpus = 2\nhz = 250\n");
+    s += "[[cgroups]]\npath = \"/Q\"\nquota = \"2ms\"\nperiod = \"100ms\"\n";
+    s += &hog("a0", "cgroup = \"/Q\"\naffinity = [0]\n");
+    s += &hog("b1", "cgroup = \"/Q\"\naffinity = [1]\n");
+    for (mode, weight) in [("task_based", NICE_0_LOAD / 2), ("cfs_rq", NICE_0_LOAD)] {
+        let v = vec![("throttle".to_string(), mode.to_string())];
+        let mut sim = schedlab_engine::load("t.toml", &s, &v).unwrap_or_else(|e| panic!("{e}")).1;
+        let f = &mut sim.fair;
+        let (q0, ge0) = (f.tgs[1].cfs_rq[0], f.tgs[1].se[0].expect("group entity"));
+        f.enqueue_task(0, ENQUEUE_INITIAL);
+        f.force_next(0, Some(0));
+        assert_eq!(f.ents[ge0 as usize].load.weight, NICE_0_LOAD, "alone: the whole shares");
+        f.enqueue_task(1, ENQUEUE_INITIAL);
+        // Throttle /Q on CPU 0.
+        f.tgs[1].bw.as_mut().expect("quota").runtime = 0;
+        f.qs[q0 as usize].runtime_remaining = 0;
+        assert!(f.throttle_cfs_rq(q0));
+        f.now = 1_000_000;
+        f.task_tick(0);
+        assert_eq!(f.ents[ge0 as usize].load.weight, weight, "{mode}");
+    }
+}

@@ -169,11 +169,13 @@ impl Fair {
         shares.checked_div(tg_weight).unwrap_or(shares).clamp(MIN_SHARES, g.shares)
     }
 
-    /// Models `update_cfs_group()`: re-weigh a group entity from its queue's share of the
-    /// group's load. Skipped for tasks, for empty group queues and for throttled hierarchies.
+    /// Models `update_cfs_group()` (6.18): re-weigh a group entity from its queue's share of
+    /// the group's load. Skipped for tasks and for empty group queues (an emptied group keeps
+    /// its weight, for DELAY_DEQUEUE). A throttled hierarchy is re-weighed too: only ≤6.17
+    /// (the cfs_rq-based throttle, kept as that variant) skipped it.
     pub fn update_cfs_group(&mut self, se: EntityId) {
         let Some(gq) = self.ents[se as usize].my_q else { return };
-        if self.qs[gq as usize].load_weight == 0 || self.qs[gq as usize].throttle_count > 0 {
+        if self.qs[gq as usize].load_weight == 0 || self.legacy_throttled_hierarchy(gq) {
             return;
         }
         let shares = self.calc_group_shares(gq);
