@@ -6,6 +6,8 @@
 //! * the timeline is sorted by deadline and never holds curr;
 //! * each task entity is on at most one queue, and on_rq matches where it sits;
 //! * rq.nr_running counts the queued tasks; h_nr_runnable ≤ h_nr_queued;
+//! * CFS bandwidth: a cfs_rq's throttle_count is the number of throttled queues at or above it,
+//!   and only a queue in a throttled hierarchy holds tasks in limbo;
 //! * Σ task runtime + Σ idle = CPUs × elapsed.
 
 use crate::sched::entity::{vbefore, vdiff};
@@ -125,6 +127,24 @@ pub fn check(sim: &Simulation) -> Result<(), String> {
         }
         if q.throttled && q.throttle_count == 0 {
             return Err(format!("cfs_rq {} is throttled with throttle_count 0", q.id));
+        }
+        // tg_throttle_down/tg_unthrottle_up keep each count equal to the throttled queues on
+        // the path from this one up to its CPU's root; a task waits in limbo only below one.
+        let mut throttled_above = 0u32;
+        let mut tg = Some(q.tg);
+        while let Some(g) = tg {
+            let g = &f.tgs[g as usize];
+            throttled_above += u32::from(f.qs[g.cfs_rq[q.cpu as usize] as usize].throttled);
+            tg = g.parent;
+        }
+        if q.throttle_count != throttled_above {
+            return Err(format!(
+                "cfs_rq {}: throttle_count {} but {} throttled queues at or above it",
+                q.id, q.throttle_count, throttled_above
+            ));
+        }
+        if !q.limbo.is_empty() && q.throttle_count == 0 {
+            return Err(format!("cfs_rq {} holds tasks in limbo outside a throttled hierarchy", q.id));
         }
     }
     for t in &sim.tasks {

@@ -77,3 +77,144 @@ fn cgroup_v2_cpu_max_equals_v1_quota_and_period() {
     };
     assert!(e.contains("cpu.max"), "{e}");
 }
+
+// The task-based throttle of Linux 6.18 step by step, driving the fair class directly on
+// hand-built queues (kernel line numbers: 6.18.26 kernel/sched/fair.c).
+
+use schedlab_engine::sched::entity::{CfsRqId, EntityId};
+use schedlab_engine::sched::fair::{Fair, ENQUEUE_INITIAL};
+use schedlab_engine::sim::Simulation;
+
+/// A one-CPU host (two with `cpus = 2`) with `cgroups` and hogs `tasks` (name, cgroup or "").
+fn host(cpus: u32, cgroups: &str, tasks: &[(&str, &str)], variants: &[(&str, &str)]) -> Simulation {
+    let mut s = format!("version = 1\nname = \"t\"\nduration = \"1s\"\n[host]\ncpus = {cpus}\nhz = 250\n{cgroups}");
+    for (name, cg) in tasks {
+        s += &format!("[[tasks]]\nname = \"{name}\"\n");
+        if !cg.is_empty() {
+            s += &format!("cgroup = \"{cg}\"\n");
+        }
+        s += "program = [{ run = \"forever\" }]\n";
+    }
+    let v: Vec<(String, String)> = variants.iter().map(|(a, b)| (a.to_string(), b.to_string())).collect();
+    schedlab_engine::load("t.toml", &s, &v).unwrap_or_else(|e| panic!("{e}")).1
+}
+
+/// Task group `tg`'s cfs_rq and group entity on CPU 0.
+fn group(f: &Fair, tg: usize) -> (CfsRqId, EntityId) {
+    (f.tgs[tg].cfs_rq[0], f.tgs[tg].se[0].expect("group entity"))
+}
+
+/// Uses up the group's runtime (pool and CPU 0's local runtime) and throttles its cfs_rq on
+/// CPU 0 (`throttle_cfs_rq`).
+fn throttle(f: &mut Fair, tg: usize) {
+    f.tgs[tg].bw.as_mut().expect("quota").runtime = 0;
+    let (q, _) = group(f, tg);
+    f.qs[q as usize].runtime_remaining = 0;
+    assert!(f.throttle_cfs_rq(q), "no runtime left: the queue throttles");
+}
+
+#[test]
+fn throttle_cfs_rq_work_dequeue_throttle_never_delays_the_group_entity() {
+    // fair.c l.5849: the task_work dequeues with DEQUEUE_SLEEP | DEQUEUE_THROTTLE;
+    // dequeue_entity() (l.5458) never delays on it, and dequeue_entities() (l.7175) clears
+    // only DELAYED | SPECIAL on the way up, so the throttle reaches the group entity too.
+    let cg = "[[cgroups]]\npath = \"/Q\"\nquota = \"2ms\"\nperiod = \"100ms\"\n";
+    let mut sim = host(1, cg, &[("a", "/Q"), ("c", "")], &[]);
+    let f = &mut sim.fair;
+    let (q, ge) = group(f, 1);
+    f.enqueue_task(1, ENQUEUE_INITIAL);
+    f.enqueue_task(0, ENQUEUE_INITIAL);
+    f.force_next(0, Some(0));
+    // a runs 3 ms: its group entity is far right of V (ineligible) and /Q is 1 ms over quota.
+    f.now = 3_000_000;
+    f.task_tick(0);
+    assert!(f.check_cfs_rq_runtime(q), "/Q is throttled");
+    let root = f.rqs[0].cfs;
+    assert!(!f.qs[root as usize].entity_eligible(&f.ents, ge), "the group entity is ineligible");
+    // Its return to user space: a leaves for /Q's limbo list, emptying /Q.
+    assert!(f.throttle_task(0));
+    assert_eq!(f.qs[q as usize].limbo, vec![0]);
+    let e = &f.ents[ge as usize];
+    assert!(!e.sched_delayed, "the emptied group entity is not left delayed in the root queue");
+    assert!(!e.on_rq, "it is dequeued");
+    assert!(e.vlag < 0, "with its negative lag saved for the unthrottle ({})", e.vlag);
+    assert_eq!(f.qs[root as usize].nr_queued, 1, "only c competes on the root queue");
+}
+
+#[test]
+fn tg_unthrottle_up_reenqueues_limbo_lifo_children_first() {
+    // tg_throttle_down/tg_unthrottle_up (l.5939–5949): a throttled task goes to the head of
+    // its cfs_rq's limbo list (list_add), and unthrottle_cfs_rq() walks the subtree with
+    // walk_tg_tree_from(tg, tg_nop, tg_unthrottle_up): post-order, children before their
+    // parent, the newest child first (sched_online_group() adds children at the head).
+    let cg = "[[cgroups]]\npath = \"/Q\"\nquota = \"2ms\"\nperiod = \"100ms\"\n\
+              [[cgroups]]\npath = \"/Q/x\"\n[[cgroups]]\npath = \"/Q/y\"\n";
+    let mut sim = host(1, cg, &[("a1", "/Q"), ("a2", "/Q"), ("x1", "/Q/x"), ("y1", "/Q/y")], &[]);
+    let f = &mut sim.fair;
+    for se in 0..4 {
+        f.enqueue_task(se, ENQUEUE_INITIAL);
+    }
+    throttle(f, 1);
+    let count = |f: &Fair| (1..4).map(|tg| f.qs[f.tgs[tg].cfs_rq[0] as usize].throttle_count).collect::<Vec<_>>();
+    assert_eq!(count(f), vec![1, 1, 1], "the whole subtree is throttled");
+    for se in [0, 1, 2, 3] {
+        assert!(f.throttle_task(se));
+    }
+    // The period timer refills the pool and distributes it: /Q unthrottles.
+    assert!(f.bw_period_timer(1).is_some());
+    let names = ["a1", "a2", "x1", "y1"];
+    let order: Vec<&str> = f.unthrottled_tasks.iter().map(|&se| names[se as usize]).collect();
+    assert_eq!(order, vec!["y1", "x1", "a2", "a1"], "/Q/y, then /Q/x, then /Q's limbo from its head");
+    assert_eq!(count(f), vec![0, 0, 0]);
+    assert!((0..4).all(|se| f.ents[se as usize].on_rq));
+}
+
+#[test]
+fn dequeue_entities_sets_the_sleep_buddy_in_a_throttled_hierarchy() {
+    // dequeue_entities() (l.7165): a task leaving a group queue that keeps other entities sets
+    // the group entity as next buddy whenever DEQUEUE_SLEEP is set, as it is for the
+    // throttle's dequeue; ≤6.17 skipped it in a throttled hierarchy.
+    let cg = "[[cgroups]]\npath = \"/Q\"\nquota = \"2ms\"\nperiod = \"100ms\"\n";
+    for (mode, buddy) in [("task_based", true), ("cfs_rq", false)] {
+        let mut sim = host(1, cg, &[("a1", "/Q"), ("a2", "/Q"), ("c", "")], &[("throttle", mode)]);
+        let f = &mut sim.fair;
+        let (_, ge) = group(f, 1);
+        for se in [2, 0, 1] {
+            f.enqueue_task(se, ENQUEUE_INITIAL);
+        }
+        f.force_next(0, Some(0));
+        throttle(f, 1);
+        let root = f.rqs[0].cfs as usize;
+        if mode == "task_based" {
+            // a1's return to user space: a2 stays queued in /Q.
+            assert!(f.throttle_task(0));
+            assert!(f.ents[1].on_rq);
+        } else {
+            // ≤6.17 dequeued the group at once; a1 sleeping inside it sets no buddy.
+            f.dequeue_task(0, schedlab_engine::sched::fair::DEQUEUE_SLEEP);
+        }
+        assert_eq!(f.qs[root].next == Some(ge), buddy, "{mode}: root next = {:?}", f.qs[root].next);
+    }
+}
+
+#[test]
+fn yield_to_task_fair_accepts_a_queued_target_in_a_throttled_hierarchy() {
+    // yield_to_task_fair() (l.9089) refuses only a target that is not queued; a task of a
+    // throttled hierarchy still queued (before its own return to user space) is a target.
+    let cg = "[[cgroups]]\npath = \"/Q\"\nquota = \"2ms\"\nperiod = \"100ms\"\n";
+    for (mode, yields) in [("task_based", true), ("cfs_rq", false)] {
+        let mut sim = host(1, cg, &[("t", "/Q"), ("y", "")], &[("throttle", mode)]);
+        let f = &mut sim.fair;
+        let (_, ge) = group(f, 1);
+        f.enqueue_task(1, ENQUEUE_INITIAL);
+        f.enqueue_task(0, ENQUEUE_INITIAL);
+        f.force_next(0, Some(1));
+        throttle(f, 1);
+        assert!(f.ents[0].on_rq);
+        assert_eq!(f.yield_to_task_fair(0, 0), yields, "{mode}");
+        if yields {
+            let root = f.rqs[0].cfs as usize;
+            assert_eq!(f.qs[root].next, Some(ge), "the target's group entity is the root's next buddy");
+        }
+    }
+}

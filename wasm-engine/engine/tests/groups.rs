@@ -78,3 +78,112 @@ fn find_matching_se_meets_at_the_lowest_common_cfs_rq() {
     assert_eq!(f.ents[b as usize].my_q.map(|q| f.qs[q as usize].tg), Some(2));
     assert_eq!(f.ents[a as usize].cfs_rq, f.ents[b as usize].cfs_rq);
 }
+
+// Group weights and re-weighing, as Linux 6.18.y does them (kernel line numbers: 6.18.26
+// kernel/sched/fair.c), driving the fair class directly.
+
+use schedlab_engine::sched::entity::vdiff;
+use schedlab_engine::sched::fair::{protect_slice, ENQUEUE_INITIAL};
+use schedlab_engine::sched::weight::NICE_0_LOAD;
+
+fn loaded(text: &str) -> schedlab_engine::sim::Simulation {
+    schedlab_engine::load("t.toml", text, &[]).unwrap_or_else(|e| panic!("{e}")).1
+}
+
+/// Two nice-0 hogs `a` (entity 0) and `b` (1) queued on one CPU's root cfs_rq.
+fn two_hogs() -> schedlab_engine::sim::Simulation {
+    let mut s = String::from("version = 1\nname = \"rw\"\nduration = \"1s\"\n[host]\ncpus = 1\nhz = 250\n");
+    s += &hog("a", "");
+    s += &hog("b", "");
+    let mut sim = loaded(&s);
+    sim.fair.enqueue_task(0, ENQUEUE_INITIAL);
+    sim.fair.enqueue_task(1, ENQUEUE_INITIAL);
+    sim
+}
+
+/// Doubles `a`'s weight while it runs protected, and returns the (vlag, vruntime) the kernel
+/// computes first (update_curr, then update_entity_lag's clamped V − v).
+fn reweigh_a(sim: &mut schedlab_engine::sim::Simulation) -> (i64, u64) {
+    let f = &mut sim.fair;
+    let q = f.rqs[0].cfs;
+    assert_eq!(f.qs[q as usize].curr, Some(0));
+    assert!(protect_slice(&f.ents[0]), "a runs inside its protected slice");
+    f.update_curr(q);
+    let v = f.avg_vruntime(q);
+    let (vruntime, slice) = (f.ents[0].vruntime, f.ents[0].slice);
+    let limit = f.vs(slice + f.params.tick_nsec, 0) as i64;
+    let vlag = vdiff(v, vruntime).clamp(-limit, limit);
+    f.reweight_entity(q, 0, 2 * NICE_0_LOAD);
+    assert_eq!(f.ents[0].load.weight, 2 * NICE_0_LOAD);
+    (vlag, vruntime)
+}
+
+#[test]
+fn reweight_entity_rescales_rel_vprot() {
+    // reweight_entity() (l.3836–3890, ff38424030f9 in 6.18.y): a protected curr's vprot is
+    // made relative, scaled by old/new weight and re-based after place_entity(). vlag and
+    // vprot are one union field, and update_entity_lag() writes it before protect_slice()
+    // reads it: the branch is taken while vruntime < vlag (a queue's first ms of virtual time,
+    // zero_vruntime starts at −2^20), and the relative value carried is vlag − vruntime.
+    let mut sim = two_hogs();
+    sim.fair.force_next(0, Some(0));
+    sim.fair.now = 100_000;
+    let (vlag, vruntime) = reweigh_a(&mut sim);
+    assert!((vruntime as i64) < vlag, "early: vruntime {} < vlag {vlag}", vruntime as i64);
+    let rel = (vlag as u64).wrapping_sub(vruntime) as i64;
+    let e = &sim.fair.ents[0];
+    assert_eq!(vdiff(e.vprot, e.vruntime), rel / 2, "vprot − vruntime scaled by 1/2 and re-based");
+    assert!(protect_slice(e));
+}
+
+#[test]
+fn reweight_entity_ends_protection_through_the_vlag_union() {
+    // The same function once vruntime has passed its lag (every queue after its first ms):
+    // protect_slice() reads the lag update_entity_lag() just wrote, the branch is not taken,
+    // and the field keeps the rescaled lag: curr leaves the reweight unprotected.
+    let mut sim = two_hogs();
+    let f = &mut sim.fair;
+    let q = f.rqs[0].cfs;
+    f.force_next(0, Some(0));
+    f.now = 1_500_000;
+    f.update_curr(q);
+    f.force_next(0, Some(1));
+    f.now = 3_000_000;
+    f.update_curr(q);
+    f.force_next(0, Some(0));
+    f.now = 3_100_000;
+    let (vlag, vruntime) = reweigh_a(&mut sim);
+    assert!((vruntime as i64) > vlag);
+    let e = &sim.fair.ents[0];
+    assert_eq!(e.vlag, vlag / 2, "the lag is scaled by old/new");
+    assert_eq!(e.vprot, e.vlag as u64, "the union holds the rescaled lag");
+    assert!(!protect_slice(e), "the protection is over");
+}
+
+#[test]
+fn update_cfs_group_runs_in_a_throttled_hierarchy() {
+    // update_cfs_group() (l.4017) skips only a group whose queue is empty; ≤6.17 also skipped
+    // a throttled hierarchy. Two CPUs share /Q: CPU 1's task halves the group's weight on CPU 0,
+    // and CPU 0's next tick re-weighs its group entity although /Q is throttled there.
+    let mut s = String::from("version = 1\nname = \"tg\"\nduration = \"1s\"\n[host]\ncpus = 2\nhz = 250\n");
+    s += "[[cgroups]]\npath = \"/Q\"\nquota = \"2ms\"\nperiod = \"100ms\"\n";
+    s += &hog("a0", "cgroup = \"/Q\"\naffinity = [0]\n");
+    s += &hog("b1", "cgroup = \"/Q\"\naffinity = [1]\n");
+    for (mode, weight) in [("task_based", NICE_0_LOAD / 2), ("cfs_rq", NICE_0_LOAD)] {
+        let v = vec![("throttle".to_string(), mode.to_string())];
+        let mut sim = schedlab_engine::load("t.toml", &s, &v).unwrap_or_else(|e| panic!("{e}")).1;
+        let f = &mut sim.fair;
+        let (q0, ge0) = (f.tgs[1].cfs_rq[0], f.tgs[1].se[0].expect("group entity"));
+        f.enqueue_task(0, ENQUEUE_INITIAL);
+        f.force_next(0, Some(0));
+        assert_eq!(f.ents[ge0 as usize].load.weight, NICE_0_LOAD, "alone: the whole shares");
+        f.enqueue_task(1, ENQUEUE_INITIAL);
+        // Throttle /Q on CPU 0.
+        f.tgs[1].bw.as_mut().expect("quota").runtime = 0;
+        f.qs[q0 as usize].runtime_remaining = 0;
+        assert!(f.throttle_cfs_rq(q0));
+        f.now = 1_000_000;
+        f.task_tick(0);
+        assert_eq!(f.ents[ge0 as usize].load.weight, weight, "{mode}");
+    }
+}

@@ -168,11 +168,11 @@ GUIDE.push(
     who: 'Wanpeng Li, v1 cover letter (2 VMs: +47.1 % on dedup; 3 VMs: +28.1 %)',
     claim: 'The series improves IPI-heavy guests in overcommitted hosts, most with 2 VMs on 16 pCPUs, least with 4.',
     answer:
-      'The dedup-like preset with 3 VMs × 16 vCPUs on 16 pCPUs (200 ms): 72,679 IPIs answered under the baseline, 99,814 with wanpeng-series (+37 %; the cover letter: +28.1 %). This scenario pins vCPU i of every VM to pCPU i, where the model’s gains come at 3 and 4 VMs. `schedlab wanpeng-table` prints all nine cells on libvirt’s default layout (unpinned vCPU threads, a cgroup per vCPU), where dedup and vips gain most at 2 VMs as in the seed, and so does dbench-like with one hot lock per VM, at about half the seed’s gain (docs/kvm-model.md).',
+      'The dedup-like preset with 3 VMs × 16 vCPUs on 16 pCPUs (200 ms): 64,948 IPIs answered under the baseline, 99,739 with wanpeng-series (+54 %; the cover letter: +28.1 %). This scenario pins vCPU i of every VM to pCPU i, where the model’s gains come at 3 and 4 VMs. `schedlab wanpeng-table` prints all nine cells on libvirt’s default layout (unpinned vCPU threads, a cgroup per vCPU), where dedup and vips gain most at 2 VMs as in the seed, and so does dbench-like with one hot lock per VM, at about half the seed’s gain (docs/kvm-model.md).',
     scenario: 'kvm/wanpeng-dedup-3vm',
     variants: ['baseline', 'wanpeng-series'],
     columns: ['IPIs answered', 'IPI latency µs', 'PLE exits'],
-    expected: { baseline: '72679', 'wanpeng-series': '99814' },
+    expected: { baseline: '64948', 'wanpeng-series': '99739' },
     row: (s) => [ipis(s), ipiLatency(s), String(total(s, 'ple_exits'))],
   },
   {
@@ -182,7 +182,7 @@ GUIDE.push(
     claim:
       'When a spinning vCPU yields to a preempted lock holder on its own pCPU, the buddy hint is used up after one pick; the debooster’s penalty at the cgroup LCA keeps the holder running, so lock-heavy guests gain.',
     answer:
-      'The dbench-like preset (all 16 vCPUs of a VM on one hot spinlock) with 2 VMs on libvirt’s layout (unpinned, a cgroup per vCPU), 200 ms: 27,988 lock acquisitions under the baseline, 29,520 with debooster-v1 (+5.5 %, from only 6 penalties: v1’s limiter, refreshed on every call, passes one only after 6 ms without a yield_to on that runqueue, but each moves the yielder’s group entity back by up to 6 base slices) and 29,460 with the whole series (+5.3 %). Over 10 layouts the series gains +6.8/+2.1/+1.5 % at 2/3/4 VMs (the seed: +14.4/+9.8/+6.7); spread over 4 locks per VM the gain is gone (docs/kvm-model.md).',
+      'The dbench-like preset (all 16 vCPUs of a VM on one hot spinlock) with 2 VMs on libvirt’s layout (unpinned, a cgroup per vCPU), 200 ms: 27,988 lock acquisitions under the baseline, 29,520 with debooster-v1 (+5.5 %, from only 6 penalties: v1’s limiter, refreshed on every call, passes one only after 6 ms without a yield_to on that runqueue, but each moves the yielder’s group entity back by up to 6 base slices) and 29,460 with the whole series (+5.3 %). Over 10 layouts the series gains +6.8/+2.1/+1.8 % at 2/3/4 VMs (the seed: +14.4/+9.8/+6.7); spread over 4 locks per VM the gain is gone (docs/kvm-model.md).',
     scenario: 'kvm/wanpeng-dbench-2vm',
     variants: ['baseline', 'debooster-v1', 'wanpeng-series'],
     columns: ['guest locks', 'PLE exits', 'penalties/calls'],
@@ -196,11 +196,11 @@ GUIDE.push(
     claim:
       'With APICv/IPIv, ICR writes do not exit, so the series tracks nothing; but mainline kvm_vcpu_on_spin() already accepts a preempted vCPU with a pending posted interrupt, which is the IPI receiver.',
     answer:
-      'The dedup-like preset, 3 VMs × 16 vCPUs on 16 pCPUs (200 ms), IPIs answered: 72,679 baseline and 99,814 wanpeng-series without APICv; 98,545 and 99,567 with it. With posted interrupts the baseline is within 1 % of the series: measure the IPI-aware patches with APICv off.',
+      'The dedup-like preset, 3 VMs × 16 vCPUs on 16 pCPUs (200 ms), IPIs answered: 64,948 baseline and 99,739 wanpeng-series without APICv; 98,676 and 99,862 with it. With posted interrupts the baseline is within 1.2 % of the series: measure the IPI-aware patches with APICv off.',
     scenario: 'kvm/wanpeng-dedup-3vm',
     variants: ['baseline', 'wanpeng-series', 'apicv', 'apicv-series'],
     columns: ['IPIs answered', 'IPI latency µs', 'yield_to calls'],
-    expected: { baseline: '72679', 'wanpeng-series': '99814', apicv: '98545', 'apicv-series': '99567' },
+    expected: { baseline: '64948', 'wanpeng-series': '99739', apicv: '98676', 'apicv-series': '99862' },
     row: (s) => [ipis(s), ipiLatency(s), String(total(s, 'yield_to_calls'))],
   },
 );

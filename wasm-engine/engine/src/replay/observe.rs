@@ -368,6 +368,9 @@ impl TraceSink for Observed {
                         t.stats += 1;
                         t.stat_ts.push(ts);
                     }
+                    if rec.event == "sched_stat_runtime" {
+                        self.events.push(Timed { ts, ev: ObsEvent::Account { task: cur, cpu: rec.cpu } });
+                    }
                 }
             }
             p @ SchedPayload::MigrateTask { .. } => self.migrate(ts, p),

@@ -15,7 +15,7 @@
 //! histogram; it is not charged to any CPU.
 
 use super::entity::{CfsRqId, EntityId};
-use super::fair::{Fair, DEQUEUE_SLEEP, DEQUEUE_SPECIAL, ENQUEUE_WAKEUP};
+use super::fair::{Fair, DEQUEUE_SLEEP, DEQUEUE_SPECIAL, DEQUEUE_THROTTLE, ENQUEUE_WAKEUP};
 use crate::obs::log::{CounterKind, EventKind, SwitchReason, NO_TASK};
 
 /// `RUNTIME_INF`.
@@ -217,19 +217,25 @@ impl Fair {
         }
     }
 
-    /// The cfs_rqs of `q`'s task group and all its descendant groups on `q`'s CPU.
-    fn subtree(&self, q: CfsRqId) -> Vec<CfsRqId> {
+    /// The cfs_rqs of `q`'s task group and all its descendant groups on `q`'s CPU, in the
+    /// order `walk_tg_tree_from(tg, tg_nop, up)` calls `up`: post-order, every child before
+    /// its parent, and among siblings the newest first (`sched_online_group()` adds a group at
+    /// the head of its parent's `children` list). `q` itself comes last.
+    fn subtree_post_order(&self, q: CfsRqId) -> Vec<CfsRqId> {
         let cpu = self.qs[q as usize].cpu as usize;
-        let root = self.qs[q as usize].tg;
-        let mut out = vec![q];
-        for g in &self.tgs {
-            let mut a = g.parent;
-            while let Some(p) = a {
-                if p == root {
-                    out.push(g.cfs_rq[cpu]);
-                    break;
-                }
-                a = self.tgs[p as usize].parent;
+        let mut out = Vec::new();
+        // Explicit stack of (group, children visited): no recursion depth limit.
+        let mut stack = vec![(self.qs[q as usize].tg, false)];
+        while let Some((tg, expanded)) = stack.pop() {
+            if expanded {
+                out.push(self.tgs[tg as usize].cfs_rq[cpu]);
+                continue;
+            }
+            stack.push((tg, true));
+            // Task groups are numbered in creation order; pushed oldest first, the newest
+            // child is popped, and so visited, first.
+            for child in self.tgs.iter().filter(|g| g.parent == Some(tg)) {
+                stack.push((child.id, false));
             }
         }
         out
@@ -244,11 +250,16 @@ impl Fair {
         }
         let tg = self.qs[q as usize].tg;
         self.tgs[tg as usize].bw.as_mut().expect("bandwidth").throttled.push(q);
-        for d in self.subtree(q) {
+        // tg_throttle_down over the subtree (the order of the increments does not matter).
+        for d in self.subtree_post_order(q) {
             self.qs[d as usize].throttle_count += 1;
         }
         self.qs[q as usize].throttled = true;
-        self.qs[q as usize].throttled_clock = self.now;
+        // ≤6.17 starts the throttled clock here; 6.18 when a task is throttled out of the
+        // hierarchy (`record_throttle_clock`).
+        if self.throttle_mode == ThrottleMode::CfsRq {
+            self.qs[q as usize].throttled_clock = self.now;
+        }
         self.bw_stats.throttles += 1;
         let cpu = self.qs[q as usize].cpu;
         self.log.event(self.now, EventKind::Throttle, cpu, super::group::GROUP_NODE | tg, NO_TASK, 0);
@@ -294,6 +305,11 @@ impl Fair {
 
     /// Models `unthrottle_cfs_rq()`. Returns (cfs_rqs whose throttle count reached 0, tasks
     /// re-enqueued) for the cost model.
+    ///
+    /// The task-based throttle re-enqueues in `tg_unthrottle_up()`'s order: the subtree is
+    /// visited post-order (children first, the newest child first), each queue's throttle
+    /// count drops at its own visit, and a queue whose count reaches 0 re-enqueues its limbo
+    /// list from the head: the task throttled last comes back first.
     pub fn unthrottle_cfs_rq(&mut self, q: CfsRqId) -> (u64, u64) {
         if self.throttle_mode == ThrottleMode::TaskBased && self.qs[q as usize].runtime_remaining <= 0 {
             return (0, 0);
@@ -302,28 +318,27 @@ impl Fair {
         let b = self.tgs[tg as usize].bw.as_mut().expect("bandwidth");
         b.throttled.retain(|&x| x != q);
         self.qs[q as usize].throttled = false;
+        self.qs[q as usize].throttled_clock = 0;
         self.bw_stats.unthrottles += 1;
         let cpu = self.qs[q as usize].cpu;
         self.log.event(self.now, EventKind::Unthrottle, cpu, super::group::GROUP_NODE | tg, NO_TASK, 0);
         let (mut cfs_rqs, mut tasks) = (0, 0);
-        let mut woken: Vec<EntityId> = Vec::new();
-        for d in self.subtree(q) {
-            let cq = &mut self.qs[d as usize];
-            cq.throttle_count -= 1;
-            if cq.throttle_count == 0 {
-                cfs_rqs += 1;
-                woken.append(&mut cq.limbo);
+        for d in self.subtree_post_order(q) {
+            self.qs[d as usize].throttle_count -= 1;
+            if self.qs[d as usize].throttle_count > 0 {
+                continue;
+            }
+            cfs_rqs += 1;
+            // The limbo Vec is the list back to front: its last element is the list's head.
+            let limbo = std::mem::take(&mut self.qs[d as usize].limbo);
+            for se in limbo.into_iter().rev() {
+                tasks += 1;
+                self.enqueue_task(se, ENQUEUE_WAKEUP);
+                self.unthrottled_tasks.push(se);
             }
         }
-        match self.throttle_mode {
-            ThrottleMode::TaskBased => {
-                for se in woken {
-                    tasks += 1;
-                    self.enqueue_task(se, ENQUEUE_WAKEUP);
-                    self.unthrottled_tasks.push(se);
-                }
-            }
-            ThrottleMode::CfsRq => self.enqueue_unthrottled_group(q),
+        if self.throttle_mode == ThrottleMode::CfsRq {
+            self.enqueue_unthrottled_group(q);
         }
         let cpu = cpu as usize;
         if self.rqs[cpu].curr.is_none() && self.qs[self.rqs[cpu].cfs as usize].nr_queued > 0 {
@@ -368,20 +383,31 @@ impl Fair {
     }
 
     /// Models the throttle task_work (`throttle_cfs_rq_work`): `task` was picked from a
-    /// throttled hierarchy; on its way back to user space it leaves the queue for its cfs_rq's
-    /// limbo list (never a delayed dequeue). Returns false when the hierarchy was unthrottled
-    /// in the meantime (nothing to do).
+    /// throttled hierarchy; on its way back to user space it leaves the queue with
+    /// `DEQUEUE_SLEEP | DEQUEUE_THROTTLE` (never delayed, at no level) and goes to the head of
+    /// its cfs_rq's limbo list. Returns false when the hierarchy was unthrottled in the
+    /// meantime (nothing to do).
     pub fn throttle_task(&mut self, se: EntityId) -> bool {
         if !self.throttled_hierarchy(se) || !self.ents[se as usize].on_rq {
             return false;
         }
         let q = self.ents[se as usize].cfs_rq;
-        self.dequeue_task(se, DEQUEUE_SLEEP | DEQUEUE_SPECIAL);
+        self.dequeue_task(se, DEQUEUE_SLEEP | DEQUEUE_THROTTLE);
+        // `list_add()` at the head; the Vec holds the list back to front.
         self.qs[q as usize].limbo.push(se);
         let cpu = self.qs[q as usize].cpu;
         let task = self.task_of(se);
         self.log.event(self.now, EventKind::TaskThrottled, cpu, task, NO_TASK, 0);
         true
+    }
+
+    /// Models `record_throttle_clock()`: a task throttled out of `q` starts `q`'s throttled
+    /// clock if `q` is the throttled queue and the clock is not running yet.
+    pub(crate) fn record_throttle_clock(&mut self, q: CfsRqId) {
+        let cq = &mut self.qs[q as usize];
+        if cq.throttle_count > 0 && cq.throttled && cq.throttled_clock == 0 {
+            cq.throttled_clock = self.now;
+        }
     }
 
     /// Whether any level of `se`'s chain is throttled (`throttled_hierarchy`).

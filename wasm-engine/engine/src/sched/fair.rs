@@ -22,6 +22,11 @@ pub const DEQUEUE_SLEEP: u32 = 0x01;
 pub const DEQUEUE_DELAYED: u32 = 0x02;
 /// `DEQUEUE_SPECIAL`: never delay (used here for exit, see `Sim::exit_task`).
 pub const DEQUEUE_SPECIAL: u32 = 0x04;
+/// `DEQUEUE_THROTTLE` (6.18, the kernel's value): the task-based throttle's dequeue
+/// (`throttle_cfs_rq_work`). Like `DEQUEUE_SPECIAL` it forbids a delayed dequeue, but
+/// `dequeue_entities()` keeps it on the way up, so no group entity of a throttled hierarchy is
+/// left delayed in its parent.
+pub const DEQUEUE_THROTTLE: u32 = 0x800;
 
 /// How `yield_task_fair()` treats the yielder. Named as in the scenario file's `yield`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, ts_rs::TS)]
@@ -338,7 +343,8 @@ impl Fair {
         self.update_curr(q);
         self.clear_buddies(q, se);
         if flags & DEQUEUE_DELAYED == 0 {
-            let delay = sleep && flags & DEQUEUE_SPECIAL == 0;
+            // Special task states and the throttle's dequeue are never delayed.
+            let delay = sleep && flags & (DEQUEUE_SPECIAL | DEQUEUE_THROTTLE) == 0;
             debug_assert!(!(delay && self.ents[se as usize].sched_delayed));
             if self.feat.delay_dequeue && delay && !self.qs[q as usize].entity_eligible(&self.ents, se) {
                 self.set_delayed(se);

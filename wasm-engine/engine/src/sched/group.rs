@@ -9,7 +9,7 @@
 //! both give group weight = the group's shares, which the bpftrace dumps confirm.
 
 use super::cfs_rq::CfsRq;
-use super::entity::{CfsRqId, EntityId, SchedEntity};
+use super::entity::{vdiff, CfsRqId, EntityId, SchedEntity};
 use super::fair::Fair;
 use super::weight::{scale_load, scale_load_down, LoadWeight, NICE_0_LOAD};
 
@@ -169,11 +169,13 @@ impl Fair {
         shares.checked_div(tg_weight).unwrap_or(shares).clamp(MIN_SHARES, g.shares)
     }
 
-    /// Models `update_cfs_group()`: re-weigh a group entity from its queue's share of the
-    /// group's load. Skipped for tasks, for empty group queues and for throttled hierarchies.
+    /// Models `update_cfs_group()` (6.18): re-weigh a group entity from its queue's share of
+    /// the group's load. Skipped for tasks and for empty group queues (an emptied group keeps
+    /// its weight, for DELAY_DEQUEUE). A throttled hierarchy is re-weighed too: only ≤6.17
+    /// (the cfs_rq-based throttle, kept as that variant) skipped it.
     pub fn update_cfs_group(&mut self, se: EntityId) {
         let Some(gq) = self.ents[se as usize].my_q else { return };
-        if self.qs[gq as usize].load_weight == 0 || self.qs[gq as usize].throttle_count > 0 {
+        if self.qs[gq as usize].load_weight == 0 || self.legacy_throttled_hierarchy(gq) {
             return;
         }
         let shares = self.calc_group_shares(gq);
@@ -183,17 +185,36 @@ impl Fair {
         }
     }
 
-    /// Models `reweight_entity()` (≈6.14+): save lag, make the deadline relative, change the
+    /// Models `reweight_entity()` (6.18.y): save lag, make the deadline relative, change the
     /// weight scaling vlag and the relative deadline by old/new, and re-place.
+    ///
+    /// The running entity's RUN_TO_PARITY limit, as 6.18.y does it (`rel_vprot`: ff38424030f9
+    /// "sched/eevdf: Update se->vprot in reweight_entity()", in 6.18.y stable since March 2026,
+    /// present in 6.18.26, absent in 6.18.2):
+    /// if curr is still protected, `vprot − vruntime` is scaled by old/new like the deadline
+    /// and re-based on the new vruntime. On 6.18.y `vlag` and `vprot` share one field (a
+    /// union, `include/linux/sched.h`) and `update_entity_lag()` writes it just before the
+    /// protection is tested, so the test reads the lag as if it were vprot: it passes only
+    /// while vruntime < vlag (signed), and the relative value it carries is `vlag − vruntime`.
+    /// Otherwise the field keeps the rescaled lag and the protection is over. The engine keeps
+    /// the two apart elsewhere (see `SchedEntity`), so it writes the union's effect here.
     pub fn reweight_entity(&mut self, q: CfsRqId, se: EntityId, weight: u64) {
         let is_curr = self.qs[q as usize].curr == Some(se);
         let on_rq = self.ents[se as usize].on_rq;
+        let mut rel_vprot: Option<i64> = None;
         if on_rq {
             self.update_curr(q);
             self.update_entity_lag(q, se);
             let e = &mut self.ents[se as usize];
+            if is_curr {
+                // The union: writing vlag overwrote curr's vprot.
+                e.vprot = e.vlag as u64;
+            }
             e.deadline = e.deadline.wrapping_sub(e.vruntime);
             e.rel_deadline = true;
+            if is_curr && super::fair::protect_slice(e) {
+                rel_vprot = Some(vdiff(e.vprot, e.vruntime));
+            }
             self.qs[q as usize].nr_queued -= 1;
             if !is_curr {
                 self.qs[q as usize].dequeue_timeline(&self.ents, se);
@@ -202,13 +223,23 @@ impl Fair {
         }
         let e = &mut self.ents[se as usize];
         let old = e.load.weight as i128;
+        // div_s64: truncation toward zero, as the i128 divisions do.
         e.vlag = (e.vlag as i128 * old / weight as i128) as i64;
         if e.rel_deadline {
             e.deadline = ((e.deadline as i64) as i128 * old / weight as i128) as i64 as u64;
         }
+        if is_curr && on_rq {
+            // The union again: the rescaled lag is what the field holds from here on.
+            e.vprot = e.vlag as u64;
+        }
+        let rel_vprot = rel_vprot.map(|v| (v as i128 * old / weight as i128) as i64);
         e.load = LoadWeight::lazy(weight);
         if on_rq {
             self.place_entity(q, se, 0);
+            if let Some(v) = rel_vprot {
+                let e = &mut self.ents[se as usize];
+                e.vprot = e.vruntime.wrapping_add(v as u64);
+            }
             self.qs[q as usize].load_weight += self.ents[se as usize].load.weight;
             if !is_curr {
                 self.qs[q as usize].enqueue_timeline(&self.ents, se);

@@ -7,7 +7,7 @@
 //! slice queued below them; `h_nr_queued`/`h_nr_runnable` count tasks at every level.
 
 use super::entity::EntityId;
-use super::fair::{Fair, DEQUEUE_DELAYED, DEQUEUE_SLEEP, DEQUEUE_SPECIAL, ENQUEUE_WAKEUP};
+use super::fair::{Fair, DEQUEUE_DELAYED, DEQUEUE_SLEEP, DEQUEUE_SPECIAL, DEQUEUE_THROTTLE, ENQUEUE_WAKEUP};
 use crate::obs::log::{BuddySource, EventKind, NO_TASK};
 
 impl Fair {
@@ -86,10 +86,14 @@ impl Fair {
 
     /// Models `dequeue_entities()` (6.18) for a task or a (delayed) group entity: returns −1
     /// when the task itself was delayed, 1 otherwise. A sleeping task that leaves a group
-    /// queue with other entities sets the group entity above as next buddy.
+    /// queue with other entities sets the group entity above as next buddy, in a throttled
+    /// hierarchy too (the throttle's own dequeue is a sleep). Above the first level only
+    /// `DEQUEUE_DELAYED` and `DEQUEUE_SPECIAL` are dropped: `DEQUEUE_THROTTLE` stays, so the
+    /// group entities a throttled task empties are dequeued, never delayed.
     pub fn dequeue_entities(&mut self, se: EntityId, mut flags: u32) -> i32 {
         let is_task = self.ents[se as usize].task.is_some();
         let task_sleep = flags & DEQUEUE_SLEEP != 0;
+        let task_throttled = flags & DEQUEUE_THROTTLE != 0;
         let finishing_delay = flags & DEQUEUE_DELAYED != 0;
         let q0 = self.ents[se as usize].cfs_rq;
         let cpu = self.qs[q0 as usize].cpu;
@@ -115,12 +119,17 @@ impl Fair {
             if self.legacy_throttled(q) {
                 return self.finish_dequeue_log(se, cpu, node, finishing_delay, is_task);
             }
+            if task_throttled {
+                self.record_throttle_clock(q);
+            }
             if self.qs[q as usize].load_weight != 0 {
                 slice = Some(self.qs[q as usize].min_slice(&self.ents));
                 cur = self.ents[s as usize].parent;
                 // Bias the next pick towards this group: p was its last runnable task here.
+                // 6.18 does so in a throttled hierarchy too; ≤6.17 (the cfs_rq-based throttle)
+                // did not.
                 if let Some(parent) = cur {
-                    if task_sleep && self.qs[q as usize].throttle_count == 0 {
+                    if task_sleep && !self.legacy_throttled_hierarchy(q) {
                         self.set_next_buddy(parent, BuddySource::Sleep);
                     }
                 }
@@ -143,6 +152,9 @@ impl Fair {
             if self.legacy_throttled(q) {
                 return self.finish_dequeue_log(se, cpu, node, finishing_delay, is_task);
             }
+            if task_throttled {
+                self.record_throttle_clock(q);
+            }
             cur = self.ents[s as usize].parent;
         }
         self.rqs[cpu as usize].nr_running -= h_nr;
@@ -152,6 +164,13 @@ impl Fair {
     /// Whether `q` is throttled under the cfs_rq-based throttle, where counts stop there.
     fn legacy_throttled(&self, q: super::entity::CfsRqId) -> bool {
         self.throttle_mode == super::bandwidth::ThrottleMode::CfsRq && self.qs[q as usize].throttled
+    }
+
+    /// Whether `q` is in a throttled hierarchy under the cfs_rq-based throttle (≤6.17), which
+    /// skipped the sleep buddy, `update_cfs_group()` and yield_to targets there. The
+    /// task-based throttle of 6.18 dropped those checks.
+    pub(crate) fn legacy_throttled_hierarchy(&self, q: super::entity::CfsRqId) -> bool {
+        self.throttle_mode == super::bandwidth::ThrottleMode::CfsRq && self.qs[q as usize].throttle_count > 0
     }
 
     fn finish_dequeue_log(&mut self, se: EntityId, cpu: u32, node: u32, finishing_delay: bool, is_task: bool) -> i32 {

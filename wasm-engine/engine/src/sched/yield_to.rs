@@ -84,9 +84,13 @@ pub struct YieldToStats {
 
 impl Fair {
     /// Models `yield_to_task_fair(rq, p)` for the task running on `cpu` yielding to `target`.
-    /// Returns whether it yielded (the caller then schedules).
+    /// Returns whether it yielded (the caller then schedules). 6.18 refuses only a target that
+    /// is not queued (a task throttled out to limbo is not): one still queued in a throttled
+    /// hierarchy, before its own return to user space, is accepted. ≤6.17 (the cfs_rq-based
+    /// throttle variant) also refused targets in a throttled hierarchy.
     pub fn yield_to_task_fair(&mut self, cpu: u32, target: EntityId) -> bool {
-        if !self.ents[target as usize].on_rq || self.throttled_hierarchy(target) {
+        let q = self.ents[target as usize].cfs_rq;
+        if !self.ents[target as usize].on_rq || self.legacy_throttled_hierarchy(q) {
             return false;
         }
         self.yield_to_stats.calls += 1;
