@@ -28,7 +28,9 @@
 //!   group before its last switch (`sched_autogroup_exit_task()`).
 //! * `try_to_wake_up()` of a delayed task requeues it (`requeue_delayed_entity()`: V read with
 //!   curr not updated) before `wakeup_preempt()`'s `update_curr()`, whose record comes first
-//!   in the trace: that wakeup is applied before the record.
+//!   in the trace: that wakeup is applied before the record when both were written in the same
+//!   kernel section (hard/soft irq and preempt depth: `d.h3.` then `dNh3.`; not the tick's
+//!   `d.h1.` before an hrtimer's wakeup in the same interrupt).
 //! * A delayed task migrated (`move_queued_task()`) keeps its relative deadline.
 //! * A `__schedule()` that picks the running task again shows no `sched_switch`, only its
 //!   `update_curr()` with need-resched set and no switch-out after it: the model picks there
@@ -44,6 +46,7 @@
 
 use super::observe::Observed;
 use super::shadow::Shadow;
+use crate::import::record::trace_flags;
 use crate::sched::change::is_autogroup;
 use crate::sched::entity::{vdiff, EntityId};
 use crate::sched::fair::ENQUEUE_WAKEUP;
@@ -68,8 +71,8 @@ pub enum SwitchOut {
 /// A scheduling event of the trace (task = index into `Observed::tasks`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ObsEvent {
-    /// `sched_wakeup`/`sched_wakeup_new` onto `cpu`.
-    Wake { task: u32, cpu: u32, new: bool },
+    /// `sched_wakeup`/`sched_wakeup_new` onto `cpu`, recorded in kernel section `ctx`.
+    Wake { task: u32, cpu: u32, new: bool, ctx: u8 },
     /// `sched_switch` on `cpu`.
     Switch { cpu: u32, prev: u32, next: u32, out: SwitchOut },
     /// `sched_migrate_task` to `to`.
@@ -81,13 +84,30 @@ pub enum ObsEvent {
     /// The task's priority changed to `prio` (`set_user_nice()`; its records print the new
     /// `prio` from here on).
     Nice { task: u32, prio: i32 },
-    /// `sched_stat_runtime`: an `update_curr()` of the task running on `cpu` charged it `ns`.
-    Runtime { task: u32, cpu: u32, ns: u64 },
+    /// `sched_stat_runtime`: an `update_curr()` of the task running on `cpu` charged it `ns`,
+    /// recorded in kernel section `ctx`.
+    Runtime { task: u32, cpu: u32, ns: u64, ctx: u8 },
     /// The running task, exiting (`sched_process_exit`), leaves its autogroup
     /// (`sched_autogroup_exit_task()`; at its next `sched_stat_runtime`, or its switch-out).
     Exiting { task: u32 },
     /// `__schedule()` on `cpu` picked the running task again (no `sched_switch`).
     Repick { task: u32, cpu: u32 },
+}
+
+/// The kernel section a record was written in (`ObsEvent::Wake`, `Runtime`): its hard/soft
+/// irq flags and preempt depth. Two records of one CPU in the same section, microseconds
+/// apart, come from one critical section (one `try_to_wake_up()`).
+pub fn section(flags: Option<u8>) -> u8 {
+    let keep = trace_flags::HARDIRQ | trace_flags::SOFTIRQ | !((1u8 << trace_flags::PREEMPT_SHIFT) - 1);
+    flags.map_or(UNKNOWN_SECTION, |f| f & keep)
+}
+
+/// `section()` of a record without latency flags.
+pub const UNKNOWN_SECTION: u8 = 0x02;
+
+/// Whether two records were written in the same kernel section (or cannot be told apart).
+fn same_section(a: u8, b: u8) -> bool {
+    a == b || a == UNKNOWN_SECTION || b == UNKNOWN_SECTION
 }
 
 /// An event at a time (ns, trace clock).
@@ -165,8 +185,10 @@ struct TaskClock {
     who: Option<u32>,
     /// The running task has had a `sched_stat_runtime` since it was switched in.
     charged: bool,
-    /// The CPU's last event was that `sched_stat_runtime` (at `wall`, reading `clk`).
+    /// The CPU's last event was that `sched_stat_runtime` (at `wall`, reading `clk`), written
+    /// in kernel section `section`.
     after_runtime: bool,
+    section: u8,
 }
 
 impl TaskClock {
@@ -237,7 +259,7 @@ fn replay<'a>(obs: &'a Observed, shadow: &'a Shadow, cfg: SimConfig) -> Replayer
         // that sched_stat_runtime comes first in the trace.
         if let Some(j) = r.requeue_before(events, i) {
             moved[j] = true;
-            if let ObsEvent::Runtime { task, cpu, ns } = e.ev {
+            if let ObsEvent::Runtime { task, cpu, ns, .. } = e.ev {
                 r.wake_clock = Some(r.runtime_clock(e.ts.saturating_sub(r.t0), task, cpu, ns));
             }
             r.event(events[j].ts.saturating_sub(r.t0), events[j].ev);
@@ -350,16 +372,16 @@ impl Replayer<'_> {
     /// recorded), the index of that wakeup: it is applied first. The wakeup is the next event
     /// on that CPU, within 20 µs.
     fn requeue_before(&self, events: &[Timed], i: usize) -> Option<usize> {
-        let ObsEvent::Runtime { cpu, .. } = events[i].ev else { return None };
+        let ObsEvent::Runtime { cpu, ctx, .. } = events[i].ev else { return None };
         for (j, e) in events.iter().enumerate().skip(i + 1) {
             if e.ts > events[i].ts + 20_000 {
                 return None;
             }
             match e.ev {
-                ObsEvent::Wake { task, cpu: c, .. } if c == cpu => {
+                ObsEvent::Wake { task, cpu: c, ctx: w, .. } if c == cpu => {
                     let se = self.se(task)?;
                     let d = &self.f.ents[se as usize];
-                    return (d.sched_delayed && self.cpu_of(se) == cpu).then_some(j);
+                    return (d.sched_delayed && self.cpu_of(se) == cpu && same_section(ctx, w)).then_some(j);
                 }
                 ObsEvent::Wake { .. } | ObsEvent::Migrate { .. } | ObsEvent::Nice { .. } => {}
                 ObsEvent::Runtime { cpu: c, .. } | ObsEvent::Switch { cpu: c, .. } if c != cpu => {}
@@ -389,7 +411,7 @@ impl Replayer<'_> {
     /// Applies one event at `t` (ns since the trace's first record).
     fn event(&mut self, t: u64, ev: ObsEvent) {
         match ev {
-            ObsEvent::Wake { task, cpu, new } => {
+            ObsEvent::Wake { task, cpu, new, ctx } => {
                 if let Some(se) = self.se(task).filter(|&se| !self.running_somewhere(se)) {
                     // A delayed task is requeued where it is.
                     let e = &self.f.ents[se as usize];
@@ -403,7 +425,13 @@ impl Replayer<'_> {
                         .is_some_and(|k| self.f.ents[k as usize].cfs_rq == self.f.tgs[tg as usize].cfs_rq[at as usize]);
                     self.f.now = match self.wake_clock.take() {
                         Some(now) => now,
-                        None if c.after_runtime && same_queue && t <= c.wall + 20_000 => c.clk,
+                        None if c.after_runtime
+                            && same_section(c.section, ctx)
+                            && same_queue
+                            && t <= c.wall + 20_000 =>
+                        {
+                            c.clk
+                        }
                         None => c.at(t),
                     };
                     self.clock[at as usize].after_runtime = false;
@@ -476,6 +504,7 @@ impl Replayer<'_> {
                     who: Some(next),
                     charged: false,
                     after_runtime: false,
+                    section: UNKNOWN_SECTION,
                 };
             }
             ObsEvent::Nice { task, prio } => {
@@ -501,7 +530,7 @@ impl Replayer<'_> {
                     self.tg[se as usize] = 0;
                 }
             }
-            ObsEvent::Runtime { task, cpu, ns } => {
+            ObsEvent::Runtime { task, cpu, ns, ctx } => {
                 // The kernel's clock at this update_curr(): the running task's last accounting
                 // point plus what it was charged.
                 let now = self.runtime_clock(t, task, cpu, ns);
@@ -512,6 +541,7 @@ impl Replayer<'_> {
                     who: Some(task),
                     charged: true,
                     after_runtime: true,
+                    section: ctx,
                 };
                 let Some(se) = self.se(task) else { return };
                 if self.f.rqs[cpu as usize].curr != Some(se) {
@@ -841,6 +871,27 @@ mod tests {
         let (ea, eb) = (&r.f.ents[entity(&r, "a") as usize], &r.f.ents[entity(&r, "b") as usize]);
         assert!(eb.on_rq && !eb.sched_delayed);
         assert_eq!(vdiff(eb.vruntime, ea.vruntime), -200_000);
+    }
+
+    /// The same with the `sched_stat_runtime` of the tick (`d.h1.`) just before the wakeup of
+    /// the hrtimer that fired in the same interrupt (`dNh3.`): the tick set need-resched, so
+    /// `wakeup_preempt()` returned before its update_curr(), and the requeue read V after the
+    /// tick's. b's lag is positive then: DELAY_ZERO places it at V (alone with a: a's vruntime).
+    #[test]
+    fn requeue_delayed_entity_after_the_ticks_update_curr() {
+        let (a, b) = (("a", 10, 120), ("b", 11, 120));
+        let mut t = Trace::default();
+        t.switch(1_000, 1, IDLE, PrevState::Runnable, b)
+            .stat(1_001_000, 1, b, 1_000_000, "d..2.")
+            .switch(1_001_010, 1, b, PrevState::Blocked(state_bits::S), a)
+            .stat(2_201_010, 1, a, 1_200_000, "d.h1.")
+            .wakeup(2_201_012, 1, a, b, 1, WakeKind::Wakeup);
+        let obs = t.observe();
+        let (shadow, cfg) = shadow(&obs, "");
+        let r = replay(&obs, &shadow, cfg);
+        let (ea, eb) = (&r.f.ents[entity(&r, "a") as usize], &r.f.ents[entity(&r, "b") as usize]);
+        // (a has run the 2 ns of the trace's clock between the two records since.)
+        assert!(vdiff(eb.vruntime, ea.vruntime).abs() <= 2, "{}", vdiff(eb.vruntime, ea.vruntime));
     }
 
     /// `try_to_wake_up()` reads the clock once: the wakee is placed at V as of the update_curr()

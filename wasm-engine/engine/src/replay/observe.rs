@@ -40,7 +40,7 @@
 //!
 //! Named shortcut: sleeps are open loop (a fixed duration, not "until the waker runs").
 
-use super::decisions::{ObsEvent, SwitchOut, Timed};
+use super::decisions::{section, ObsEvent, SwitchOut, Timed};
 use crate::import::record::{
     state_bits, trace_flags, PrevState, SchedPayload, Skipped, TraceRecord, TraceSink, WakeKind,
 };
@@ -318,13 +318,13 @@ impl Observed {
         self.events.push(Timed { ts: at.clamp(since, ts), ev: ObsEvent::Vanished { task: i, cpu } });
     }
 
-    fn wakeup(&mut self, ts: u64, kind: WakeKind, p: &SchedPayload) {
+    fn wakeup(&mut self, ts: u64, kind: WakeKind, p: &SchedPayload, ctx: u8) {
         let SchedPayload::Wakeup { comm, pid, prio, target_cpu, .. } = p else { return };
         let i = self.task(*pid, comm, *prio, ts);
         if kind != WakeKind::Waking {
             if let Ok(cpu) = u32::try_from(*target_cpu) {
                 let (task, new) = (i as u32, kind == WakeKind::WakeupNew);
-                self.events.push(Timed { ts, ev: ObsEvent::Wake { task, cpu, new } });
+                self.events.push(Timed { ts, ev: ObsEvent::Wake { task, cpu, new, ctx } });
             }
         }
         let t = &mut self.tasks[i];
@@ -357,12 +357,12 @@ impl Observed {
     /// A `sched_stat_runtime` record: one `update_curr()` of the task, with the time it was
     /// charged (the rq's task clock, interrupt time left out), for the CPU it is running on:
     /// where it was switched in, or, its switch-in lost, where it accounts itself.
-    fn stat_runtime(&mut self, ts: u64, cpu: u32, current: i32, fields: &[(String, String)]) {
+    fn stat_runtime(&mut self, ts: u64, cpu: u32, current: i32, fields: &[(String, String)], ctx: u8) {
         let Some((pid, ns)) = stat_fields(fields) else { return };
         let Some(&task) = self.by_pid.get(&pid) else { return };
         let on = self.cpu_cur.iter().position(|&c| c == Some(task)).map(|c| c as u32);
         if let Some(cpu) = on.or((pid == current).then_some(cpu)) {
-            self.events.push(Timed { ts, ev: ObsEvent::Runtime { task, cpu, ns } });
+            self.events.push(Timed { ts, ev: ObsEvent::Runtime { task, cpu, ns, ctx } });
         }
     }
 
@@ -463,7 +463,7 @@ impl TraceSink for Observed {
                 if let Some(cur) = self.cpu_cur[rec.cpu as usize] {
                     self.tasks[cur as usize].last_flags = rec.flags;
                 }
-                self.wakeup(ts, *kind, p)
+                self.wakeup(ts, *kind, p, section(rec.flags))
             }
             SchedPayload::Other { fields, .. } => {
                 // A forked child's pid starts a new task even if an earlier task had it.
@@ -474,7 +474,7 @@ impl TraceSink for Observed {
                     }
                 }
                 if rec.event == "sched_stat_runtime" {
-                    self.stat_runtime(ts, rec.cpu, rec.pid, fields);
+                    self.stat_runtime(ts, rec.cpu, rec.pid, fields, section(rec.flags));
                 }
                 if rec.event == "sched_process_exit" {
                     if let Some(cur) = self.cpu_cur[rec.cpu as usize].filter(|&c| self.tasks[c as usize].pid == rec.pid)
