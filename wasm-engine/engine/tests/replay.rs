@@ -111,14 +111,6 @@ fn the_models_picks_agree_with_the_kernels_along_the_real_schedule() {
             d.agreed, d.scored, d.agreement_pct, d.quiet_yields, d.idle_picks, d.not_queued, d.other_class
         );
         assert!(d.scored > 500, "{capture}: {} picks scored", d.scored);
-        if capture == "bandwidth-30-of-100" {
-            // Replayed CFS bandwidth: each of the ~15 periods throttles k_a and k_b out at their
-            // return to user space (the kernel's ~27 us runs) and unthrottles them once.
-            println!("{capture}: {} tasks throttled, {} unthrottles", d.throttled, d.unthrottles);
-            assert!(d.throttled >= 20 && d.unthrottles >= 10, "{} / {}", d.throttled, d.unthrottles);
-        } else {
-            assert_eq!((d.throttled, d.unthrottles), (0, 0), "{capture}: no bandwidth");
-        }
         d.agreement_pct
     };
     let baseline: Vec<(&str, f64)> = CAPTURES.iter().map(|&c| (c, agreement(c, &[]))).collect();
@@ -132,4 +124,45 @@ fn the_models_picks_agree_with_the_kernels_along_the_real_schedule() {
     assert!(bump < of("yield-vs-hog") - 10.0, "deadline bump {bump:.2} %");
     let no_delay = agreement("sleeper-vs-hog", &[("DELAY_DEQUEUE".into(), "false".into())]);
     assert!(no_delay < of("sleeper-vs-hog") - 10.0, "no DELAY_DEQUEUE {no_delay:.2} %");
+}
+
+/// Per-decision agreement of the five flat captures, per CPU, held at what the replay reaches
+/// (issue 16). Predicted: nothing in the replay was fitted to these figures; the layouts say
+/// which tasks share an autogroup (established from the bpftrace dumps and the fork records),
+/// except the one autogroup given to the other people's build on CPU 0 of the two later
+/// captures, which was chosen over the root cfs_rq by CPU 0's agreement (so those two CPU 0
+/// figures are not evidence: `docs/calibration.md`). CPU 1 ran the workload; CPU 0 the
+/// capture's own bpftrace and shell and, in the two later captures, other people's builds,
+/// runnable before the trace began with state it cannot show.
+#[test]
+fn per_decision_agreement_of_the_flat_captures_per_cpu() {
+    // (capture, [CPU 0 %, CPU 1 %]) as reached, rounded down to 0.1.
+    const REACHED: [(&str, [f64; 2]); 5] = [
+        ("nice-0-vs-2", [99.4, 100.0]),
+        ("yield-vs-hog", [99.8, 99.8]),
+        ("sleeper-vs-hog", [100.0, 100.0]),
+        ("late-nice7-hog", [93.4, 98.7]),
+        ("two-sleepers-and-hog", [88.1, 99.8]),
+    ];
+    let mut failures = Vec::new();
+    for (capture, floors) in REACHED {
+        for file in ["trace.dat", "trace.txt"] {
+            let obs = observe(capture, file);
+            let (_, r) = replay(&obs, &layout(capture), capture, &[]).unwrap();
+            let d = r.decisions;
+            for (c, floor) in d.per_cpu.iter().zip(floors) {
+                let pct = 100.0 * c.agreed as f64 / c.scored as f64;
+                let later = ["late-nice7-hog", "two-sleepers-and-hog"].contains(&capture);
+                let kind = if later && c.cpu == 0 { "layout chosen by it" } else { "predicted" };
+                println!(
+                    "{capture}/{file} CPU {}: {}/{} ({pct:.2} %), {kind}, held at {floor}",
+                    c.cpu, c.agreed, c.scored
+                );
+                if pct < floor {
+                    failures.push(format!("{capture}/{file} CPU {}: {pct:.2} % < {floor}", c.cpu));
+                }
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{failures:#?}");
 }

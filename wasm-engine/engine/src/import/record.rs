@@ -178,10 +178,22 @@ pub mod trace_flags {
     pub const NEED_RESCHED: u8 = 0x04;
     pub const HARDIRQ: u8 = 0x08;
     pub const SOFTIRQ: u8 = 0x10;
+    /// The preempt count's low bits (0–7; 7 for anything above) sit in the top three bits.
+    pub const PREEMPT_SHIFT: u32 = 5;
+
+    /// The preempt depth kept in `flags` (the digit of `d.h3.`).
+    pub fn preempt_depth(flags: u8) -> u8 {
+        flags >> PREEMPT_SHIFT
+    }
+
+    /// `flags` with the preempt depth `count` (the preempt count's low nibble) set.
+    pub fn with_preempt_depth(flags: u8, count: u8) -> u8 {
+        (flags & ((1 << PREEMPT_SHIFT) - 1)) | ((count & 0xf).min(7) << PREEMPT_SHIFT)
+    }
 
     /// Decodes the printed latency flags (`d..2.`, `dNh1.`; 4 or 5 characters): irqs-off,
     /// need-resched (any letter: `N`, `n`, `p`, `L`, `b`, `B`), hard/soft irq (`h`, `H`, `s`,
-    /// `z`). None for an empty column.
+    /// `z`), the preempt depth (a hex digit, `.` for 0). None for an empty column.
     pub fn from_text(flags: &str) -> Option<u8> {
         let b = flags.as_bytes();
         if b.len() < 3 {
@@ -199,7 +211,8 @@ pub mod trace_flags {
             b's' => f |= SOFTIRQ,
             _ => {}
         }
-        Some(f)
+        let depth = b.get(3).and_then(|&c| (c as char).to_digit(16)).unwrap_or(0);
+        Some(with_preempt_depth(f, depth as u8))
     }
 }
 
@@ -372,6 +385,17 @@ pub trait TraceSink {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn latency_flags_keep_the_preempt_depth() {
+        let f = trace_flags::from_text("dNh3.").unwrap();
+        assert_eq!(f & 0x1f, trace_flags::IRQS_OFF | trace_flags::NEED_RESCHED | trace_flags::HARDIRQ);
+        assert_eq!(trace_flags::preempt_depth(f), 3);
+        assert_eq!(trace_flags::preempt_depth(trace_flags::from_text("d..2").unwrap()), 2);
+        assert_eq!(trace_flags::preempt_depth(trace_flags::from_text("d.s.").unwrap()), 0);
+        // The low nibble of the preempt count, 7 for anything above.
+        assert_eq!(trace_flags::preempt_depth(trace_flags::from_text("d..b.").unwrap()), 7);
+    }
 
     #[test]
     fn state_codes_round_trip() {

@@ -26,9 +26,21 @@
 //! A pid names a new task after its holder was seen exiting (switched out as `Z`/`X`) or
 //! when `sched_process_fork` hands it to a child; without those records pid reuse is not seen.
 //!
+//! For the per-decision replay (`decisions`) the scheduling events are also kept in time order:
+//! besides switches, wakeups, migrations and quiet yields, every `sched_stat_runtime` (one
+//! `update_curr()` and what it charged, for the CPU the task runs on), a priority change
+//! (`set_user_nice()`: at the task's last quiet `sched_stat_runtime` before the record that
+//! first shows the new `prio` when it is running, else at that record), an exiting task's
+//! `sched_autogroup_exit_task()` (its first own quiet `sched_stat_runtime` after
+//! `sched_process_exit`, or its switch-out), and a `__schedule()` that kept the running task
+//! (its `sched_stat_runtime` in task context with need-resched set, then no switch-out). A run
+//! whose switch-out is missing ends, for the replay, where the record that revealed it says its
+//! own task's run began (a `sched_stat_runtime` of that task charges it since then), and that
+//! task is taken as current there (its run not counted).
+//!
 //! Named shortcut: sleeps are open loop (a fixed duration, not "until the waker runs").
 
-use super::decisions::{ObsEvent, SwitchOut, Timed};
+use super::decisions::{section, ObsEvent, SwitchOut, Timed};
 use crate::import::record::{
     state_bits, trace_flags, PrevState, SchedPayload, Skipped, TraceRecord, TraceSink, WakeKind,
 };
@@ -52,6 +64,9 @@ pub struct ObservedTask {
     pub comm: String,
     /// The last priority printed for it (`prio`: 100..=139 fair, below 100 real-time).
     pub prio: i32,
+    /// The first priority printed for it: the weight it started with when its nice value
+    /// changed later (`ObsEvent::Nice`).
+    pub first_prio: Option<i32>,
     pub runtime_ns: u64,
     /// Runtime per CPU.
     pub runtime_on: BTreeMap<u32, u64>,
@@ -84,6 +99,13 @@ pub struct ObservedTask {
     stats: u32,
     /// The flags of its last own record since it was switched in.
     last_flags: Option<u8>,
+    /// Between its `sched_process_exit` and the `sched_autogroup_exit_task()` that follows
+    /// (`ObsEvent::Exiting`).
+    exiting: bool,
+    /// When its last own `sched_stat_runtime` in task context with need-resched set was
+    /// recorded (`__schedule()`'s `update_curr()`), until its CPU's next record says whether a
+    /// switch followed (`ObsEvent::Repick`).
+    resched_at: Option<u64>,
     /// When those yield candidates were recorded.
     stat_ts: Vec<u64>,
 }
@@ -156,6 +178,8 @@ pub struct Observed {
     pub events: Vec<Timed>,
     last_on_cpu: Vec<u64>,
     cpu_cur: Vec<Option<u32>>,
+    /// The time of the record being read.
+    now: u64,
 }
 
 impl Observed {
@@ -174,6 +198,21 @@ impl Observed {
             t.comm = comm.to_string();
         }
         if prio >= 0 {
+            let fair = |p: i32| (100..=139).contains(&p);
+            match t.first_prio {
+                None => t.first_prio = Some(prio),
+                // A new nice value (set_user_nice()): when the task is running, at its last
+                // own sched_stat_runtime outside interrupts since it was switched in (the
+                // update_curr() of set_user_nice()'s dequeue), else at this record.
+                Some(_) if prio != t.prio && fair(prio) && fair(t.prio) => {
+                    let at = match t.on_cpu {
+                        Some(_) => t.stat_ts.last().copied().unwrap_or(self.now),
+                        None => self.now,
+                    };
+                    self.events.push(Timed { ts: at, ev: ObsEvent::Nice { task: i as u32, prio } });
+                }
+                Some(_) => {}
+            }
             t.prio = prio;
         }
         i
@@ -241,6 +280,9 @@ impl Observed {
                 SwitchOut::Sleep
             }
         };
+        if std::mem::take(&mut self.tasks[prev].exiting) {
+            self.events.push(Timed { ts, ev: ObsEvent::Exiting { task: prev as u32 } });
+        }
         let next = self.task(*next_pid, next_comm, *next_prio, ts);
         self.events.push(Timed { ts, ev: ObsEvent::Switch { cpu, prev: prev as u32, next: next as u32, out } });
         self.cpu_cur[cpu as usize] = Some(next as u32);
@@ -257,8 +299,10 @@ impl Observed {
         }
     }
 
-    /// The task last switched in on `cpu` is no longer current there at `ts`.
-    fn implicit_out(&mut self, cpu: u32, ts: u64) {
+    /// The task last switched in on `cpu` is no longer current there at `ts`. For the
+    /// per-decision replay it left at `at`, when the run of the task whose record revealed it
+    /// began, if that record says so (its own `sched_stat_runtime`).
+    fn implicit_out(&mut self, cpu: u32, ts: u64, at: u64) {
         let Some(i) = self.cpu_cur[cpu as usize].take() else { return };
         let t = &mut self.tasks[i as usize];
         let Some((c, since)) = t.on_cpu else { return };
@@ -271,16 +315,16 @@ impl Observed {
         t.end_burst();
         t.blocked_since = Some(ts);
         self.missing_switches += 1;
-        self.events.push(Timed { ts, ev: ObsEvent::Vanished { task: i, cpu } });
+        self.events.push(Timed { ts: at.clamp(since, ts), ev: ObsEvent::Vanished { task: i, cpu } });
     }
 
-    fn wakeup(&mut self, ts: u64, kind: WakeKind, p: &SchedPayload) {
+    fn wakeup(&mut self, ts: u64, kind: WakeKind, p: &SchedPayload, ctx: u8) {
         let SchedPayload::Wakeup { comm, pid, prio, target_cpu, .. } = p else { return };
         let i = self.task(*pid, comm, *prio, ts);
         if kind != WakeKind::Waking {
             if let Ok(cpu) = u32::try_from(*target_cpu) {
                 let (task, new) = (i as u32, kind == WakeKind::WakeupNew);
-                self.events.push(Timed { ts, ev: ObsEvent::Wake { task, cpu, new } });
+                self.events.push(Timed { ts, ev: ObsEvent::Wake { task, cpu, new, ctx } });
             }
         }
         let t = &mut self.tasks[i];
@@ -310,6 +354,47 @@ impl Observed {
         self.events.sort_by_key(|e| e.ts);
     }
 
+    /// A `sched_stat_runtime` record: one `update_curr()` of the task, with the time it was
+    /// charged (the rq's task clock, interrupt time left out), for the CPU it is running on:
+    /// where it was switched in, or, its switch-in lost, where it accounts itself.
+    fn stat_runtime(&mut self, ts: u64, cpu: u32, current: i32, fields: &[(String, String)], ctx: u8) {
+        let Some((pid, ns)) = stat_fields(fields) else { return };
+        let Some(&task) = self.by_pid.get(&pid) else { return };
+        let on = self.cpu_cur.iter().position(|&c| c == Some(task)).map(|c| c as u32);
+        if let Some(cpu) = on.or((pid == current).then_some(cpu)) {
+            self.events.push(Timed { ts, ev: ObsEvent::Runtime { task, cpu, ns, ctx } });
+        }
+    }
+
+    /// `__schedule()` with need-resched set calls `update_curr()` (a `sched_stat_runtime` of
+    /// the current task in task context, `dN.2.`) and then switches, or re-picks the same task:
+    /// no `sched_switch` then, and the CPU's next record is not its switch-out (nor a wakeup in
+    /// task context, which may come in between).
+    fn repicked(&mut self, rec: &TraceRecord) {
+        let Some(cur) = self.cpu_cur[rec.cpu as usize] else { return };
+        let irq = trace_flags::HARDIRQ | trace_flags::SOFTIRQ;
+        let t = &mut self.tasks[cur as usize];
+        if let Some(at) = t.resched_at {
+            match &rec.payload {
+                SchedPayload::Switch { prev_pid, .. } if *prev_pid == t.pid => t.resched_at = None,
+                SchedPayload::Wakeup { .. } if rec.flags.is_some_and(|f| f & irq == 0) => {}
+                _ => {
+                    t.resched_at = None;
+                    self.events.push(Timed { ts: at, ev: ObsEvent::Repick { task: cur, cpu: rec.cpu } });
+                }
+            }
+        }
+        let own = match &rec.payload {
+            SchedPayload::Other { fields, .. } if rec.event == "sched_stat_runtime" => {
+                stat_fields(fields).is_some_and(|(pid, _)| pid == rec.pid && pid == t.pid)
+            }
+            _ => false,
+        };
+        if own && rec.flags.is_some_and(|f| f & trace_flags::NEED_RESCHED != 0 && f & irq == 0) {
+            t.resched_at = Some(rec.ts_ns);
+        }
+    }
+
     fn migrate(&mut self, ts: u64, p: &SchedPayload) {
         let SchedPayload::MigrateTask { comm, pid, prio, dest_cpu, .. } = p else { return };
         let i = self.task(*pid, comm, *prio, ts) as u32;
@@ -317,6 +402,14 @@ impl Observed {
             self.events.push(Timed { ts, ev: ObsEvent::Migrate { task: i, to } });
         }
     }
+}
+
+/// The `pid` and `runtime` (ns) of a `sched_stat_runtime` record.
+fn stat_fields(fields: &[(String, String)]) -> Option<(i32, u64)> {
+    let field = |name: &str| fields.iter().find(|(k, _)| k == name).map(|(_, v)| v.trim());
+    let pid = field("pid")?.parse().ok()?;
+    let ns = field("runtime")?.split(|c: char| !c.is_ascii_digit()).next()?.parse().ok()?;
+    Some((pid, ns))
 }
 
 impl TraceSink for Observed {
@@ -337,9 +430,31 @@ impl TraceSink for Observed {
             *last = ts;
             ts
         };
+        self.now = ts;
+        self.repicked(&rec);
         if let Some(cur) = self.cpu_cur[rec.cpu as usize] {
             if self.tasks[cur as usize].pid != rec.pid {
-                self.implicit_out(rec.cpu, ts);
+                // A task's own sched_stat_runtime says how long it has been running.
+                let at = match &rec.payload {
+                    SchedPayload::Other { fields, .. } if rec.event == "sched_stat_runtime" => stat_fields(fields)
+                        .filter(|&(pid, _)| pid == rec.pid)
+                        .map_or(ts, |(_, ns)| ts.saturating_sub(ns)),
+                    _ => ts,
+                };
+                self.implicit_out(rec.cpu, ts, at);
+                // The record's own task is current there now (its switch-in is lost too): its
+                // records' latency flags tell how it leaves. Its run is not counted, as a run
+                // before a CPU's first switch is not (the import timeline's spans are the same).
+                let adopt = self.by_pid.get(&rec.pid).copied().filter(|&i| {
+                    rec.pid != 0 && rec.event != "sched_switch" && self.tasks[i as usize].on_cpu.is_none()
+                });
+                if let Some(i) = adopt {
+                    self.cpu_cur[rec.cpu as usize] = Some(i);
+                    let t = &mut self.tasks[i as usize];
+                    t.stats = 0;
+                    t.stat_ts.clear();
+                    t.last_flags = None;
+                }
             }
         }
         match &rec.payload {
@@ -348,7 +463,7 @@ impl TraceSink for Observed {
                 if let Some(cur) = self.cpu_cur[rec.cpu as usize] {
                     self.tasks[cur as usize].last_flags = rec.flags;
                 }
-                self.wakeup(ts, *kind, p)
+                self.wakeup(ts, *kind, p, section(rec.flags))
             }
             SchedPayload::Other { fields, .. } => {
                 // A forked child's pid starts a new task even if an earlier task had it.
@@ -356,6 +471,15 @@ impl TraceSink for Observed {
                     let child = fields.iter().find(|(k, _)| k == "child_pid").and_then(|(_, v)| v.parse().ok());
                     if let Some(child) = child {
                         self.by_pid.remove(&child);
+                    }
+                }
+                if rec.event == "sched_stat_runtime" {
+                    self.stat_runtime(ts, rec.cpu, rec.pid, fields, section(rec.flags));
+                }
+                if rec.event == "sched_process_exit" {
+                    if let Some(cur) = self.cpu_cur[rec.cpu as usize].filter(|&c| self.tasks[c as usize].pid == rec.pid)
+                    {
+                        self.tasks[cur as usize].exiting = true;
                     }
                 }
                 if let Some(cur) = self.cpu_cur[rec.cpu as usize] {
@@ -367,9 +491,12 @@ impl TraceSink for Observed {
                     if rec.event == "sched_stat_runtime" && quiet {
                         t.stats += 1;
                         t.stat_ts.push(ts);
-                    }
-                    if rec.event == "sched_stat_runtime" {
-                        self.events.push(Timed { ts, ev: ObsEvent::Account { task: cur, cpu: rec.cpu } });
+                        // sched_move_task()'s update_curr() of the exiting task (after its
+                        // Runtime event).
+                        let own = stat_fields(fields).is_some_and(|(pid, _)| pid == t.pid);
+                        if own && std::mem::take(&mut t.exiting) {
+                            self.events.push(Timed { ts, ev: ObsEvent::Exiting { task: cur } });
+                        }
                     }
                 }
             }
@@ -474,6 +601,37 @@ mod tests {
         o.finish();
         let gens: Vec<_> = o.tasks.iter().filter(|t| t.pid == 42).map(|t| (t.runtime_ns, t.exit_ns)).collect();
         assert_eq!(gens, vec![(500, Some(1_500)), (300, None)]);
+    }
+
+    /// A task's own `sched_stat_runtime` on a CPU where another was switched in: both the
+    /// other's switch-out and its switch-in are lost (the capture agent's, here). For the
+    /// replay the other left when this one's accounting began, and this one's latency flags
+    /// tell how it leaves: `R` with need-resched is a preemption, not a yield.
+    #[test]
+    fn a_task_revealed_by_its_own_sched_stat_runtime_is_current_since_its_accounting_began() {
+        let (agent, b, k) = (("agent", 10), ("b", 11), ("kworker/1:0", 23));
+        let mut o = Observed::default();
+        o.record(switch(1_000, k, PrevState::Blocked(0x80), agent));
+        o.record(wakeup(1_200, b, agent));
+        let mut r = switch(2_000, b, PrevState::Runnable, k);
+        r.event = "sched_stat_runtime".into();
+        r.flags = Some(trace_flags::IRQS_OFF | trace_flags::NEED_RESCHED);
+        r.payload = SchedPayload::Other {
+            fields: vec![
+                ("comm".into(), "b".into()),
+                ("pid".into(), "11".into()),
+                ("runtime".into(), "600 [ns]".into()),
+            ],
+            text: None,
+        };
+        o.record(r);
+        o.record(switch(2_010, b, PrevState::Runnable, k));
+        o.finish();
+        let t = |c: &str| o.tasks.iter().find(|t| t.comm == c).unwrap();
+        assert_eq!(o.missing_switches, 1);
+        assert_eq!((t("b").yields, t("b").involuntary), (0, 1));
+        let vanished = o.events.iter().find(|e| matches!(e.ev, ObsEvent::Vanished { .. })).unwrap();
+        assert_eq!(vanished.ts, 1_400);
     }
 
     #[test]

@@ -3,6 +3,7 @@
 
 pub mod bandwidth;
 pub mod cfs_rq;
+pub mod change;
 pub mod entity;
 pub mod fair;
 pub mod features;

@@ -10,7 +10,7 @@ use super::fields::{read_i64, read_str, read_u64, render};
 use super::format::{parse_format, EventFormat, Field, FieldKind};
 use super::header::RawFormat;
 use super::printfmt::{conversions, field_conversions, render_int, Conv, StateTable};
-use crate::import::record::{PrevState, SchedPayload, TraceRecord, WakeKind};
+use crate::import::record::{trace_flags, PrevState, SchedPayload, TraceRecord, WakeKind};
 
 enum Kind {
     Switch { idx: [usize; 7], states: Option<StateTable> },
@@ -40,6 +40,7 @@ pub struct EventTable {
     common_type: Field,
     common_pid: Field,
     common_flags: Field,
+    common_preempt_count: Field,
     printk: BTreeMap<u64, String>,
     long_size: usize,
 }
@@ -94,11 +95,13 @@ impl EventTable {
         let common_type = common("common_type").unwrap_or_else(|| default("common_type", 0, 2, false));
         let common_pid = common("common_pid").unwrap_or_else(|| default("common_pid", 4, 4, true));
         let common_flags = common("common_flags").unwrap_or_else(|| default("common_flags", 2, 1, false));
+        let common_preempt_count =
+            common("common_preempt_count").unwrap_or_else(|| default("common_preempt_count", 3, 1, false));
         let mut by_id = BTreeMap::new();
         for f in formats {
             by_id.insert(f.id, Slot::Raw(f));
         }
-        EventTable { by_id, common_type, common_pid, common_flags, printk, long_size }
+        EventTable { by_id, common_type, common_pid, common_flags, common_preempt_count, printk, long_size }
     }
 
     pub fn len(&self) -> usize {
@@ -155,9 +158,11 @@ impl EventTable {
         let (event, payload) = out??;
         // common_flags holds the kernel's TRACE_FLAG_* bits: irqs-off 0x01, need-resched 0x04,
         // hardirq 0x08, softirq 0x10, preempt-need-resched 0x20, NMI 0x40.
+        let depth = read_u64(&self.common_preempt_count, data, e).unwrap_or(0) as u8;
         let flags = read_u64(&self.common_flags, data, e).map(|f| {
             let f = f as u8;
-            (f & 0x1d) | if f & 0x20 != 0 { 0x04 } else { 0 } | if f & 0x40 != 0 { 0x08 } else { 0 }
+            let f = (f & 0x1d) | if f & 0x20 != 0 { 0x04 } else { 0 } | if f & 0x40 != 0 { 0x08 } else { 0 };
+            trace_flags::with_preempt_depth(f, depth)
         });
         Ok(TraceRecord { ts_ns, cpu, pid, comm: comm_of(cmdlines, pid), event, line, flags, payload })
     }
