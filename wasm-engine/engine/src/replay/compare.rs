@@ -7,6 +7,7 @@ use super::observe::Observed;
 use super::shadow::{shadow_scenario, Layout, Shadow};
 use crate::obs::query::cpu_slices;
 use crate::obs::summary::Summary;
+use crate::scenario::load::first_issue;
 use crate::sim::{config::SimConfig, Simulation};
 use serde::Serialize;
 
@@ -55,7 +56,8 @@ pub struct ReplayReport {
     pub decisions: DecisionReport,
 }
 
-/// Builds the shadow scenario, applies `variants`, runs it and compares.
+/// Builds the shadow scenario, applies `variants`, runs it and compares. An error names where
+/// it lies: the trace (`file:line:0`, see `shadow`), the layout file, or the variants.
 pub fn replay(
     obs: &Observed,
     layout: &Layout,
@@ -66,8 +68,13 @@ pub fn replay(
     for (k, v) in variants {
         crate::scenario::apply_variant(&mut shadow.scenario, k, v).map_err(|e| format!("--variant {e}"))?;
     }
-    crate::scenario::validate(name, None, &shadow.scenario).map_err(|e| e.to_string())?;
-    let cfg = SimConfig::from_scenario(&shadow.scenario)?;
+    // The shadow scenario itself is valid (`shadow_scenario` checks it): what is wrong now
+    // came with the variants.
+    let given = || variants.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join(" ");
+    if let Some((path, msg)) = first_issue(&shadow.scenario) {
+        return Err(format!("--variant {}: the shadow scenario's {path}: {msg}", given()));
+    }
+    let cfg = SimConfig::from_scenario(&shadow.scenario).map_err(|e| format!("--variant {}: {e}", given()))?;
     let decisions = decisions(obs, &shadow, cfg.clone());
     let mut sim = Simulation::new(cfg);
     sim.run();
@@ -75,7 +82,8 @@ pub fn replay(
     Ok((shadow, report))
 }
 
-fn compare(
+/// Holds a run of the shadow scenario (to its end, or to any time before) against the trace.
+pub fn compare(
     obs: &Observed,
     shadow: &Shadow,
     sim: &Simulation,
@@ -151,7 +159,13 @@ fn compare(
             }
         }
     }
-    let max_err = tasks.iter().map(|t| (t.simulated_share_pct - t.observed_share_pct).abs()).fold(0.0, f64::max);
+    // A CPU on which the trace shows the modeled tasks running 0 ns (a task that ran only for
+    // 0 ns, replayed as 1 ns) has no observed share to hold the model's against.
+    let max_err = tasks
+        .iter()
+        .filter(|t| obs_on[t.cpu as usize] > 0)
+        .map(|t| (t.simulated_share_pct - t.observed_share_pct).abs())
+        .fold(0.0, f64::max);
     ReplayReport {
         scenario: shadow.scenario.name.clone(),
         variants: variants.to_vec(),
