@@ -101,8 +101,9 @@ pub fn compare(
         let Some(id) = shadow.task_of[i] else { continue };
         let cpu = shadow.scenario.tasks[id as usize].affinity.as_ref().map_or(0, |a| a[0]);
         let s = &sum.tasks[id as usize];
-        obs_on[cpu as usize] += t.runtime_ns;
-        sim_on[cpu as usize] += s.cpu_time_ns;
+        // Saturating: a malformed trace can show runs that overlap, up to the end of the clock.
+        obs_on[cpu as usize] = obs_on[cpu as usize].saturating_add(t.runtime_ns);
+        sim_on[cpu as usize] = sim_on[cpu as usize].saturating_add(s.cpu_time_ns);
         rows.push((i, id, cpu));
     }
     let pct = |a: u64, b: u64| if b == 0 { 0.0 } else { 100.0 * a as f64 / b as f64 };
@@ -145,7 +146,7 @@ pub fn compare(
         for r in obs.runs.iter().filter(|r| r.cpu == cpu) {
             let Some(id) = shadow.task_of[r.task as usize] else { continue };
             let (a, b) = (r.start - t0, r.end - t0);
-            total += b - a;
+            total = total.saturating_add(b - a);
             while j < sim_runs.len() && sim_runs[j].1 <= a {
                 j += 1;
             }
@@ -153,7 +154,7 @@ pub fn compare(
             while k < sim_runs.len() && sim_runs[k].0 < b {
                 let (s, e, task) = sim_runs[k];
                 if task == id {
-                    same += e.min(b) - s.max(a);
+                    same = same.saturating_add(e.min(b) - s.max(a));
                 }
                 k += 1;
             }

@@ -152,6 +152,14 @@ pub fn trace_error(obs: &Observed, line: u64, message: &str) -> String {
 /// The largest finite duration a scenario takes (`u64::MAX` is "forever").
 const LONGEST: u64 = u64::MAX - 1;
 
+/// The shortest burst of an endless yield loop (the open tail of a task that yielded before it
+/// exited). Each turn of a real `sched_yield()` loop costs at least the system call and the
+/// `schedule()` it runs, about a microsecond; a trace that shows less between yields (0 ns in
+/// µs-resolution text, or the 1 ns a zero-length run is kept as) shows its clock's resolution,
+/// and a loop of 1 ns turns would cost the simulation an event per simulated nanosecond (the
+/// `replay` fuzz target's timeout). No capture we have yields more often than every 11 µs.
+const MIN_LOOP_BURST_NS: u64 = 1_000;
+
 /// A finite step of at least 1 ns (the observed steps already are, see `observe`; a malformed
 /// trace's times can reach the end of the clock).
 fn step(ns: u64) -> DurationSpec {
@@ -244,7 +252,7 @@ pub fn shadow_scenario(obs: &Observed, layout: &Layout, name: &str) -> Result<Sh
             if let Some(mean) = cpu.checked_div(yields) {
                 program.push(OpSpec::Loop(LoopSpec {
                     times: None,
-                    body: vec![OpSpec::Run(step(mean)), OpSpec::SchedYield(1)],
+                    body: vec![OpSpec::Run(step(mean.max(MIN_LOOP_BURST_NS))), OpSpec::SchedYield(1)],
                 }));
             } else {
                 program.push(OpSpec::Run(DurationSpec::FOREVER));
