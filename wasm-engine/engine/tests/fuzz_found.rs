@@ -143,8 +143,8 @@ fn huge_cpu_numbers_are_not_cpus() {
 
 /// The replay of the fuzz inputs below: the shadow scenario loads as TOML, the per-decision
 /// replay runs along the whole trace and the simulation its first 5 ms with the invariant
-/// checker on, as the `replay` target does. Returns the simulation.
-fn replay_fixture(name: &str) -> schedlab_engine::sim::Simulation {
+/// checker on, as the `replay` target does. Returns the simulation and the comparison.
+fn replay_fixture(name: &str) -> (schedlab_engine::sim::Simulation, schedlab_engine::replay::compare::ReplayReport) {
     use schedlab_engine::replay::compare::compare;
     use schedlab_engine::replay::decisions::decisions;
     use schedlab_engine::replay::observe::Observed;
@@ -165,7 +165,7 @@ fn replay_fixture(name: &str) -> schedlab_engine::sim::Simulation {
     sim.run_until(5_000_000);
     let r = compare(&obs, &shadow, &sim, &[], d);
     assert!((0.0..=100.0).contains(&r.agreement_pct), "{}", r.agreement_pct);
-    sim
+    (sim, r)
 }
 
 /// `replay` (a 10-minute run; a timeout, not a crash): a task that yielded with no CPU time the
@@ -174,7 +174,7 @@ fn replay_fixture(name: &str) -> schedlab_engine::sim::Simulation {
 /// fuzzer). An endless yield loop's burst is now at least 1 µs (`shadow::MIN_LOOP_BURST_NS`).
 #[test]
 fn replay_of_a_yield_loop_without_cpu_time_is_bounded() {
-    let sim = replay_fixture("replay-zero-cpu-yield-loop.txt");
+    let (sim, _) = replay_fixture("replay-zero-cpu-yield-loop.txt");
     assert!(sim.fair.log.len() < 100_000, "{} events in 5 ms", sim.fair.log.len());
 }
 
@@ -187,4 +187,15 @@ fn replay_of_a_yield_loop_without_cpu_time_is_bounded() {
 #[test]
 fn replay_of_runs_to_the_end_of_the_clock() {
     replay_fixture("replay-runs-to-end-of-clock.txt");
+}
+
+/// `replay` (a second 10-minute run): a garbled line's timestamp (55,825,772 s after the others)
+/// gave a task 646 days of observed CPU time, the whole of its CPU's; its share, 100 × a / a in
+/// floating point, came out as 100.00000000000001 %. Shares are now at most 100 %.
+#[test]
+fn replay_shares_stay_within_100_percent() {
+    let (_, r) = replay_fixture("replay-share-above-100.txt");
+    let k_h = r.tasks.iter().find(|t| t.name == "k_h").unwrap();
+    assert_eq!((k_h.observed_ns, k_h.observed_share_pct), (55_825_215_875_309_000, 100.0));
+    assert!(r.max_share_error_pp <= 100.0, "{}", r.max_share_error_pp);
 }

@@ -106,7 +106,8 @@ pub fn compare(
         sim_on[cpu as usize] = sim_on[cpu as usize].saturating_add(s.cpu_time_ns);
         rows.push((i, id, cpu));
     }
-    let pct = |a: u64, b: u64| if b == 0 { 0.0 } else { 100.0 * a as f64 / b as f64 };
+    // a ≤ b throughout; with a past 2^53 ns the rounding can land a hair above 100.
+    let pct = |a: u64, b: u64| if b == 0 { 0.0 } else { (100.0 * a as f64 / b as f64).min(100.0) };
     let tasks: Vec<TaskReport> = rows
         .iter()
         .map(|&(i, id, cpu)| {
