@@ -199,3 +199,12 @@ fn replay_shares_stay_within_100_percent() {
     assert_eq!((k_h.observed_ns, k_h.observed_share_pct), (55_825_215_875_309_000, 100.0));
     assert!(r.max_share_error_pp <= 100.0, "{}", r.max_share_error_pp);
 }
+
+/// `replay` (a third 10-minute run): a garbled timestamp (18446744073.7 s, near the end of the
+/// 64-bit clock) made a 584-year run step, and the simulation's `now + run` overflowed in the
+/// program interpreter in its first milliseconds. The shadow scenario's times now stop at 2^62 ns
+/// (146 years), so every step ends within 64 bits.
+#[test]
+fn replay_steps_end_within_the_clock() {
+    replay_fixture("replay-step-past-the-clock.txt");
+}

@@ -149,8 +149,10 @@ pub fn trace_error(obs: &Observed, line: u64, message: &str) -> String {
     format!("{}:{line}:0: {message}", source(obs))
 }
 
-/// The largest finite duration a scenario takes (`u64::MAX` is "forever").
-const LONGEST: u64 = u64::MAX - 1;
+/// The longest time a shadow scenario holds: 2^62 ns (146 years). A trace's times past it (a
+/// garbled timestamp; the text importers read up to 18446744073 s) are cut there, so that the
+/// simulation's time arithmetic (a step ends at now + its length) stays within 64 bits.
+const LONGEST: u64 = 1 << 62;
 
 /// The shortest burst of an endless yield loop (the open tail of a task that yielded before it
 /// exited). Each turn of a real `sched_yield()` loop costs at least the system call and the
@@ -160,8 +162,8 @@ const LONGEST: u64 = u64::MAX - 1;
 /// `replay` fuzz target's timeout). No capture we have yields more often than every 11 µs.
 const MIN_LOOP_BURST_NS: u64 = 1_000;
 
-/// A finite step of at least 1 ns (the observed steps already are, see `observe`; a malformed
-/// trace's times can reach the end of the clock).
+/// A finite step of at least 1 ns (the observed steps already are, see `observe`) and at most
+/// [`LONGEST`].
 fn step(ns: u64) -> DurationSpec {
     DurationSpec(ns.clamp(1, LONGEST))
 }
