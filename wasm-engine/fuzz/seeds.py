@@ -20,6 +20,11 @@ this, then `cargo fuzz cmin` into wasm-engine/fuzz/corpus/<target>/ (the committ
 * dat: two captures' .dat files cut to their sched event formats and a page per CPU (version 6
   uncompressed, and version 7 zstd, through `trace-cmd convert`; skipped when trace-cmd is not
   installed: Debian's `trace-cmd` package);
+* replay: slices of each capture's trace.txt (traces/linux-6.18, traces/linux-6.18-smp,
+  traces/capture-example), and crafted corners the shadow generator must take (a task woken at the
+  nanosecond it slept, runs of 0 ns, a trace of one instant, records out of order across CPUs, a
+  wakeup targeting a CPU without records, a CPU number past the largest host, a control character
+  in a comm, pid reuse, a window reaching the end of the clock);
 * layout, scenario: the files as they are; and scenario.dict (next to this script), the scenario
   target's libFuzzer dictionary: the JSON Schema's keys and enum values.
 """
@@ -180,6 +185,57 @@ dump = header_and_slices(os.path.join(example, "eevdf-state.txt"), 3, 30)
 put("eevdf_dump", "capture-example.txt", dump)
 put("chunking", "capture-example-eevdf.txt", b"\x04\x03\x11\x00\x29" + dump)
 put("tracefs", "capture-example.txt", header_and_slices(os.path.join(example, "trace.txt"), 13, 30))
+
+# --- replay: capture slices and the shadow generator's corners ---
+def switch(ts, prev, state, nxt, cpu=1):
+    (p, pp), (n, np) = prev, nxt
+    return ("%16s-%-5d [%03d] d..2. %s: sched_switch: prev_comm=%s prev_pid=%d prev_prio=120 prev_state=%s"
+            " ==> next_comm=%s next_pid=%d next_prio=120\n" % (p, pp, cpu, ts, p, pp, state, n, np))
+
+
+def wakeup(ts, by, who, target=1, cpu=1):
+    (b, bp), (w, wp) = by, who
+    return "%16s-%-5d [%03d] d..2. %s: sched_wakeup: comm=%s pid=%d prio=120 target_cpu=%03d\n" % (
+        b, bp, cpu, ts, w, wp, target)
+
+
+IDLE, KA, KB, KC = ("swapper/1", 0), ("k_a", 100), ("k_b", 101), ("k_c", 102)
+ZERO_LENGTH = "# tracer: nop\n#\n" + "".join([
+    switch("10.000000", IDLE, "R", KA),
+    switch("10.000300", KA, "S", KB),
+    wakeup("10.000300", KB, KA),  # woken at the nanosecond it slept
+    switch("10.000500", KB, "R+", KA),
+    switch("10.000500", KA, "S", KC),  # ran 0 ns
+    wakeup("10.000700", KC, KA),
+    switch("10.001000", KC, "R+", KA),
+    switch("10.002000", KA, "R", KB),
+    "             k_b-101   [001] d..2. 10.002100: sched_stat_runtime: comm=k_b pid=101 runtime=100000 [ns]\n",
+    switch("10.002200", KB, "Z", KC),
+    switch("10.003000", KC, "D", IDLE),
+])
+ONE_INSTANT = switch("1.000000", IDLE, "R", KA) + switch("1.000000", KA, "S", KB)
+ODD = "".join([
+    switch("1.000000", IDLE, "R", ("a\x01b", 7)),
+    switch("1.000010", ("a\x01b", 7), "Z", ("x", 8)),
+    wakeup("1.000012", ("x", 8), KB, target=3),
+    switch("1.000020", ("x", 8), "R+", ("a\x01b", 7)),
+    switch("0.500000", ("y", 9), "S", ("y", 9), cpu=0),
+    switch("1.000030", ("swapper/3", 0), "R", KB, cpu=65535),
+    wakeup("1.000040", KB, KA, cpu=0),
+    switch("18446744073.709551", ("a\x01b", 7), "R+", ("x", 8)),
+])
+for cap in CAPTURES:
+    put("replay", cap + ".txt", header_and_slices(os.path.join(TRACES, "linux-6.18", cap, "trace.txt"), 12, 40, (0.2,)))
+for cap in sorted(os.listdir(os.path.join(TRACES, "linux-6.18-smp"))):
+    t = os.path.join(TRACES, "linux-6.18-smp", cap, "trace.txt")
+    if os.path.exists(t):
+        put("replay", cap + ".txt", header_and_slices(t, 12, 40, (0.4,)))
+put("replay", "capture-example.txt", header_and_slices(os.path.join(example, "trace.txt"), 13, 40, (0.5,)))
+put("replay", "zero-length.txt", ZERO_LENGTH)
+put("replay", "one-instant.txt", ONE_INSTANT)
+put("replay", "odd.txt", ODD)
+put("replay", "corners.txt", CORNERS)
+put("replay", "raw-corners.txt", RAW_CORNERS)
 
 # --- layouts and scenarios ---
 for f in sorted(os.listdir(os.path.join(ROOT, "traces/linux-6.18"))):

@@ -60,7 +60,10 @@ impl ReplayHandle {
     /// Runs the shadow scenario named `name` with the layout file's text (empty: none) and
     /// variants (a JSON array of `[name, value]`). Returns a `ShadowOutcome` as JSON: the
     /// `schedlab replay --json` report, or what went wrong.
-    pub fn run(&self, name: &str, layout: &str, variants_json: &str) -> String {
+    pub fn run(&mut self, name: &str, layout: &str, variants_json: &str) -> String {
+        // Errors at the trace name it by the scenario's name without its `replay/` prefix (the
+        // worker passes `replay/` and the file's name without its extension).
+        self.obs.source = name.strip_prefix("replay/").unwrap_or(name).to_string();
         let out = (|| -> Result<_, String> {
             if let Some(e) = &self.error {
                 return Err(e.clone());
@@ -96,7 +99,7 @@ mod tests {
 
     #[test]
     fn shadow_of_a_capture_with_a_variant_and_a_layout() {
-        let h = handle("nice-0-vs-2/trace.dat");
+        let mut h = handle("nice-0-vs-2/trace.dat");
         let r: Value = serde_json::from_str(&h.run("replay/nice-0-vs-2", "", "[]")).unwrap();
         assert_eq!(r["kind"], "report", "{r}");
         let k_a = r["report"]["tasks"].as_array().unwrap().iter().find(|t| t["name"] == "k_a").unwrap().clone();

@@ -13,6 +13,7 @@ use std::fmt::Write as _;
 /// Reads a trace (text or `.dat`) into the observed schedule.
 pub fn observe(file: &str) -> Result<Observed, String> {
     let mut obs = Observed::default();
+    obs.source = file.to_string();
     crate::import::read_trace(file, &mut obs)?;
     obs.finish();
     Ok(obs)

@@ -504,3 +504,40 @@ fn import_fixtures_match_the_e2e_expectations() {
         );
     }
 }
+
+/// Issue 16: `schedlab replay` takes a trace with a zero-length sleep and a zero-length run, and
+/// what it still refuses is located at the trace or the layout file, never at the generated
+/// scenario (`replay/...:0:0`).
+#[test]
+fn replay_takes_zero_length_steps_and_locates_refusals() {
+    let sw = |ts: &str, p: (&str, u32), state: &str, n: (&str, u32)| {
+        format!(
+            "{:>16}-{:<5} [001] d..2. {ts}: sched_switch: prev_comm={} prev_pid={} prev_prio=120 prev_state={state} \
+             ==> next_comm={} next_pid={} next_prio=120\n",
+            p.0, p.1, p.0, p.1, n.0, n.1
+        )
+    };
+    let (idle, a, b) = (("swapper/1", 0), ("k_a", 100), ("k_b", 101));
+    let wake = "             k_b-101   [001] d..2. 1.000100: sched_wakeup: comm=k_a pid=100 prio=120 target_cpu=001\n";
+    let trace = [
+        sw("1.000000", idle, "R", a),
+        sw("1.000100", a, "S", b),
+        wake.to_string(), // at the nanosecond k_a slept
+        sw("1.000200", b, "R+", a),
+        sw("1.000200", a, "S", b), // k_a ran 0 ns
+        sw("1.000300", b, "R+", idle),
+    ]
+    .concat();
+    let t = temp_file("zero-length-trace", trace.as_bytes());
+    let r = ok_json(&["replay", &t.0, "--json"]);
+    assert!(r["decisions"]["agreement_pct"].is_number(), "{r}");
+    assert_eq!(r["tasks"].as_array().unwrap().len(), 2, "{r}");
+
+    let wakeups = temp_file("wakeups-only", wake.as_bytes());
+    let e = fails(&["replay", &wakeups.0]);
+    assert!(e.starts_with(&format!("schedlab: {}: the trace has no sched_switch records", wakeups.0)), "{e}");
+
+    let layout = temp_file("layout", b"hz = 250\n[tasks]\nk_z = \"/\"\n");
+    let e = fails(&["replay", &t.0, "--cgroups", &layout.0]);
+    assert_eq!(e.trim_end(), format!("schedlab: {}:3:1: task \"k_z\" (in /) is not in the trace {}", layout.0, t.0));
+}

@@ -140,3 +140,71 @@ fn huge_cpu_numbers_are_not_cpus() {
     let e = decode_all(&b, &mut Count::default()).unwrap_err();
     assert_eq!((e.offset, e.expected.as_str()), (at as u64, "a CPU count of at most 65536, found 100000"));
 }
+
+/// The replay of the fuzz inputs below: the shadow scenario loads as TOML, the per-decision
+/// replay runs along the whole trace and the simulation its first 5 ms with the invariant
+/// checker on, as the `replay` target does. Returns the simulation and the comparison.
+fn replay_fixture(name: &str) -> (schedlab_engine::sim::Simulation, schedlab_engine::replay::compare::ReplayReport) {
+    use schedlab_engine::replay::compare::compare;
+    use schedlab_engine::replay::decisions::decisions;
+    use schedlab_engine::replay::observe::Observed;
+    use schedlab_engine::replay::shadow::{shadow_scenario, Layout};
+    use schedlab_engine::sim::{config::SimConfig, Simulation};
+    let mut obs = Observed::default();
+    let mut imp = schedlab_engine::import::TextImporter::new();
+    imp.feed(&fixture(name), &mut obs);
+    imp.finish(&mut obs);
+    obs.finish();
+    let shadow = shadow_scenario(&obs, &Layout::default(), "replay/f").unwrap_or_else(|e| panic!("{e}"));
+    let toml = toml::to_string(&shadow.scenario).unwrap();
+    schedlab_engine::load("shadow.toml", &toml, &[]).unwrap_or_else(|e| panic!("{e}\n{toml}"));
+    let cfg = SimConfig::from_scenario(&shadow.scenario).unwrap();
+    let d = decisions(&obs, &shadow, cfg.clone());
+    let mut sim = Simulation::new(cfg);
+    sim.check_invariants = true;
+    sim.run_until(5_000_000);
+    let r = compare(&obs, &shadow, &sim, &[], d);
+    assert!((0.0..=100.0).contains(&r.agreement_pct), "{}", r.agreement_pct);
+    (sim, r)
+}
+
+/// `replay` (a 10-minute run; a timeout, not a crash): a task that yielded with no CPU time the
+/// trace shows between its yields, then exited, became an endless loop of 1 ns runs and
+/// yields, which the simulation ran at an event per nanosecond (over 20 s for 5 ms under the
+/// fuzzer). An endless yield loop's burst is now at least 1 µs (`shadow::MIN_LOOP_BURST_NS`).
+#[test]
+fn replay_of_a_yield_loop_without_cpu_time_is_bounded() {
+    let (sim, _) = replay_fixture("replay-zero-cpu-yield-loop.txt");
+    assert!(sim.fair.log.len() < 100_000, "{} events in 5 ms", sim.fair.log.len());
+}
+
+/// `replay` (its first run, on the crafted `odd.txt` seed of `seeds.py`): a pid that exits and
+/// comes back, a record half a second before the first one, a CPU numbered 65535 and a timestamp of
+/// 18446744073.709551 s. Its runs, overlapping and reaching the end of the clock, overflowed the
+/// comparison's sums of CPU time (compare.rs). They saturate now; the shadow scenario loads as
+/// TOML, the per-decision replay runs along the whole trace and the simulation runs its first
+/// milliseconds (the whole window, 584 years, is not run here).
+#[test]
+fn replay_of_runs_to_the_end_of_the_clock() {
+    replay_fixture("replay-runs-to-end-of-clock.txt");
+}
+
+/// `replay` (a second 10-minute run): a garbled line's timestamp (55,825,772 s after the others)
+/// gave a task 646 days of observed CPU time, the whole of its CPU's; its share, 100 × a / a in
+/// floating point, came out as 100.00000000000001 %. Shares are now at most 100 %.
+#[test]
+fn replay_shares_stay_within_100_percent() {
+    let (_, r) = replay_fixture("replay-share-above-100.txt");
+    let k_h = r.tasks.iter().find(|t| t.name == "k_h").unwrap();
+    assert_eq!((k_h.observed_ns, k_h.observed_share_pct), (55_825_215_875_309_000, 100.0));
+    assert!(r.max_share_error_pp <= 100.0, "{}", r.max_share_error_pp);
+}
+
+/// `replay` (a third 10-minute run): a garbled timestamp (18446744073.7 s, near the end of the
+/// 64-bit clock) made a 584-year run step, and the simulation's `now + run` overflowed in the
+/// program interpreter in its first milliseconds. The shadow scenario's times now stop at 2^62 ns
+/// (146 years), so every step ends within 64 bits.
+#[test]
+fn replay_steps_end_within_the_clock() {
+    replay_fixture("replay-step-past-the-clock.txt");
+}

@@ -345,3 +345,57 @@ pub fn check_clocks_against_small_trace(dump: &[u8]) {
     }
     let _ = ImportSummary::new(&st, &store).text();
 }
+
+/// Simulated time the `replay` target runs a shadow scenario for (its window may be as long as
+/// the clock).
+pub const REPLAY_RUN_NS: u64 = 5_000_000;
+
+/// The replay's properties for `bytes` as a text trace (issue 16): when the import has a
+/// `sched_switch` record, the shadow scenario is made; it loads as the TOML that `schedlab replay
+/// --emit-scenario` prints; the per-decision replay along the trace and the comparison run and
+/// are consistent; and the simulation runs [`REPLAY_RUN_NS`] with the invariant checker on. The
+/// one refusal allowed: no task a `sched_switch` names is fair-class (by the last priority the
+/// trace printed for it), said at the trace's name.
+pub fn check_replay(bytes: &[u8]) {
+    use schedlab_engine::replay::compare::compare;
+    use schedlab_engine::replay::decisions::decisions;
+    use schedlab_engine::replay::observe::Observed;
+    use schedlab_engine::replay::shadow::{shadow_scenario, Layout};
+    use schedlab_engine::sim::{config::SimConfig, Simulation};
+    let mut obs = Observed::default();
+    obs.source = "f.txt".into();
+    feed_chunks(bytes, &[bytes.len()], &mut obs);
+    obs.finish();
+    let shadow = match shadow_scenario(&obs, &Layout::default(), "replay/f") {
+        Ok(s) => s,
+        Err(e) if obs.switches == 0 => {
+            assert!(e.starts_with("f.txt: "), "a refusal names the trace: {e}");
+            return;
+        }
+        Err(e) => {
+            let fair = obs.tasks.iter().any(|t| t.is_fair() && t.main_cpu().is_some());
+            assert!(!fair && e.starts_with("f.txt: no fair-class task"), "a trace with sched_switch refused: {e}");
+            return;
+        }
+    };
+    let sc = &shadow.scenario;
+    assert_eq!(shadow.task_of.len(), obs.tasks.len());
+    assert_eq!(shadow.task_of.iter().flatten().count(), sc.tasks.len(), "every scenario task is an observed one");
+    let toml = toml::to_string(sc).unwrap_or_else(|e| panic!("the shadow scenario does not print as TOML: {e}"));
+    let (again, _) = schedlab_engine::load("shadow.toml", &toml, &[])
+        .unwrap_or_else(|e| panic!("the shadow scenario does not load: {e}\n{toml}"));
+    assert_eq!(&again, sc, "the TOML reads back to the same scenario");
+    let cfg = SimConfig::from_scenario(sc).expect("the shadow scenario's configuration");
+    let d = decisions(&obs, &shadow, cfg.clone());
+    assert!(d.agreed <= d.scored);
+    assert_eq!(d.per_cpu.iter().map(|c| c.scored).sum::<u64>(), d.scored, "per-CPU picks add up");
+    assert_eq!(d.per_cpu.iter().map(|c| c.agreed).sum::<u64>(), d.agreed);
+    let mut sim = Simulation::new(cfg);
+    sim.check_invariants = true;
+    sim.run_until(REPLAY_RUN_NS);
+    let r = compare(&obs, &shadow, &sim, &[], d);
+    assert!((0.0..=100.0).contains(&r.agreement_pct), "agreement {}", r.agreement_pct);
+    assert!(r.max_share_error_pp.is_finite() && r.max_share_error_pp <= 100.0);
+    assert_eq!(r.tasks.len(), sc.tasks.len());
+    serde_json::to_string(&r).expect("the report serialises");
+}

@@ -7,6 +7,7 @@ use super::observe::Observed;
 use super::shadow::{shadow_scenario, Layout, Shadow};
 use crate::obs::query::cpu_slices;
 use crate::obs::summary::Summary;
+use crate::scenario::load::first_issue;
 use crate::sim::{config::SimConfig, Simulation};
 use serde::Serialize;
 
@@ -55,7 +56,8 @@ pub struct ReplayReport {
     pub decisions: DecisionReport,
 }
 
-/// Builds the shadow scenario, applies `variants`, runs it and compares.
+/// Builds the shadow scenario, applies `variants`, runs it and compares. An error names where
+/// it lies: the trace (`file:line:0`, see `shadow`), the layout file, or the variants.
 pub fn replay(
     obs: &Observed,
     layout: &Layout,
@@ -66,8 +68,13 @@ pub fn replay(
     for (k, v) in variants {
         crate::scenario::apply_variant(&mut shadow.scenario, k, v).map_err(|e| format!("--variant {e}"))?;
     }
-    crate::scenario::validate(name, None, &shadow.scenario).map_err(|e| e.to_string())?;
-    let cfg = SimConfig::from_scenario(&shadow.scenario)?;
+    // The shadow scenario itself is valid (`shadow_scenario` checks it): what is wrong now
+    // came with the variants.
+    let given = || variants.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join(" ");
+    if let Some((path, msg)) = first_issue(&shadow.scenario) {
+        return Err(format!("--variant {}: the shadow scenario's {path}: {msg}", given()));
+    }
+    let cfg = SimConfig::from_scenario(&shadow.scenario).map_err(|e| format!("--variant {}: {e}", given()))?;
     let decisions = decisions(obs, &shadow, cfg.clone());
     let mut sim = Simulation::new(cfg);
     sim.run();
@@ -75,7 +82,8 @@ pub fn replay(
     Ok((shadow, report))
 }
 
-fn compare(
+/// Holds a run of the shadow scenario (to its end, or to any time before) against the trace.
+pub fn compare(
     obs: &Observed,
     shadow: &Shadow,
     sim: &Simulation,
@@ -93,11 +101,13 @@ fn compare(
         let Some(id) = shadow.task_of[i] else { continue };
         let cpu = shadow.scenario.tasks[id as usize].affinity.as_ref().map_or(0, |a| a[0]);
         let s = &sum.tasks[id as usize];
-        obs_on[cpu as usize] += t.runtime_ns;
-        sim_on[cpu as usize] += s.cpu_time_ns;
+        // Saturating: a malformed trace can show runs that overlap, up to the end of the clock.
+        obs_on[cpu as usize] = obs_on[cpu as usize].saturating_add(t.runtime_ns);
+        sim_on[cpu as usize] = sim_on[cpu as usize].saturating_add(s.cpu_time_ns);
         rows.push((i, id, cpu));
     }
-    let pct = |a: u64, b: u64| if b == 0 { 0.0 } else { 100.0 * a as f64 / b as f64 };
+    // a ≤ b throughout; with a past 2^53 ns the rounding can land a hair above 100.
+    let pct = |a: u64, b: u64| if b == 0 { 0.0 } else { (100.0 * a as f64 / b as f64).min(100.0) };
     let tasks: Vec<TaskReport> = rows
         .iter()
         .map(|&(i, id, cpu)| {
@@ -137,7 +147,7 @@ fn compare(
         for r in obs.runs.iter().filter(|r| r.cpu == cpu) {
             let Some(id) = shadow.task_of[r.task as usize] else { continue };
             let (a, b) = (r.start - t0, r.end - t0);
-            total += b - a;
+            total = total.saturating_add(b - a);
             while j < sim_runs.len() && sim_runs[j].1 <= a {
                 j += 1;
             }
@@ -145,13 +155,19 @@ fn compare(
             while k < sim_runs.len() && sim_runs[k].0 < b {
                 let (s, e, task) = sim_runs[k];
                 if task == id {
-                    same += e.min(b) - s.max(a);
+                    same = same.saturating_add(e.min(b) - s.max(a));
                 }
                 k += 1;
             }
         }
     }
-    let max_err = tasks.iter().map(|t| (t.simulated_share_pct - t.observed_share_pct).abs()).fold(0.0, f64::max);
+    // A CPU on which the trace shows the modeled tasks running 0 ns (a task that ran only for
+    // 0 ns, replayed as 1 ns) has no observed share to hold the model's against.
+    let max_err = tasks
+        .iter()
+        .filter(|t| obs_on[t.cpu as usize] > 0)
+        .map(|t| (t.simulated_share_pct - t.observed_share_pct).abs())
+        .fold(0.0, f64::max);
     ReplayReport {
         scenario: shadow.scenario.name.clone(),
         variants: variants.to_vec(),

@@ -38,12 +38,36 @@
 //! own task's run began (a `sched_stat_runtime` of that task charges it since then), and that
 //! task is taken as current there (its run not counted).
 //!
+//! Zero-length steps (issue 16). A real trace shows a task woken at the nanosecond it blocked,
+//! or switched in and out at the same time: the trace clock's resolution (µs in tracefs text)
+//! hides what took less, and a wakeup can race the switch-out it follows. Such a step is not
+//! nothing: the switch-out, the wakeup and the pick around it are scheduling events the replay
+//! exists to reproduce. So a sleep of 0 ns is kept as a sleep of 1 ns (the task still blocks,
+//! is dequeued, and is woken and placed again, as in the trace), and a run of 0 ns between a
+//! switch-in (or the trace's start) and a block or exit is kept as a run of 1 ns (the task is
+//! still picked and leaves the CPU). Merging them into their neighbours instead would drop
+//! those events: the model would keep running a task the kernel switched out, or never pick a
+//! task the kernel picked. 1 ns is the smallest step a scenario takes and within the trace
+//! clock's error. A 0 ns run before a yield needs nothing: the yield alone is that step.
+//! (The run of a task already on a CPU when the trace began counts from its switch-out, so
+//! it is 0 ns too; when that switch-out blocks, the task is taken to start there, so that its
+//! sleep ends when the trace shows.)
+//!
+//! Times and CPUs are kept within what a scenario can hold: a record earlier than the first
+//! record (text not sorted across CPUs) is moved to the first record's time, and when the trace
+//! names CPUs past the model's largest host (`MAX_CPUS`), the CPUs it names are numbered densely
+//! in order (`Observed::cpu_ids` gives the trace's number of each).
+//!
+//! Every step keeps the source line of the record that ended it (`ObservedTask::op_lines`; the
+//! record number for `.dat`), so that the replay locates anything about it in the trace.
+//!
 //! Named shortcut: sleeps are open loop (a fixed duration, not "until the waker runs").
 
 use super::decisions::{section, ObsEvent, SwitchOut, Timed};
 use crate::import::record::{
-    state_bits, trace_flags, PrevState, SchedPayload, Skipped, TraceRecord, TraceSink, WakeKind,
+    state_bits, trace_flags, PrevState, SchedPayload, Skipped, TraceRecord, TraceSink, WakeKind, MAX_CPU,
 };
+use crate::scenario::load::MAX_CPUS;
 use std::collections::BTreeMap;
 
 /// One step of an inferred behaviour.
@@ -78,20 +102,27 @@ pub struct ObservedTask {
     /// Plain-`R` switch-outs with need-resched set: involuntary, at return to user.
     pub involuntary: u64,
     pub sleeps: u64,
-    /// When it was first seen (ns, trace clock).
+    /// When it was first seen (ns, trace clock), and the source line of that record.
     pub first_ns: u64,
-    /// The inferred behaviour.
+    pub first_line: u64,
+    /// The inferred behaviour, and the source line of the record that ended each step (the
+    /// record number for `.dat`).
     pub ops: Vec<ShadowOp>,
+    pub op_lines: Vec<u64>,
     /// Still demanding CPU at the end of the trace.
     pub runs_on: bool,
-    /// When it was seen exiting (`Z`/`X`).
+    /// When it was seen exiting (`Z`/`X`), and the source line of that record.
     pub exit_ns: Option<u64>,
+    pub exit_line: u64,
     /// Involuntary switch-outs (`R+`, or `R` with need-resched) since it last blocked: its
     /// demand outran what it got.
     pub preempted_since_block: u32,
     // Inference state.
     on_cpu: Option<(u32, u64)>,
     burst: u64,
+    /// It ran (was switched in, or was running when the trace began) since its last step, if
+    /// only for 0 ns.
+    ran_since_step: bool,
     blocked_since: Option<u64>,
     waking: Option<u64>,
     /// Its own `sched_stat_runtime` records since it was switched in, outside interrupts and
@@ -125,24 +156,42 @@ impl ObservedTask {
     /// index `me`).
     fn ran(&mut self, cpu: u32, since: u64, until: u64, me: u32, runs: &mut Vec<Run>) {
         let ran = until.saturating_sub(since);
-        self.runtime_ns += ran;
-        *self.runtime_on.entry(cpu).or_default() += ran;
-        self.burst += ran;
+        // Saturating: a malformed trace can show a task on two CPUs at once.
+        self.runtime_ns = self.runtime_ns.saturating_add(ran);
+        let on = self.runtime_on.entry(cpu).or_default();
+        *on = on.saturating_add(ran);
+        self.burst = self.burst.saturating_add(ran);
+        self.ran_since_step = true;
         if ran > 0 {
             runs.push(Run { cpu, task: me, start: since, end: until });
         }
     }
 
-    fn end_burst(&mut self) {
-        if self.burst > 0 {
-            self.ops.push(ShadowOp::Run(std::mem::take(&mut self.burst)));
+    fn push(&mut self, op: ShadowOp, line: u64) {
+        self.ops.push(op);
+        self.op_lines.push(line);
+    }
+
+    /// Ends the CPU burst at the record on `line`: a run of at least 1 ns when the task ran at
+    /// all since its last step (see the module docs on zero-length steps).
+    fn end_burst(&mut self, line: u64) {
+        let ran = std::mem::take(&mut self.ran_since_step);
+        let ns = std::mem::take(&mut self.burst);
+        if ns > 0 || ran {
+            self.push(ShadowOp::Run(ns.max(1)), line);
         }
     }
 
-    /// The task exited at `ts`.
-    fn exit(&mut self, ts: u64) {
+    /// Blocked since `since`, woken at `until`: a sleep of at least 1 ns (see the module docs).
+    fn slept(&mut self, since: u64, until: u64, line: u64) {
+        self.push(ShadowOp::Sleep(until.saturating_sub(since).max(1)), line);
+    }
+
+    /// The task exited at `ts` (the record on `line`).
+    fn exit(&mut self, ts: u64, line: u64) {
         self.exit_ns = Some(ts);
-        self.end_burst();
+        self.exit_line = line;
+        self.end_burst(line);
     }
 }
 
@@ -168,8 +217,19 @@ pub struct Observed {
     /// Lines the importer skipped and events it reported lost.
     pub skipped: u64,
     pub lost: u64,
-    /// Records whose time went backwards on their CPU (kept, clamped).
+    /// Records whose time went backwards on their CPU, or before the first record (kept,
+    /// clamped).
     pub out_of_order: u64,
+    /// `sched_switch` records.
+    pub switches: u64,
+    /// The trace's number of each model CPU, when they differ (see the module docs); empty
+    /// when model CPU n is the trace's CPU n.
+    pub cpu_ids: Vec<u32>,
+    /// The source line of the record that named one CPU more than the model's largest host,
+    /// if any (the replay refuses such a trace there).
+    pub too_many_cpus_at: Option<u64>,
+    /// What the trace is called in located errors (its file name; empty: `trace`).
+    pub source: String,
     /// Switch-outs the trace does not have: a record on a CPU from another task than the one
     /// last switched in there (filtered or lost events). The run is ended at that record and
     /// taken as a block.
@@ -180,6 +240,11 @@ pub struct Observed {
     cpu_cur: Vec<Option<u32>>,
     /// The time of the record being read.
     now: u64,
+    /// CPUs named by a record or as a wakeup target or migration destination, and how many.
+    named: Vec<bool>,
+    named_count: u32,
+    /// The source line of the record being read.
+    line: u64,
 }
 
 impl Observed {
@@ -189,7 +254,7 @@ impl Observed {
             None => {
                 let i = self.tasks.len();
                 self.by_pid.insert(pid, i as u32);
-                self.tasks.push(ObservedTask { pid, first_ns: ts, ..Default::default() });
+                self.tasks.push(ObservedTask { pid, first_ns: ts, first_line: self.line, ..Default::default() });
                 i
             }
         };
@@ -224,6 +289,8 @@ impl Observed {
             return;
         };
         let t0 = self.t0.unwrap_or(ts);
+        let line = self.line;
+        self.switches += 1;
         let prev = self.task(*prev_pid, prev_comm, *prev_prio, t0);
         let t = &mut self.tasks[prev];
         // Running since the last switch-in on this CPU, or since the trace began.
@@ -247,6 +314,8 @@ impl Observed {
             }
             PrevState::Runnable => {
                 t.switches_out_runnable += 1;
+                // A 0 ns run before a yield is the yield alone (see the module docs).
+                t.ran_since_step = false;
                 let n = t.stats.max(1) as u64;
                 t.yields += n;
                 // The yields before the one that switched did not switch: each is a pick of
@@ -260,21 +329,26 @@ impl Observed {
                     // Spread evenly, the remainder on the first.
                     let part = burst / n + if k == 0 { burst % n } else { 0 };
                     if part > 0 {
-                        t.ops.push(ShadowOp::Run(part));
+                        t.push(ShadowOp::Run(part), line);
                     }
-                    t.ops.push(ShadowOp::Yield);
+                    t.push(ShadowOp::Yield, line);
                 }
                 SwitchOut::Yield
             }
             PrevState::Blocked(bits) if bits & (state_bits::Z | state_bits::X) != 0 => {
-                t.exit(ts);
+                t.exit(ts, line);
                 // The pid is free: a later task with it is another task.
                 self.by_pid.remove(prev_pid);
                 SwitchOut::Exit
             }
             PrevState::Blocked(_) | PrevState::Raw(_) => {
+                if t.switches_out == 1 && since == ts && t.ops.is_empty() {
+                    // Blocking after a run the trace does not show (it was on the CPU when the
+                    // trace began): it starts here, so that it wakes when it did (module docs).
+                    t.first_ns = ts;
+                }
                 t.sleeps += 1;
-                t.end_burst();
+                t.end_burst(line);
                 t.blocked_since = Some(ts);
                 t.preempted_since_block = 0;
                 SwitchOut::Sleep
@@ -294,8 +368,8 @@ impl Observed {
         // Switched in without a sched_wakeup we saw: its sleep ended at its sched_waking, or
         // here.
         if let Some(b) = n.blocked_since.take() {
-            let end = n.waking.take().unwrap_or(ts).clamp(b, ts);
-            n.ops.push(ShadowOp::Sleep(end - b));
+            let end = n.waking.take().unwrap_or(ts).clamp(b, ts.max(b));
+            n.slept(b, end, line);
         }
     }
 
@@ -312,7 +386,7 @@ impl Observed {
         t.on_cpu = None;
         t.ran(cpu, since, ts, i, &mut self.runs);
         t.switches_out += 1;
-        t.end_burst();
+        t.end_burst(self.line);
         t.blocked_since = Some(ts);
         self.missing_switches += 1;
         self.events.push(Timed { ts: at.clamp(since, ts), ev: ObsEvent::Vanished { task: i, cpu } });
@@ -322,11 +396,12 @@ impl Observed {
         let SchedPayload::Wakeup { comm, pid, prio, target_cpu, .. } = p else { return };
         let i = self.task(*pid, comm, *prio, ts);
         if kind != WakeKind::Waking {
-            if let Ok(cpu) = u32::try_from(*target_cpu) {
+            if let Some(cpu) = self.named_cpu(*target_cpu) {
                 let (task, new) = (i as u32, kind == WakeKind::WakeupNew);
                 self.events.push(Timed { ts, ev: ObsEvent::Wake { task, cpu, new, ctx } });
             }
         }
+        let line = self.line;
         let t = &mut self.tasks[i];
         if kind == WakeKind::Waking {
             if t.blocked_since.is_some() {
@@ -334,20 +409,27 @@ impl Observed {
             }
         } else if let Some(b) = t.blocked_since.take() {
             t.waking = None;
-            t.ops.push(ShadowOp::Sleep(ts - b));
+            // A wakeup on another CPU can read earlier than the switch-out (text not sorted
+            // across CPUs): a sleep of at least 1 ns either way.
+            t.slept(b, ts, line);
         }
     }
 
     /// Ends the inference at the last record: tasks on a CPU or runnable keep running.
     pub fn finish(&mut self) {
-        let t1 = self.t1;
+        let (t1, line) = (self.t1, self.line);
         for (i, t) in self.tasks.iter_mut().enumerate() {
             if let Some((cpu, since)) = t.on_cpu.take() {
-                t.ran(cpu, since, t1, i as u32, &mut self.runs);
+                t.ran(cpu, since, t1.max(since), i as u32, &mut self.runs);
             }
             t.runs_on = t.blocked_since.is_none() && t.exit_ns.is_none();
-            t.end_burst();
+            if t.runs_on {
+                // It goes on running ("forever", see `shadow`): nothing to end at 0 ns.
+                t.ran_since_step = false;
+            }
+            t.end_burst(line);
         }
+        self.renumber_cpus();
         self.runs.sort_by_key(|r| (r.cpu, r.start));
         // Quiet yields were noted at their switch-out, after later records: a stable sort puts
         // them back in time order.
@@ -395,10 +477,70 @@ impl Observed {
         }
     }
 
+    /// Notes that the trace names `cpu` (at most `MAX_CPU`, as every importer guarantees).
+    fn name_cpu(&mut self, cpu: u32) {
+        let i = cpu as usize;
+        if self.named.len() <= i {
+            self.named.resize(i + 1, false);
+            self.last_on_cpu.resize(i + 1, 0);
+            self.cpu_cur.resize(i + 1, None);
+        }
+        if !self.named[i] {
+            self.named[i] = true;
+            self.named_count += 1;
+            if self.named_count == MAX_CPUS + 1 {
+                self.too_many_cpus_at = Some(self.line);
+            }
+        }
+        self.cpus = self.cpus.max(cpu + 1);
+    }
+
+    /// A CPU number from a payload (wakeup target, migration destination): named, or None when
+    /// it cannot be a CPU (the event is then not replayed).
+    fn named_cpu(&mut self, cpu: i32) -> Option<u32> {
+        let cpu = u32::try_from(cpu).ok().filter(|&c| c <= MAX_CPU)?;
+        self.name_cpu(cpu);
+        Some(cpu)
+    }
+
+    /// When the trace names CPUs past the model's largest host but no more CPUs than it holds,
+    /// numbers them densely (see the module docs).
+    fn renumber_cpus(&mut self) {
+        if self.cpus <= MAX_CPUS || self.named_count > MAX_CPUS {
+            return;
+        }
+        let ids: Vec<u32> = (0..self.named.len() as u32).filter(|&c| self.named[c as usize]).collect();
+        let mut to = vec![0u32; self.named.len()];
+        for (model, &cpu) in ids.iter().enumerate() {
+            to[cpu as usize] = model as u32;
+        }
+        let m = |c: u32| to[c as usize];
+        for r in &mut self.runs {
+            r.cpu = m(r.cpu);
+        }
+        for e in &mut self.events {
+            match &mut e.ev {
+                ObsEvent::Wake { cpu, .. }
+                | ObsEvent::Switch { cpu, .. }
+                | ObsEvent::Yield { cpu, .. }
+                | ObsEvent::Vanished { cpu, .. }
+                | ObsEvent::Runtime { cpu, .. }
+                | ObsEvent::Repick { cpu, .. } => *cpu = m(*cpu),
+                ObsEvent::Migrate { to, .. } => *to = m(*to),
+                ObsEvent::Nice { .. } | ObsEvent::Exiting { .. } => {}
+            }
+        }
+        for t in &mut self.tasks {
+            t.runtime_on = t.runtime_on.iter().map(|(&c, &ns)| (m(c), ns)).collect();
+        }
+        self.cpus = ids.len() as u32;
+        self.cpu_ids = ids;
+    }
+
     fn migrate(&mut self, ts: u64, p: &SchedPayload) {
         let SchedPayload::MigrateTask { comm, pid, prio, dest_cpu, .. } = p else { return };
         let i = self.task(*pid, comm, *prio, ts) as u32;
-        if let Ok(to) = u32::try_from(*dest_cpu) {
+        if let Some(to) = self.named_cpu(*dest_cpu) {
             self.events.push(Timed { ts, ev: ObsEvent::Migrate { task: i, to } });
         }
     }
@@ -415,17 +557,15 @@ fn stat_fields(fields: &[(String, String)]) -> Option<(i32, u64)> {
 impl TraceSink for Observed {
     fn record(&mut self, rec: TraceRecord) {
         let ts = rec.ts_ns;
-        self.t0.get_or_insert(ts);
+        self.line = rec.line;
+        let t0 = *self.t0.get_or_insert(ts);
         self.t1 = self.t1.max(ts);
-        self.cpus = self.cpus.max(rec.cpu + 1);
-        if self.last_on_cpu.len() < self.cpus as usize {
-            self.last_on_cpu.resize(self.cpus as usize, 0);
-            self.cpu_cur.resize(self.cpus as usize, None);
-        }
+        self.name_cpu(rec.cpu);
         let last = &mut self.last_on_cpu[rec.cpu as usize];
-        let ts = if ts < *last {
+        let floor = (*last).max(t0);
+        let ts = if ts < floor {
             self.out_of_order += 1;
-            *last
+            floor
         } else {
             *last = ts;
             ts

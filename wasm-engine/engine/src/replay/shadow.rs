@@ -6,11 +6,21 @@
 //! was first seen. An optional layout file gives what a trace cannot show: the cgroup each
 //! task ran in, the cgroups' shares and bandwidth, and CONFIG_HZ.
 //!
+//! Every trace that imports with a fair-class task in a `sched_switch` makes a scenario that
+//! loads (issue 16; the `replay` fuzz target holds it): each fair-class task named by a
+//! `sched_switch` is modeled, even one that ran 0 ns; zero-length sleeps and runs are kept as
+//! 1 ns steps (`observe`'s module docs say why); names are made unique and free of control
+//! characters; times and durations stay finite, a task stops after it starts. What the
+//! replay still refuses is located: at the trace (`file:line:0`, the record's source line for
+//! text, its record number for `.dat`), or at the layout file's key.
+//!
 //! Named shortcuts: real-time and idle-class tasks are left out (the engine models the fair
 //! class; their CPU time shows up as the model running fair tasks instead), one CPU per task
 //! (no load balancing in the engine), timer slack 0 (the observed sleeps include it).
 
 use super::observe::{Observed, ShadowOp};
+use crate::scenario::load::{first_issue, HZ_VALUES};
+use crate::scenario::locate::{toml_tree, KeyPath, Seg};
 use crate::scenario::schema::{CgroupSpec, HostSpec, LoopSpec, OpSpec, ScenarioFile, TaskSpec, SCENARIO_VERSION};
 use crate::scenario::units::DurationSpec;
 use serde::Deserialize;
@@ -38,17 +48,83 @@ pub struct Layout {
     /// comm (or "comm-pid") → cgroup path.
     #[serde(default)]
     pub tasks: BTreeMap<String, String>,
+    /// The file name and text it was parsed from, to locate errors found later.
+    #[serde(skip)]
+    source: Option<(String, String)>,
+}
+
+/// `file:line:column: message` at byte `off` of `text` (the column in bytes).
+fn located(file: &str, text: &str, off: usize, message: &str) -> String {
+    let off = off.min(text.len());
+    let before = text.as_bytes()[..off].iter().filter(|&&b| b == b'\n').count();
+    let col = off - text[..off].rfind('\n').map_or(0, |i| i + 1) + 1;
+    format!("{file}:{}:{col}: {}", before + 1, message.trim_end())
 }
 
 impl Layout {
-    /// Parses a layout file, with the error located as for scenarios.
+    /// Parses a layout file, with the error located as for scenarios: syntax, then what a
+    /// scenario would refuse of it (`hz`, the cgroups), then a task placed in an undeclared
+    /// cgroup.
     pub fn parse(file: &str, text: &str) -> Result<Layout, String> {
-        toml::from_str(text).map_err(|e| {
+        let mut layout: Layout = toml::from_str(text).map_err(|e| {
             let off = e.span().map_or(0, |r| r.start);
-            let line = text[..off.min(text.len())].matches('\n').count() + 1;
-            let col = off - text[..off.min(text.len())].rfind('\n').map_or(0, |i| i + 1) + 1;
-            format!("{file}:{line}:{col}: {}", e.message().trim_end())
-        })
+            let off = if text.is_char_boundary(off.min(text.len())) { off } else { 0 };
+            located(file, text, off, e.message())
+        })?;
+        layout.source = Some((file.to_string(), text.to_string()));
+        if let Some(hz) = layout.hz.filter(|hz| !HZ_VALUES.contains(hz)) {
+            let msg = format!("hz: expected CONFIG_HZ to be one of 100, 250, 300, 1000, got {hz}");
+            return Err(layout.error_at(&KeyPath::root().key("hz"), false, &msg));
+        }
+        // The cgroups are checked as a scenario holding them checks them; their key paths
+        // (`cgroups[1].shares`) are the same in both files.
+        let probe = ScenarioFile {
+            schema: None,
+            version: SCENARIO_VERSION,
+            name: "layout".into(),
+            description: None,
+            seed: 0,
+            duration: DurationSpec(1),
+            host: HostSpec::default(),
+            kernel: Default::default(),
+            cgroups: layout.cgroups.clone(),
+            vms: Vec::new(),
+            tasks: vec![TaskSpec {
+                name: "probe".into(),
+                nice: 0,
+                policy: Default::default(),
+                slice: None,
+                affinity: None,
+                cgroup: None,
+                vm: None,
+                session: None,
+                start: None,
+                stop: None,
+                program: vec![OpSpec::Run(DurationSpec::FOREVER)],
+            }],
+        };
+        if let Some((path, msg)) = first_issue(&probe) {
+            return Err(layout.error_at(&path, false, &format!("{path}: {msg}")));
+        }
+        for (comm, cgroup) in &layout.tasks {
+            if cgroup != "/" && !layout.cgroups.iter().any(|c| &c.path == cgroup) {
+                let msg = format!("tasks.{comm}: cgroup {cgroup:?} is not declared in [[cgroups]]");
+                return Err(layout.error_at(&KeyPath::root().key("tasks").key(comm), false, &msg));
+            }
+        }
+        Ok(layout)
+    }
+
+    /// An error about the value (or key) at `path`, located in the layout file when it came
+    /// from one.
+    fn error_at(&self, path: &KeyPath, at_key: bool, message: &str) -> String {
+        match &self.source {
+            Some((file, text)) => {
+                let off = toml_tree(text).and_then(|t| t.locate(path, at_key)).unwrap_or(0);
+                located(file, text, off, message)
+            }
+            None => format!("layout: {message}"),
+        }
     }
 }
 
@@ -59,23 +135,83 @@ pub struct Shadow {
     pub task_of: Vec<Option<u32>>,
 }
 
+/// What a trace is called in errors.
+fn source(obs: &Observed) -> &str {
+    if obs.source.is_empty() {
+        "trace"
+    } else {
+        &obs.source
+    }
+}
+
+/// An error at the record on `line` of the trace (the record number for `.dat`; column unknown).
+pub fn trace_error(obs: &Observed, line: u64, message: &str) -> String {
+    format!("{}:{line}:0: {message}", source(obs))
+}
+
+/// The longest time a shadow scenario holds: 2^62 ns (146 years). A trace's times past it (a
+/// garbled timestamp; the text importers read up to 18446744073 s) are cut there, so that the
+/// simulation's time arithmetic (a step ends at now + its length) stays within 64 bits.
+const LONGEST: u64 = 1 << 62;
+
+/// The shortest burst of an endless yield loop (the open tail of a task that yielded before it
+/// exited). Each turn of a real `sched_yield()` loop costs at least the system call and the
+/// `schedule()` it runs, about a microsecond; a trace that shows less between yields (0 ns in
+/// µs-resolution text, or the 1 ns a zero-length run is kept as) shows its clock's resolution,
+/// and a loop of 1 ns turns would cost the simulation an event per simulated nanosecond (the
+/// `replay` fuzz target's timeout). No capture we have yields more often than every 11 µs.
+const MIN_LOOP_BURST_NS: u64 = 1_000;
+
+/// A finite step of at least 1 ns (the observed steps already are, see `observe`) and at most
+/// [`LONGEST`].
+fn step(ns: u64) -> DurationSpec {
+    DurationSpec(ns.clamp(1, LONGEST))
+}
+
+/// A task name: the comm with control characters escaped (`\t`, `\u{1}`), never empty.
+fn printable(comm: &str) -> String {
+    if comm.is_empty() {
+        return "<...>".into();
+    }
+    comm.chars().map(|c| if c.is_control() { c.escape_default().to_string() } else { c.to_string() }).collect()
+}
+
 /// Writes the observed workload as a scenario named `name`.
 pub fn shadow_scenario(obs: &Observed, layout: &Layout, name: &str) -> Result<Shadow, String> {
-    let t0 = obs.t0.ok_or("the trace has no records")?;
-    let duration = obs.t1.saturating_sub(t0).max(1);
+    let src = source(obs);
+    let t0 = obs.t0.ok_or_else(|| format!("{src}: the trace has no records"))?;
+    if let Some(line) = obs.too_many_cpus_at {
+        let msg = format!(
+            "this record names a CPU beyond {} distinct CPUs, the most the model simulates",
+            crate::scenario::load::MAX_CPUS
+        );
+        return Err(trace_error(obs, line, &msg));
+    }
+    if obs.switches == 0 {
+        return Err(format!(
+            "{src}: the trace has no sched_switch records, so there is no schedule to replay \
+             (capture them: trace-cmd record -e sched:sched_switch)"
+        ));
+    }
+    let duration = obs.t1.saturating_sub(t0).clamp(1, LONGEST);
     // Unique names: the comm, or comm-pid where comms repeat.
+    let names: Vec<String> = obs.tasks.iter().map(|t| printable(&t.comm)).collect();
     let mut count: BTreeMap<&str, u32> = BTreeMap::new();
-    for t in &obs.tasks {
-        *count.entry(t.comm.as_str()).or_default() += 1;
+    for n in &names {
+        *count.entry(n.as_str()).or_default() += 1;
     }
     let mut tasks = Vec::new();
+    // Per scenario task: the observed task, and the source line of each program step.
+    let mut origin: Vec<(usize, Vec<u64>)> = Vec::new();
     let mut task_of = vec![None; obs.tasks.len()];
     for (i, t) in obs.tasks.iter().enumerate() {
+        // Every fair-class task a sched_switch names (`main_cpu` is None only for tasks seen
+        // in wakeups or migrations alone), even one that ran 0 ns: its switches are picks.
         let Some(cpu) = t.main_cpu() else { continue };
-        if !t.is_fair() || t.runtime_ns == 0 {
+        if !t.is_fair() {
             continue;
         }
-        let comm = if t.comm.is_empty() { "<...>" } else { t.comm.as_str() };
+        let comm = names[i].as_str();
         let mut name =
             if count.get(comm).copied().unwrap_or(0) > 1 { format!("{comm}-{}", t.pid) } else { comm.to_string() };
         // A reused pid with the same comm: the later task gets a generation suffix.
@@ -105,27 +241,32 @@ pub fn shadow_scenario(obs: &Observed, layout: &Layout, name: &str) -> Result<Sh
         let mut program: Vec<OpSpec> = ops
             .iter()
             .map(|op| match *op {
-                ShadowOp::Run(ns) => OpSpec::Run(DurationSpec(ns)),
+                ShadowOp::Run(ns) => OpSpec::Run(step(ns)),
                 ShadowOp::Yield => OpSpec::SchedYield(1),
-                ShadowOp::Sleep(ns) => OpSpec::Sleep(DurationSpec(ns)),
+                ShadowOp::Sleep(ns) => OpSpec::Sleep(step(ns)),
             })
             .collect();
+        let mut lines: Vec<u64> = t.op_lines[..ops.len()].to_vec();
         if let Some(tail) = tail {
-            let cpu: u64 = tail.iter().map(|o| if let ShadowOp::Run(ns) = o { *ns } else { 0 }).sum();
+            let cpu: u64 =
+                tail.iter().map(|o| if let ShadowOp::Run(ns) = o { *ns } else { 0 }).fold(0, u64::saturating_add);
             let yields = tail.iter().filter(|o| **o == ShadowOp::Yield).count() as u64;
             if let Some(mean) = cpu.checked_div(yields) {
-                let mean = mean.max(1);
                 program.push(OpSpec::Loop(LoopSpec {
                     times: None,
-                    body: vec![OpSpec::Run(DurationSpec(mean)), OpSpec::SchedYield(1)],
+                    body: vec![OpSpec::Run(step(mean.max(MIN_LOOP_BURST_NS))), OpSpec::SchedYield(1)],
                 }));
             } else {
                 program.push(OpSpec::Run(DurationSpec::FOREVER));
             }
+            lines.push(t.exit_line);
         } else if t.runs_on {
             program.push(OpSpec::Run(DurationSpec::FOREVER));
+            lines.push(t.op_lines.last().copied().unwrap_or(t.first_line));
         }
+        let start = t.first_ns.saturating_sub(t0).min(LONGEST - 1);
         task_of[i] = Some(tasks.len() as u32);
+        origin.push((i, lines));
         tasks.push(TaskSpec {
             name,
             nice: t.prio - 120,
@@ -135,17 +276,23 @@ pub fn shadow_scenario(obs: &Observed, layout: &Layout, name: &str) -> Result<Sh
             cgroup,
             vm: None,
             session: None,
-            start: Some(DurationSpec(t.first_ns.saturating_sub(t0))),
-            stop: t.exit_ns.map(|x| DurationSpec(x.saturating_sub(t0).max(1))),
+            start: Some(DurationSpec(start)),
+            // After its start even when the trace's records are out of order across CPUs.
+            stop: t.exit_ns.map(|x| DurationSpec(x.saturating_sub(t0).clamp(start + 1, LONGEST))),
             program,
         });
     }
     if tasks.is_empty() {
-        return Err("the trace shows no fair-class task running (no sched_switch records?)".into());
+        let ran = obs.tasks.iter().filter(|t| t.pid != 0 && t.main_cpu().is_some()).count();
+        return Err(format!(
+            "{src}: no fair-class task (prio 100..=139) appears in the trace's sched_switch records \
+             ({ran} tasks other than idle do, none fair-class), so there is nothing for the fair-class model to replay"
+        ));
     }
     for (comm, path) in &layout.tasks {
         if !tasks.iter().any(|t| &t.name == comm || t.name.starts_with(&format!("{comm}-"))) {
-            return Err(format!("layout: task {comm:?} (in {path}) is not in the trace"));
+            let msg = format!("task {comm:?} (in {path}) is not in the trace {src}");
+            return Err(layout.error_at(&KeyPath::root().key("tasks").key(comm), true, &msg));
         }
     }
     let scenario = ScenarioFile {
@@ -168,6 +315,187 @@ pub fn shadow_scenario(obs: &Observed, layout: &Layout, name: &str) -> Result<Sh
         vms: Vec::new(),
         tasks,
     };
-    crate::scenario::validate(name, None, &scenario).map_err(|e| e.to_string())?;
+    // The generator makes nothing a scenario refuses (the `replay` fuzz target holds it); were
+    // it to, the error names the trace record the offending step came from.
+    if let Some((path, msg)) = first_issue(&scenario) {
+        let line = match path.0.as_slice() {
+            [Seg::Key(k), Seg::Index(t), rest @ ..] if k == "tasks" && *t < origin.len() => {
+                let (i, lines) = &origin[*t];
+                match rest {
+                    [Seg::Key(p), Seg::Index(s), ..] if p == "program" => lines.get(*s).copied(),
+                    _ => None,
+                }
+                .unwrap_or(obs.tasks[*i].first_line)
+            }
+            _ => obs.tasks.iter().map(|t| t.first_line).min().unwrap_or(0),
+        };
+        return Err(trace_error(obs, line, &format!("the shadow scenario's {path}: {msg}")));
+    }
     Ok(Shadow { scenario, task_of })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::import::TextImporter;
+    use crate::replay::compare::replay;
+
+    fn observe(text: &str) -> Observed {
+        let mut obs = Observed::default();
+        obs.source = "t.txt".into();
+        let mut imp = TextImporter::new();
+        imp.feed(text.as_bytes(), &mut obs);
+        imp.finish(&mut obs);
+        obs.finish();
+        obs
+    }
+
+    fn sw(ts: &str, prev: (&str, u32), state: &str, next: (&str, u32)) -> String {
+        let ((p, pp), (n, np)) = (prev, next);
+        format!(
+            "{p:>16}-{pp:<5} [001] d..2. {ts}: sched_switch: prev_comm={p} prev_pid={pp} prev_prio=120 \
+             prev_state={state} ==> next_comm={n} next_pid={np} next_prio=120\n"
+        )
+    }
+
+    fn wake(ts: &str, by: (&str, u32), who: (&str, u32)) -> String {
+        let ((b, bp), (w, wp)) = (by, who);
+        format!("{b:>16}-{bp:<5} [001] d..2. {ts}: sched_wakeup: comm={w} pid={wp} prio=120 target_cpu=001\n")
+    }
+
+    /// Issue 16: k_a is woken at the nanosecond it slept (10.000300), and later switched in and
+    /// out at the same time (10.000500, 0 ns). The replay refused such a trace ("sleep must be
+    /// greater than 0"); both steps are now 1 ns, and the shadow scenario loads, as TOML too,
+    /// and runs.
+    #[test]
+    fn zero_length_sleeps_and_runs_replay() {
+        let (idle, a, b, c) = (("swapper/1", 0), ("k_a", 100), ("k_b", 101), ("k_c", 102));
+        let text = [
+            "# tracer: nop\n#\n".to_string(),
+            sw("10.000000", idle, "R", a),
+            sw("10.000300", a, "S", b),
+            wake("10.000300", b, a),
+            sw("10.000500", b, "R+", a),
+            sw("10.000500", a, "S", c),
+            wake("10.000700", c, a),
+            sw("10.001000", c, "R+", a),
+            sw("10.002000", a, "R+", b),
+            sw("10.003000", b, "R+", c),
+        ]
+        .concat();
+        let obs = observe(&text);
+        let k_a = obs.tasks.iter().find(|t| t.comm == "k_a").unwrap();
+        assert_eq!(
+            k_a.ops,
+            [
+                ShadowOp::Run(300_000),
+                ShadowOp::Sleep(1),
+                ShadowOp::Run(1),
+                ShadowOp::Sleep(200_000),
+                ShadowOp::Run(1_000_000)
+            ]
+        );
+        // Each step is located at the record that ended it (the header is lines 1-2; the last
+        // burst, preempted, runs on to the trace's last record).
+        assert_eq!(k_a.op_lines, [4, 5, 7, 8, 11]);
+        let shadow = shadow_scenario(&obs, &Layout::default(), "replay/t").expect("the shadow scenario");
+        let toml = toml::to_string(&shadow.scenario).unwrap();
+        let (_, mut sim) = crate::load("shadow.toml", &toml, &[]).unwrap_or_else(|e| panic!("{e}\n{toml}"));
+        sim.check_invariants = true;
+        sim.run();
+        let (_, report) = replay(&obs, &Layout::default(), "replay/t", &[]).expect("replays");
+        assert_eq!(report.tasks.len(), 3);
+        // k_c ran only for 0 ns before it was preempted: it is modeled all the same.
+        let k_c = report.tasks.iter().find(|t| t.name == "k_c").unwrap();
+        assert_eq!((k_c.observed_ns, k_c.observed_switches), (500_000, 1));
+        assert!(report.decisions.scored > 0);
+    }
+
+    #[test]
+    fn a_task_that_only_ran_0_ns_is_modeled() {
+        let (idle, a, b) = (("swapper/1", 0), ("k_a", 100), ("k_b", 101));
+        let text = [sw("1.000000", idle, "R", a), sw("1.000000", a, "S", b)].concat();
+        let obs = observe(&text);
+        let shadow = shadow_scenario(&obs, &Layout::default(), "t").expect("a trace of one instant replays");
+        let names: Vec<_> = shadow.scenario.tasks.iter().map(|t| t.name.as_str()).collect();
+        assert_eq!(names, ["k_a", "k_b"]);
+        assert_eq!(shadow.scenario.tasks[0].program, [OpSpec::Run(DurationSpec(1))]);
+        replay(&obs, &Layout::default(), "t", &[]).expect("replays");
+    }
+
+    /// What the replay still refuses is located at the trace or at the layout file, never at
+    /// the generated scenario.
+    #[test]
+    fn refusals_are_located_at_the_trace_or_the_layout() {
+        let e = shadow_scenario(&observe("# tracer: nop\n"), &Layout::default(), "t").err().unwrap();
+        assert_eq!(e, "t.txt: the trace has no records");
+        let wakeup_only = wake("1.000000", ("k_b", 101), ("k_a", 100));
+        let e = shadow_scenario(&observe(&wakeup_only), &Layout::default(), "t").err().unwrap();
+        assert!(e.starts_with("t.txt: the trace has no sched_switch records"), "{e}");
+        let rt = "       migration/1-20    [001] d..2. 1.000000: sched_switch: prev_comm=migration/1 prev_pid=20 \
+                  prev_prio=0 prev_state=S ==> next_comm=swapper/1 next_pid=0 next_prio=120\n";
+        let e = shadow_scenario(&observe(rt), &Layout::default(), "t").err().unwrap();
+        assert!(e.starts_with("t.txt: no fair-class task (prio 100..=139)"), "{e}");
+        let one = sw("1.000000", ("swapper/1", 0), "R", ("k_a", 100));
+        let layout = Layout::parse("l.toml", "hz = 250\n[tasks]\nk_z = \"/\"\n").unwrap();
+        let e = shadow_scenario(&observe(&one), &layout, "t").err().unwrap();
+        assert_eq!(e, "l.toml:3:1: task \"k_z\" (in /) is not in the trace t.txt");
+        assert_eq!(trace_error(&observe(&one), 7, "x"), "t.txt:7:0: x");
+    }
+
+    #[test]
+    fn layout_errors_are_located_in_the_layout_file() {
+        let e = Layout::parse("l.toml", "hz = 251\n").unwrap_err();
+        assert_eq!(e, "l.toml:1:6: hz: expected CONFIG_HZ to be one of 100, 250, 300, 1000, got 251");
+        let e = Layout::parse("l.toml", "[[cgroups]]\npath = \"/a\"\nshares = 1\n").unwrap_err();
+        assert_eq!(e, "l.toml:3:10: cgroups[0].shares: expected cpu.shares in 2..=262144, got 1");
+        let e = Layout::parse("l.toml", "[tasks]\nk_a = \"/nope\"\n").unwrap_err();
+        assert_eq!(e, "l.toml:2:7: tasks.k_a: cgroup \"/nope\" is not declared in [[cgroups]]");
+    }
+
+    #[test]
+    fn names_are_printable_and_times_finite() {
+        // A comm with a control character, a pid reused with the same comm, timestamps out of
+        // order across CPUs, and a window reaching the end of the clock.
+        let text = [
+            sw("1.000000", ("swapper/1", 0), "R", ("a\u{1}b", 7)),
+            sw("1.000010", ("a\u{1}b", 7), "Z", ("x", 8)),
+            sw("1.000020", ("x", 8), "R+", ("a\u{1}b", 7)),
+            "           y-9     [000] d..2. 0.500000: sched_switch: prev_comm=y prev_pid=9 prev_prio=120 \
+             prev_state=S ==> next_comm=y next_pid=9 next_prio=120\n"
+                .to_string(),
+            sw("18446744073.709551", ("a\u{1}b", 7), "R+", ("x", 8)),
+        ]
+        .concat();
+        let obs = observe(&text);
+        let shadow = shadow_scenario(&obs, &Layout::default(), "t").unwrap_or_else(|e| panic!("{e}"));
+        let names: Vec<_> = shadow.scenario.tasks.iter().map(|t| t.name.as_str()).collect();
+        assert_eq!(names, ["a\\u{1}b-7", "x", "a\\u{1}b-7.2", "y"]);
+        assert!(!shadow.scenario.duration.is_forever());
+        let toml = toml::to_string(&shadow.scenario).unwrap();
+        crate::load("shadow.toml", &toml, &[]).unwrap_or_else(|e| panic!("{e}\n{toml}"));
+    }
+
+    /// CPUs a trace names anywhere are the model's: a wakeup's target CPU without records of
+    /// its own (the per-decision replay indexed past its CPUs), and CPU numbers past the
+    /// largest host a scenario holds (numbered densely then).
+    #[test]
+    fn every_cpu_the_trace_names_is_modeled() {
+        let text = [
+            sw("1.000000", ("swapper/1", 0), "R", ("k_a", 100)),
+            "             k_a-100   [001] d..2. 1.000100: sched_wakeup: comm=k_b pid=101 prio=120 target_cpu=003\n"
+                .to_string(),
+            "       swapper/3-0     [65535] d..2. 1.000200: sched_switch: prev_comm=swapper/3 prev_pid=0 prev_prio=120 \
+             prev_state=R ==> next_comm=k_b next_pid=101 next_prio=120\n"
+                .to_string(),
+            sw("1.000300", ("k_a", 100), "R+", ("swapper/1", 0)),
+        ]
+        .concat();
+        let obs = observe(&text);
+        assert_eq!((obs.cpus, obs.cpu_ids.as_slice()), (3, &[1, 3, 65535][..]));
+        let (shadow, report) = replay(&obs, &Layout::default(), "t", &[]).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(shadow.scenario.host.cpus, 3);
+        let cpus: Vec<_> = report.tasks.iter().map(|t| (t.name.as_str(), t.cpu)).collect();
+        assert_eq!(cpus, [("k_a", 0), ("k_b", 2)]);
+    }
 }

@@ -115,6 +115,12 @@ pub fn validate(file: &str, text: Option<&str>, s: &ScenarioFile) -> Result<(), 
     Err(err_at(file, text, offset, message))
 }
 
+/// The first semantic problem `validate` would report, with its key path, for callers that
+/// locate it themselves (the replay names the trace record a shadow scenario's step came from).
+pub fn first_issue(s: &ScenarioFile) -> Option<(KeyPath, String)> {
+    check(s).into_iter().next().map(|i| (i.path, i.message))
+}
+
 struct Checker {
     issues: Vec<Issue>,
 }
