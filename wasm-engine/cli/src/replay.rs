@@ -95,6 +95,13 @@ fn text(r: &ReplayReport) -> String {
          yields, {} idle); not scored: {} not queued in the model, {} other class",
         d.agreed, d.scored, d.agreement_pct, d.quiet_yields, d.idle_picks, d.not_queued, d.other_class
     );
+    if d.throttled + d.unthrottles > 0 {
+        let _ = writeln!(
+            s,
+            "CFS bandwidth replayed: {} tasks throttled at their return to user space, {} unthrottles",
+            d.throttled, d.unthrottles
+        );
+    }
     for x in d.first_disagreements.iter().take(5) {
         let _ = writeln!(
             s,

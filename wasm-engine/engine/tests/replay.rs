@@ -124,6 +124,14 @@ fn the_models_picks_agree_with_the_kernels_along_the_real_schedule() {
             d.agreed, d.scored, d.agreement_pct, d.quiet_yields, d.idle_picks, d.not_queued, d.other_class
         );
         assert!(d.scored > 500, "{capture}: {} picks scored", d.scored);
+        if capture == "bandwidth-30-of-100" {
+            // Replayed CFS bandwidth: each of the ~15 periods throttles k_a and k_b out at their
+            // return to user space (the kernel's ~27 us runs) and unthrottles them once.
+            println!("{capture}: {} tasks throttled, {} unthrottles", d.throttled, d.unthrottles);
+            assert!(d.throttled >= 20 && d.unthrottles >= 10, "{} / {}", d.throttled, d.unthrottles);
+        } else {
+            assert_eq!((d.throttled, d.unthrottles), (0, 0), "{capture}: no bandwidth");
+        }
         d.agreement_pct
     };
     let baseline: Vec<(&str, f64)> = CAPTURES.iter().map(|&c| (c, agreement(c, &[]))).collect();

@@ -89,7 +89,7 @@ describe('shadowRows', () => {
       name, pid: 1, cpu: 1, observed_ns: 0, simulated_ns: 0, observed_share_pct: obs, simulated_share_pct: sim,
       observed_switches: 3, simulated_switches: 4, observed_yields: 0, simulated_yields: 0,
     });
-    const rep = (tasks: ReturnType<typeof task>[]) => ({ scenario: 's', variants: [], window_ns: 1, cpus: 2, tasks, left_out: [], agreement_pct: 90, max_share_error_pp: 0.5, decisions: { scored: 10, agreed: 9, agreement_pct: 90, quiet_yields: 0, idle_picks: 2, not_queued: 0, other_class: 0, resynced: 0, per_cpu: [], first_disagreements: [] } });
+    const rep = (tasks: ReturnType<typeof task>[]) => ({ scenario: 's', variants: [], window_ns: 1, cpus: 2, tasks, left_out: [], agreement_pct: 90, max_share_error_pp: 0.5, decisions: { scored: 10, agreed: 9, agreement_pct: 90, quiet_yields: 0, idle_picks: 2, not_queued: 0, other_class: 0, resynced: 0, throttled: 0, unthrottles: 0, per_cpu: [], first_disagreements: [] } });
     const rows = shadowRows([
       { key: 'baseline', report: rep([task('k_a', 60.9, 61.0), task('k_b', 39.1, 39.0)]) },
       { key: 'no-run-to-parity', report: rep([task('k_a', 60.9, 60.5)]) },

@@ -1,0 +1,76 @@
+//! CFS bandwidth replayed along the trace (6.18's task-based throttle), with the model's own
+//! runtime accounting: who owes the throttle task_work, the throttle at the return to user
+//! space, the limbo lists, and the unthrottle where the trace first shows it (the module doc
+//! of `decisions` says why there).
+
+use super::Replayer;
+use crate::sched::entity::EntityId;
+
+/// The longest run after which a switch-out can still be the throttle task_work's: it runs at
+/// the first return to user space (`RETURN_TO_USER_NS`, 27 µs, on the capture), far below a
+/// tick.
+pub(super) const THROTTLE_WORK_MAX_RUN_NS: u64 = 1_000_000;
+
+impl Replayer<'_> {
+    /// Whether `se` waits on its cfs_rq's limbo list (throttled out by the task-based throttle).
+    pub(super) fn in_limbo(&self, se: EntityId) -> bool {
+        self.f.qs[self.f.ents[se as usize].cfs_rq as usize].limbo.contains(&se)
+    }
+
+    /// Takes `se` off its limbo list, if it is on one (it left the throttled hierarchy some
+    /// other way).
+    pub(super) fn leave_limbo(&mut self, se: EntityId) {
+        let q = self.f.ents[se as usize].cfs_rq;
+        self.f.qs[q as usize].limbo.retain(|&x| x != se);
+    }
+
+    /// The kernel switched to `se`, which the model holds in limbo: the unthrottle happened.
+    /// Runs the period timer of each throttled group above it (refill, then
+    /// `distribute_cfs_runtime()`), lowest first.
+    pub(super) fn unthrottle_for(&mut self, se: EntityId) {
+        let mut q = Some(self.f.ents[se as usize].cfs_rq);
+        while let Some(cq) = q {
+            if self.f.qs[cq as usize].throttled {
+                let tg = self.f.qs[cq as usize].tg;
+                self.f.bw_period_timer(tg);
+            }
+            q = self.f.qs[cq as usize].tg_se.map(|ge| self.f.ents[ge as usize].cfs_rq);
+        }
+    }
+
+    /// The kernel's pick of `se` walked its hierarchy checking each level's runtime
+    /// (`pick_task_fair()` → `check_cfs_rq_runtime()`, from the root down); a task picked
+    /// through a throttled queue owes the throttle task_work (`task_throttle_setup_work()`).
+    pub(super) fn owe_throttle_work(&mut self, se: EntityId) {
+        let mut chain = Vec::new();
+        let mut cur = Some(se);
+        while let Some(s) = cur {
+            chain.push(self.f.ents[s as usize].cfs_rq);
+            cur = self.f.ents[s as usize].parent;
+        }
+        for q in chain.into_iter().rev() {
+            self.f.check_cfs_rq_runtime(q);
+        }
+        if self.f.throttled_hierarchy(se) {
+            self.owes_throttle_work[se as usize] = Some(self.f.now);
+        }
+    }
+
+    /// Whether the switch-out of `se` now is the throttle task_work's (and `se` owes it no
+    /// more). The work runs at the first return to user space, which the capture shows
+    /// 17–32 µs after the pick. A task that ran longer reached user space unthrottled: the
+    /// kernel's hierarchy was not throttled when it was picked (the model's quota ran out
+    /// first), and the model does not throttle it out.
+    pub(super) fn throttle_work_due(&mut self, se: EntityId) -> bool {
+        std::mem::take(&mut self.owes_throttle_work[se as usize])
+            .is_some_and(|since| self.f.now.saturating_sub(since) <= THROTTLE_WORK_MAX_RUN_NS)
+    }
+
+    /// `throttle_cfs_rq_work()` at the return to user space: `se` leaves for its cfs_rq's limbo
+    /// list (nothing happens if the hierarchy was unthrottled in the meantime).
+    pub(super) fn throttle_out(&mut self, se: EntityId) {
+        if self.f.throttle_task(se) {
+            self.report.throttled += 1;
+        }
+    }
+}

@@ -1,0 +1,280 @@
+//! Following the trace: each of its events applied to the model's runqueues as the kernel
+//! applied it (a wakeup enqueues with `place_entity()`, a sleeping switch-out dequeues, possibly
+//! delayed, a yield calls `yield_task_fair()`, a migration moves the task), and at every switch
+//! the model's own pick (`score`) before it follows the kernel's.
+
+use super::{ObsEvent, Replayer, SwitchOut, Timed};
+use crate::sched::change::is_autogroup;
+use crate::sched::entity::{vdiff, EntityId};
+use crate::sched::fair::{
+    DEQUEUE_DELAYED, DEQUEUE_SLEEP, DEQUEUE_SPECIAL, ENQUEUE_INITIAL, ENQUEUE_MIGRATED, ENQUEUE_WAKEUP,
+};
+use crate::sched::wakeup::{WF_FORK, WF_TTWU};
+
+impl Replayer<'_> {
+    /// Enqueues `se` on `cpu` as `try_to_wake_up()` would (a delayed entity is requeued where
+    /// it is). Returns false when it was already queued and runnable, or throttled (a task on
+    /// a limbo list is `TASK_RUNNING`: it cannot be woken, only unthrottled).
+    fn wake(&mut self, se: EntityId, cpu: u32, new: bool) -> bool {
+        let e = &self.f.ents[se as usize];
+        if (e.on_rq && !e.sched_delayed) || self.in_limbo(se) {
+            return false;
+        }
+        if !e.on_rq {
+            self.move_to(se, cpu);
+        }
+        let flags = if new || !self.seen[se as usize] { ENQUEUE_INITIAL } else { ENQUEUE_WAKEUP };
+        self.seen[se as usize] = true;
+        self.f.enqueue_task(se, flags);
+        let cpu = self.cpu_of(se);
+        if self.f.rqs[cpu as usize].curr.is_some() {
+            let flags = if new { WF_FORK } else { WF_TTWU };
+            self.f.check_preempt_wakeup_fair(cpu, se, flags, true);
+        }
+        true
+    }
+
+    /// Queues, at the trace's start, the tasks it shows runnable then: those whose first event
+    /// is a switch-in, and those running before the first switch of their CPU (that CPU's first
+    /// prev, or a `sched_stat_runtime`), which run. Their state before the trace is unknown:
+    /// they are placed with zero lag.
+    pub(super) fn start(&mut self, events: &[Timed]) {
+        let n = self.obs.tasks.len();
+        let mut decided = vec![false; n];
+        let mut first: Vec<Option<(u32, bool)>> = vec![None; n];
+        let mut switched = vec![false; self.f.rqs.len()];
+        let mut settle = |task: u32, at: Option<(u32, bool)>, decided: &mut Vec<bool>| {
+            if !std::mem::replace(&mut decided[task as usize], true) {
+                first[task as usize] = at;
+            }
+        };
+        for e in events {
+            match e.ev {
+                ObsEvent::Switch { cpu, prev, next, .. } => {
+                    let running = (!switched[cpu as usize]).then_some((cpu, true));
+                    settle(prev, running, &mut decided);
+                    settle(next, Some((cpu, false)), &mut decided);
+                    switched[cpu as usize] = true;
+                }
+                ObsEvent::Runtime { task, cpu, .. } => {
+                    settle(task, (!switched[cpu as usize]).then_some((cpu, true)), &mut decided)
+                }
+                ObsEvent::Wake { task, .. }
+                | ObsEvent::Migrate { task, .. }
+                | ObsEvent::Yield { task, .. }
+                | ObsEvent::Vanished { task, .. }
+                | ObsEvent::Nice { task, .. }
+                | ObsEvent::Exiting { task }
+                | ObsEvent::Repick { task, .. } => settle(task, None, &mut decided),
+            }
+        }
+        self.f.now = 0;
+        let mut running = Vec::new();
+        for (task, at) in first.iter().enumerate() {
+            let (Some((cpu, run)), Some(se)) = (*at, self.se(task as u32)) else { continue };
+            if self.obs.tasks[task].pid == 0 {
+                continue;
+            }
+            self.move_to(se, cpu);
+            self.seen[se as usize] = true;
+            self.f.enqueue_task(se, 0);
+            if run {
+                running.push((cpu, se));
+            }
+        }
+        for (cpu, se) in running {
+            if self.f.rqs[cpu as usize].curr.is_none() {
+                self.f.force_next(cpu, Some(se));
+            }
+        }
+    }
+
+    /// Applies one event at `t` (ns since the trace's first record).
+    pub(super) fn event(&mut self, t: u64, ev: ObsEvent) {
+        match ev {
+            ObsEvent::Wake { task, cpu, new, ctx } => {
+                if let Some(se) = self.se(task).filter(|&se| !self.running_somewhere(se)) {
+                    // A delayed task is requeued where it is.
+                    let e = &self.f.ents[se as usize];
+                    let at = if e.on_rq { self.cpu_of(se) } else { cpu };
+                    self.wakeup_clock(t, at, se, ctx);
+                    self.wake(se, cpu, new);
+                }
+            }
+            ObsEvent::Migrate { task, to } => self.migrate(t, task, to),
+            ObsEvent::Yield { task, cpu } => {
+                let Some(se) = self.se(task) else { return };
+                if self.f.rqs[cpu as usize].curr != Some(se) {
+                    return;
+                }
+                self.clock_at(cpu, t);
+                self.f.yield_task(cpu);
+                self.report.quiet_yields += 1;
+                self.pick(cpu, Some(se));
+            }
+            ObsEvent::Vanished { task, cpu } => {
+                if let Some(se) = self.se(task).filter(|&se| self.f.rqs[cpu as usize].curr == Some(se)) {
+                    self.vanished(cpu, t);
+                    self.f.dequeue_task(se, DEQUEUE_SLEEP);
+                    self.f.force_next(cpu, None);
+                }
+            }
+            ObsEvent::Switch { cpu, prev, next, out } => {
+                let now = self.switch_clock(cpu, t);
+                self.switch(cpu, prev, next, out);
+                self.switched_in(cpu, t, now, next);
+            }
+            ObsEvent::Nice { task, prio } => {
+                if let Some(se) = self.se(task).filter(|&se| !self.f.ents[se as usize].idle) {
+                    self.clock_at(self.cpu_of(se), t);
+                    self.f.set_user_nice(se, prio - 120);
+                }
+            }
+            ObsEvent::Repick { task, cpu } => {
+                // Not scored (no sched_switch shows it), but the pick's side effects are the
+                // model's: a delayed entity it would pick is dequeued, and a pick through a
+                // hierarchy the model has throttled owes the throttle task_work.
+                if let Some(se) = self.se(task).filter(|&se| self.f.rqs[cpu as usize].curr == Some(se)) {
+                    self.clock_at(cpu, t);
+                    self.f.pick_and_force(cpu, Some(se));
+                    self.owe_throttle_work(se);
+                }
+            }
+            ObsEvent::Exiting { task } => {
+                let Some(se) = self.se(task) else { return };
+                let tg = self.tg[se as usize];
+                if tg != 0 && is_autogroup(&self.f.tgs[tg as usize].path) && self.running_somewhere(se) {
+                    self.clock_at(self.cpu_of(se), t);
+                    self.f.sched_move_task(se, 0);
+                    self.tg[se as usize] = 0;
+                }
+            }
+            ObsEvent::Runtime { task, cpu, ns, ctx } => {
+                let now = self.runtime_read(t, task, cpu, ns, ctx);
+                let Some(se) = self.se(task) else { return };
+                if self.f.rqs[cpu as usize].curr != Some(se) {
+                    // Its switch-in is not in the trace (the CPU's previous task vanished): it
+                    // has run since its accounting began.
+                    let e = &self.f.ents[se as usize];
+                    let queued_here = e.on_rq && !e.sched_delayed && self.cpu_of(se) == cpu;
+                    if self.f.rqs[cpu as usize].curr.is_some() || !queued_here || self.running_somewhere(se) {
+                        return;
+                    }
+                    self.f.now = now.saturating_sub(ns);
+                    self.f.force_next(cpu, Some(se));
+                    self.report.resynced += 1;
+                }
+                self.f.now = now;
+                self.update_curr_chain(se);
+            }
+        }
+    }
+
+    /// `sched_migrate_task` of `task` to `to` at `t`.
+    fn migrate(&mut self, t: u64, task: u32, to: u32) {
+        let Some(se) = self.se(task) else { return };
+        if self.running_somewhere(se) || self.cpu_of(se) == to {
+            return;
+        }
+        self.clock_at(self.cpu_of(se), t);
+        if self.in_limbo(se) {
+            // dequeue_throttled_task(); re-enqueued when the kernel next runs it.
+            self.leave_limbo(se);
+        }
+        let e = &self.f.ents[se as usize];
+        if e.sched_delayed {
+            // move_queued_task() moves a delayed task as it is: dequeued without
+            // DEQUEUE_SLEEP (PLACE_REL_DEADLINE keeps its deadline relative) and queued,
+            // still delayed, on the new CPU, where its wakeup requeues it
+            // (requeue_delayed_entity(): DELAY_ZERO drops a positive lag and places it
+            // afresh). Here its delayed dequeue is finished and the wakeup places it.
+            let rel = vdiff(e.deadline, e.vruntime);
+            self.f.dequeue_task(se, DEQUEUE_SLEEP | DEQUEUE_DELAYED);
+            let e = &mut self.f.ents[se as usize];
+            if e.vlag <= 0 {
+                e.deadline = rel as u64;
+                e.rel_deadline = true;
+            }
+        } else if e.on_rq {
+            self.f.dequeue_task(se, DEQUEUE_SPECIAL);
+            self.move_to(se, to);
+            self.clock_at(to, t);
+            self.f.enqueue_task(se, ENQUEUE_MIGRATED);
+            return;
+        }
+        self.move_to(se, to);
+    }
+
+    fn switch(&mut self, cpu: u32, prev: u32, next: u32, out: SwitchOut) {
+        // A prev the model does not have running here (it was running when the trace began,
+        // or its switch-in was lost) is made current first if it is queued here.
+        if let Some(pse) = self.se(prev) {
+            let e = &self.f.ents[pse as usize];
+            if self.f.rqs[cpu as usize].curr != Some(pse) && e.on_rq && self.cpu_of(pse) == cpu {
+                if e.sched_delayed {
+                    self.f.enqueue_task(pse, ENQUEUE_WAKEUP);
+                }
+                self.f.force_next(cpu, Some(pse));
+                self.report.resynced += 1;
+            }
+        }
+        if let Some(pse) = self.se(prev).filter(|&se| self.f.rqs[cpu as usize].curr == Some(se)) {
+            let owed = self.throttle_work_due(pse);
+            match out {
+                // The throttle task_work at the return to user space (it does nothing if the
+                // hierarchy was unthrottled in the meantime).
+                SwitchOut::Preempted if owed => self.throttle_out(pse),
+                SwitchOut::Preempted => {}
+                SwitchOut::Yield => {
+                    self.f.yield_task(cpu);
+                }
+                SwitchOut::Sleep => {
+                    self.f.dequeue_task(pse, DEQUEUE_SLEEP);
+                }
+                SwitchOut::Exit => {
+                    self.f.dequeue_task(pse, DEQUEUE_SPECIAL);
+                }
+            }
+        }
+        let idle = self.obs.tasks[next as usize].pid == 0;
+        match self.se(next) {
+            None if idle => {
+                self.report.idle_picks += 1;
+                self.pick(cpu, None);
+            }
+            None => {
+                self.report.other_class += 1;
+                self.f.force_next(cpu, None);
+            }
+            Some(nse) => {
+                if self.in_limbo(nse) && self.cpu_of(nse) == cpu {
+                    self.unthrottle_for(nse);
+                }
+                let queued_here = self.f.ents[nse as usize].on_rq
+                    && !self.f.ents[nse as usize].sched_delayed
+                    && self.cpu_of(nse) == cpu
+                    && !self.f.rqs.iter().any(|rq| rq.cpu != cpu && rq.curr == Some(nse));
+                if queued_here {
+                    self.pick(cpu, Some(nse));
+                    return;
+                }
+                // Not scored: bring the model in line with the trace first.
+                self.report.not_queued += 1;
+                for c in 0..self.f.rqs.len() as u32 {
+                    if c != cpu && self.f.rqs[c as usize].curr == Some(nse) {
+                        self.f.force_next(c, None);
+                    }
+                }
+                let e = &self.f.ents[nse as usize];
+                if e.on_rq && (self.cpu_of(nse) != cpu || e.sched_delayed) {
+                    let flags = if e.sched_delayed { DEQUEUE_SLEEP | DEQUEUE_DELAYED } else { DEQUEUE_SPECIAL };
+                    self.f.dequeue_task(nse, flags);
+                }
+                self.leave_limbo(nse);
+                self.wake(nse, cpu, false);
+                self.f.force_next(cpu, Some(nse));
+                self.owe_throttle_work(nse);
+            }
+        }
+    }
+}
