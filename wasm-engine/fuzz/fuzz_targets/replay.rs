@@ -1,5 +1,5 @@
 //! The replay of an imported trace (`replay/`: `observe.rs`, the shadow generator `shadow.rs`,
-//! `decisions.rs`, `compare.rs`), driven by tracefs text (any text grammar the importer detects):
+//! `decisions/`, `compare.rs`), driven by tracefs text (any text grammar the importer detects):
 //! every input that imports with a `sched_switch` record replays (issue 16). The properties are
 //! `schedlab_fuzz::check_replay`'s: the shadow scenario is made, loads as the TOML
 //! `schedlab replay --emit-scenario` prints, is replayed along the trace's picks and runs its first
