@@ -9,6 +9,7 @@ pub mod fair;
 pub mod features;
 pub mod group;
 pub mod hier;
+pub mod pelt;
 pub mod pick;
 pub mod wakeup;
 pub mod weight;
