@@ -233,6 +233,12 @@ export type DecisionReport = {
    * the trace): made current before its switch-out is applied.
    */
   resynced: number;
+  /**
+   * CFS bandwidth, replayed: tasks moved to limbo at their return to user space, and
+   * cfs_rqs unthrottled (where the trace first shows it, see the module doc).
+   */
+  throttled: number;
+  unthrottles: number;
   per_cpu: Array<CpuDecisions>;
   /**
    * The first disagreements, in time order.
