@@ -10,6 +10,7 @@ pub mod features;
 pub mod group;
 pub mod hier;
 pub mod pick;
+pub mod topology;
 pub mod wakeup;
 pub mod weight;
 pub mod yield_;
