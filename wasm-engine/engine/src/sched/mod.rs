@@ -11,6 +11,7 @@ pub mod group;
 pub mod hier;
 pub mod pelt;
 pub mod pick;
+pub mod topology;
 pub mod wakeup;
 pub mod weight;
 pub mod yield_;
