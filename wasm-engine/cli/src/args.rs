@@ -34,6 +34,8 @@ pub enum Command {
     /// Run a scenario to its end and print its summary
     ///
     /// Per task: CPU share, switches, wakeup latency percentiles; the observation log's digest.
+    /// `--json` adds, per task, `migrations` and `cpu_time_ns_by_cpu` (CPU time on each CPU),
+    /// and per CPU `idle_while_overloaded_ns` (idle while another CPU had a fair task waiting).
     Simulate(SimulateArgs),
     #[command(verbatim_doc_comment)]
     /// Each CPU's runqueue and last pick at one instant, level by level
@@ -141,7 +143,8 @@ pub struct SimulateArgs {
     pub scenario: String,
     #[command(flatten)]
     pub variants: VariantArgs,
-    /// Print the summary as JSON.
+    /// Print the summary as JSON, with the SMP metrics: per task `migrations` and
+    /// `cpu_time_ns_by_cpu`, per CPU `idle_while_overloaded_ns`.
     #[arg(long)]
     pub json: bool,
     /// What the observation log keeps.

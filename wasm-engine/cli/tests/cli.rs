@@ -100,7 +100,15 @@ fn simulate_json_shape_and_shares() {
         for k in ["p50", "p99", "max"] {
             assert!(t["wakeup_latency_ns"][k].is_u64(), "task lacks wakeup_latency_ns.{k}: {t}");
         }
+        // The SMP metrics: migrations, and the CPU time per CPU (one entry per CPU, summing
+        // to the CPU time).
+        assert!(t["migrations"].is_u64(), "task lacks migrations: {t}");
+        let by_cpu = t["cpu_time_ns_by_cpu"].as_array().expect("cpu_time_ns_by_cpu array");
+        assert_eq!(by_cpu.len(), s["cpu_idle_ns"].as_array().expect("cpu_idle_ns").len());
+        assert_eq!(by_cpu.iter().map(|v| v.as_u64().unwrap()).sum::<u64>(), t["cpu_time_ns"].as_u64().unwrap());
     }
+    let over = s["idle_while_overloaded_ns"].as_array().expect("idle_while_overloaded_ns array");
+    assert_eq!(over.len(), s["cpu_idle_ns"].as_array().unwrap().len());
     let sum: f64 = tasks.iter().map(|t| t["share_pct"].as_f64().unwrap()).sum();
     assert!((sum - 100.0).abs() < 0.1, "shares sum to {sum}");
     let a = task(&s, "k_a")["share_pct"].as_f64().unwrap();

@@ -29,6 +29,11 @@ fn every_scenario_matches_its_golden_with_invariants_checked() {
             let mut lat = t.stats.wakeup_latencies.clone();
             lat.sort_unstable();
             assert_eq!(ts.wakeup_latency_ns.max, lat.last().copied().unwrap_or(0));
+            assert_eq!(ts.cpu_time_ns_by_cpu.len(), sim.cpus.len(), "{}: {}", path.display(), t.cfg.name);
+            assert_eq!(ts.cpu_time_ns_by_cpu.iter().sum::<u64>(), ts.cpu_time_ns, "{}: {}", path.display(), t.cfg.name);
+        }
+        for (c, over) in summary.idle_while_overloaded_ns.iter().enumerate() {
+            assert!(*over <= summary.cpu_idle_ns[c], "{}: cpu {c} idle while overloaded", path.display());
         }
         for (c, idle) in summary.cpu_idle_ns.iter().enumerate() {
             assert_eq!(*idle, sim.idle_time(c as u32), "{}: cpu {c} idle", path.display());

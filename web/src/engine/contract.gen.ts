@@ -901,6 +901,11 @@ export type Summary = {
    */
   cpu_idle_ns: Array<number>;
   /**
+   * Per CPU: time it was idle while another CPU had a fair task waiting (queued, runnable,
+   * not running: that CPU's runnable count, its running task included, ≥ 2) (ns).
+   */
+  idle_while_overloaded_ns: Array<number>;
+  /**
    * Counters of the yield_to proposals.
    */
   yield_to: YieldToCounts;
@@ -1054,6 +1059,14 @@ export type TaskSummary = {
    * Wakeup → run latency.
    */
   wakeup_latency_ns: Latency;
+  /**
+   * Times it was moved to another CPU (Migrate rows; a new task's first placement is not one).
+   */
+  migrations: number;
+  /**
+   * CPU time on each CPU (ns), indexed by CPU; sums to `cpu_time_ns`.
+   */
+  cpu_time_ns_by_cpu: Array<number>;
 };
 
 /**
@@ -1278,6 +1291,7 @@ export const EventKind = {
   ipiHandled: 21,
   guestSpin: 22,
   guestSpinEnd: 23,
+  migrate: 24,
 } as const;
 /** EventKind names, by code. */
 export const EVENT_KIND_NAMES = [
@@ -1305,6 +1319,7 @@ export const EVENT_KIND_NAMES = [
   'ipi_handled',
   'guest_spin',
   'guest_spin_end',
+  'migrate',
 ] as const;
 /** Why a CPU switched away from its task (`MarkerCols.val` of a switch marker). */
 export const SwitchReason = {
@@ -1427,7 +1442,7 @@ export const EevdfSampleKind = {
   group: 1,
 } as const;
 /** The event kinds drawn as markers (`MarkerCols.kind`). */
-export const MARKER_KINDS: readonly number[] = [0, 1, 2, 5, 7, 10, 11, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23];
+export const MARKER_KINDS: readonly number[] = [0, 1, 2, 5, 7, 10, 11, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24];
 
 /** Group entities are keyed GROUP_NODE | task group in samples, picks and markers. */
 export const GROUP_NODE = 0x80000000;

@@ -117,14 +117,14 @@ export function taskSummary(name: string, share: number, over: Partial<TaskSumma
   return {
     name, cpu_time_ns: 0, share_pct: share, switches_out: 0, switches_out_runnable: 0, mean_run_ns: 0, yields: 0, yields_scheduled: 0, yields_to: 0, yield_to_calls: 0,
     guest_locks: 0, ple_exits: 0, ipis_answered: 0, ipi_latency_ns_mean: 0, yield_to_picks_mean: 0, yield_to_delay_ns_mean: 0, wakeups: 0, sleeps: 0,
-    wakeup_latency_ns: { p50: 0, p99: 0, max: 0 }, ...over,
+    wakeup_latency_ns: { p50: 0, p99: 0, max: 0 }, migrations: 0, cpu_time_ns_by_cpu: [], ...over,
   };
 }
 
 /** A run's summary of `tasks`. */
 export function summary(tasks: TaskSummary[], over: Partial<Summary> = {}): Summary {
   return {
-    scenario: 'x', duration_ns: 1, digest: '', log_events: 0, queue_events: 0, tasks, cpu_idle_ns: [],
+    scenario: 'x', duration_ns: 1, digest: '', log_events: 0, queue_events: 0, tasks, cpu_idle_ns: [], idle_while_overloaded_ns: [],
     yield_to: { calls: 0, penalties: 0, rate_limited: 0, debounced: 0, credits: 0 }, cputimer: null, ...over,
   };
 }

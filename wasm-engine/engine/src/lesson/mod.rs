@@ -155,7 +155,7 @@ pub struct CountExpect {
     pub variant: Option<String>,
     /// Event kind, one the timeline marks: switch, wakeup, wakeup_new, yield, sleep, exit,
     /// place, throttle, unthrottle, task_throttled, yield_to, guest_lock, guest_unlock,
-    /// ple_exit, ipi_send, ipi_handled, guest_spin, guest_spin_end.
+    /// ple_exit, ipi_send, ipi_handled, guest_spin, guest_spin_end, migrate.
     pub kind: String,
     /// Only events of this entity (task name or cgroup path).
     #[serde(default)]
@@ -174,7 +174,7 @@ pub struct CountExpect {
 }
 
 /// Event kinds a `counts` entry may name: the ones the timeline draws as markers.
-pub const COUNTABLE: [&str; 18] = [
+pub const COUNTABLE: [&str; 19] = [
     "switch",
     "wakeup",
     "wakeup_new",
@@ -193,6 +193,7 @@ pub const COUNTABLE: [&str; 18] = [
     "ipi_handled",
     "guest_spin",
     "guest_spin_end",
+    "migrate",
 ];
 
 /// Parses one lesson file; errors name the file, line and column.

@@ -62,11 +62,15 @@ pub enum EventKind {
     GuestSpin = 22,
     /// Its spin-wait is over (lock taken, or every IPI handled).
     GuestSpinEnd = 23,
+    /// `set_task_cpu()` moved `task` to another CPU (`sched_migrate_task`): `cpu` = the
+    /// destination, `val` = the CPU it left. Logged just before the Wakeup that placed it
+    /// there; a new task's first placement is not a migration (`__set_task_cpu()`).
+    Migrate = 24,
 }
 
 impl EventKind {
     /// All kinds, in code order.
-    pub const ALL: [EventKind; 24] = [
+    pub const ALL: [EventKind; 25] = [
         EventKind::Switch,
         EventKind::Wakeup,
         EventKind::WakeupNew,
@@ -91,6 +95,7 @@ impl EventKind {
         EventKind::IpiHandled,
         EventKind::GuestSpin,
         EventKind::GuestSpinEnd,
+        EventKind::Migrate,
     ];
 
     /// Stable lower-case name.
@@ -120,6 +125,7 @@ impl EventKind {
             EventKind::IpiHandled => "ipi_handled",
             EventKind::GuestSpin => "guest_spin",
             EventKind::GuestSpinEnd => "guest_spin_end",
+            EventKind::Migrate => "migrate",
         }
     }
 
@@ -129,7 +135,7 @@ impl EventKind {
     }
 
     /// Whether the timeline draws it as a marker (`obs::query::markers`): switches, wakeups,
-    /// yields, sleeps, exits, placements, throttling and the KVM events. Enqueues, dequeues,
+    /// yields, sleeps, exits, placements, migrations, throttling and the KVM events. Enqueues, dequeues,
     /// picks, ticks and rescheds are bookkeeping the lanes already show.
     pub fn is_marker(self) -> bool {
         !matches!(

@@ -3,7 +3,7 @@
 //! Three tables, each a set of parallel vectors (struct of arrays) so the bindings can hand
 //! them to JavaScript as typed arrays without one call per event:
 //! * `events`: one row per scheduler event (switch, wakeup, enqueue, dequeue, place, pick,
-//!   yield, tick, resched, sleep, exit, delayed dequeue);
+//!   yield, tick, resched, sleep, exit, delayed dequeue, migrate, throttling, the KVM events);
 //! * `samples`: one row per entity state change (vruntime, deadline, vlag, vprot and the
 //!   queue's V at that instant);
 //! * `picks`: one row per pick decision, with its candidate set in `cands`.

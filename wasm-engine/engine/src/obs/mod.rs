@@ -1,5 +1,5 @@
 //! Observation: the columnar log every run writes, and what is computed from it
-//! (per-task metrics and golden summaries, window queries, explanations).
+//! (per-task metrics and golden summaries, the SMP metrics, window queries, explanations).
 
 pub mod codes;
 pub mod cursor;
@@ -7,5 +7,6 @@ pub mod explain;
 pub mod log;
 pub mod meta;
 pub mod query;
+pub mod smp;
 pub mod summary;
 pub mod why;

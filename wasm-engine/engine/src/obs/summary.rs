@@ -2,6 +2,7 @@
 //! summary text.
 
 use super::log::{EventKind, EventLog, SwitchReason, NO_TASK};
+use super::smp::{smp_metrics, LegacyThrottle};
 use crate::sim::Simulation;
 use serde::{Serialize, Serializer};
 use serde_json::Value;
@@ -67,6 +68,10 @@ pub struct TaskSummary {
     pub sleeps: u64,
     /// Wakeup → run latency.
     pub wakeup_latency_ns: Latency,
+    /// Times it was moved to another CPU (Migrate rows; a new task's first placement is not one).
+    pub migrations: u64,
+    /// CPU time on each CPU (ns), indexed by CPU; sums to `cpu_time_ns`.
+    pub cpu_time_ns_by_cpu: Vec<u64>,
 }
 
 /// Counters of the yield_to proposals over a run (`Fair::yield_to_stats`).
@@ -113,6 +118,9 @@ pub struct Summary {
     pub tasks: Vec<TaskSummary>,
     /// Idle time per CPU (ns).
     pub cpu_idle_ns: Vec<u64>,
+    /// Per CPU: time it was idle while another CPU had a fair task waiting (queued, runnable,
+    /// not running: that CPU's runnable count, its running task included, ≥ 2) (ns).
+    pub idle_while_overloaded_ns: Vec<u64>,
     /// Counters of the yield_to proposals.
     pub yield_to: YieldToCounts,
     /// Profiling-timer contention model, when on.
@@ -155,10 +163,16 @@ pub fn percentile(sorted: &[u64], p: f64) -> u64 {
 
 impl Summary {
     /// Computes the summary of a simulation at its current time from its event log alone
-    /// (switches, wakeups, yields, sleeps), so anything that holds the log can recompute it.
+    /// (switches, wakeups, yields, sleeps, enqueues, dequeues, migrations), so anything that
+    /// holds the log can recompute it. Under the cfs_rq-based throttle the task groups are
+    /// read too (`smp::LegacyThrottle`).
     pub fn of(sim: &Simulation) -> Summary {
         let names: Vec<String> = sim.tasks.iter().map(|t| t.cfg.name.clone()).collect();
-        let mut s = Summary::from_log(&sim.fair.log, &names, sim.cpus.len() as u32, sim.now());
+        let legacy = (sim.cfg.throttle == crate::sched::bandwidth::ThrottleMode::CfsRq).then(|| LegacyThrottle {
+            task_tg: sim.tasks.iter().map(|t| t.cfg.tg).collect(),
+            tg_parent: sim.fair.tgs.iter().map(|g| g.parent).collect(),
+        });
+        let mut s = Summary::from_log_with(&sim.fair.log, &names, sim.cpus.len() as u32, sim.now(), legacy.as_ref());
         s.scenario = sim.cfg.name.clone();
         s.queue_events = sim.queue.processed;
         let y = &sim.fair.yield_to_stats;
@@ -178,8 +192,20 @@ impl Summary {
         s
     }
 
-    /// Computes the summary from a log of `ntasks` tasks on `ncpus` CPUs, closed at `now`.
+    /// Computes the summary from a log of `ntasks` tasks on `ncpus` CPUs, closed at `now`
+    /// (the task-based throttle: no task group is needed).
     pub fn from_log(log: &EventLog, names: &[String], ncpus: u32, now: u64) -> Summary {
+        Summary::from_log_with(log, names, ncpus, now, None)
+    }
+
+    /// `from_log`, with the task groups the cfs_rq-based throttle needs.
+    pub fn from_log_with(
+        log: &EventLog,
+        names: &[String],
+        ncpus: u32,
+        now: u64,
+        legacy: Option<&LegacyThrottle>,
+    ) -> Summary {
         let n = names.len();
         let mut cpu_time = vec![0u64; n];
         let mut sw_out = vec![0u64; n];
@@ -276,6 +302,7 @@ impl Summary {
             lat[task as usize].push(ns);
         }
         let total: u64 = cpu_time.iter().sum();
+        let mut smp = smp_metrics(log, n, ncpus, now, legacy);
         let tasks = (0..n)
             .map(|k| {
                 lat[k].sort_unstable();
@@ -307,6 +334,8 @@ impl Summary {
                         p99: percentile(&lat[k], 99.0),
                         max: lat[k].last().copied().unwrap_or(0),
                     },
+                    migrations: smp.migrations[k],
+                    cpu_time_ns_by_cpu: std::mem::take(&mut smp.cpu_time_ns_by_cpu[k]),
                 }
             })
             .collect();
@@ -318,6 +347,7 @@ impl Summary {
             log_events: log.len() as u64,
             tasks,
             cpu_idle_ns: idle,
+            idle_while_overloaded_ns: smp.idle_while_overloaded_ns,
             yield_to: YieldToCounts::default(),
             cputimer: None,
         }

@@ -444,6 +444,10 @@ impl Simulation {
         } else {
             let prev = self.tasks[task as usize].cpu;
             let cpu = self.select_task_rq(task, Some(prev));
+            if cpu != prev {
+                // set_task_cpu()'s sched_migrate_task, before the wakeup is traced.
+                self.fair.log.event(self.fair.now, EventKind::Migrate, cpu, task, NO_TASK, prev as i64);
+            }
             self.move_to_cpu(task, cpu);
             cpu
         };
