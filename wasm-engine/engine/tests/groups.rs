@@ -187,3 +187,42 @@ fn update_cfs_group_runs_in_a_throttled_hierarchy() {
         assert_eq!(f.ents[ge0 as usize].load.weight, weight, "{mode}");
     }
 }
+
+/// `calc_group_shares()` under `group_shares = pelt`: the group's tasks ran 100 ms on CPU 0,
+/// then its only runnable task is on CPU 1. CPU 0's group cfs_rq keeps that load as blocked
+/// load in `tg->load_avg`, so the group entity on CPU 1 gets well below the group's shares
+/// (load / (CPU 0's decaying contribution + load)) and recovers as CPU 0's average decays
+/// (halving every 32 ms, aged by the blocked-load updates). Under `instant` (the default) a
+/// sleeping CPU contributes nothing: the weight is the shares throughout.
+#[test]
+fn calc_group_shares_follows_another_cpus_decaying_load_under_pelt() {
+    let mut s = String::from("version = 1\nname = \"pelt\"\nduration = \"500ms\"\n[host]\ncpus = 2\nhz = 1000\n");
+    s += "[[cgroups]]\npath = \"/g\"\n";
+    s += "[[tasks]]\nname = \"early\"\ncgroup = \"/g\"\naffinity = [0]\nprogram = [{ run = \"100ms\" }, { sleep = \"10s\" }]\n";
+    s += &hog("late", "cgroup = \"/g\"\naffinity = [1]\nstart = \"100ms\"\n");
+    s += &hog("rival", "affinity = [1]\n");
+    let weights = |variants: &[(String, String)]| {
+        let (_, mut sim) = schedlab_engine::load("t.toml", &s, variants).unwrap_or_else(|e| panic!("{e}"));
+        sim.check_invariants = true;
+        let se = sim.fair.tgs[1].se[1].expect("group entity on CPU 1") as usize;
+        [103, 150, 200, 300, 450]
+            .map(|ms| {
+                sim.run_until(ms * 1_000_000);
+                sim.fair.ents[se].load.weight
+            })
+            .to_vec()
+    };
+    let v = |k: &str, x: &str| vec![(k.to_string(), x.to_string())];
+    let instant = weights(&[]);
+    assert_eq!(instant, vec![NICE_0_LOAD; 5], "instant: CPU 0's sleeping group queue weighs nothing");
+    assert_eq!(weights(&v("group_shares", "instant")), instant, "instant is the default");
+    let pelt = weights(&v("group_shares", "pelt"));
+    println!("pelt group weights on CPU 1 at 103/150/200/300/450 ms: {pelt:?}");
+    // Right after the move: CPU 0's contribution is about as large as CPU 1's load.
+    assert!(pelt[0] < NICE_0_LOAD * 6 / 10, "{pelt:?}");
+    // Then it recovers monotonically as CPU 0's blocked load decays, back to the shares.
+    assert!(pelt.windows(2).all(|w| w[0] <= w[1]), "{pelt:?}");
+    // 100 ms later CPU 0 keeps about 2^(-100/32) of its load: the weight is near 1/1.12.
+    assert!(pelt[2] > NICE_0_LOAD * 85 / 100, "{pelt:?}");
+    assert!(pelt[4] >= NICE_0_LOAD * 99 / 100, "{pelt:?}");
+}

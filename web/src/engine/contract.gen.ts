@@ -1548,4 +1548,10 @@ export const ENGINE_VARIANTS: readonly EngineVariant[] = [
     overrides: [['throttle', 'cfs_rq']],
     doc: 'The cfs_rq-based CFS bandwidth throttle of kernels up to 6.17.',
   },
+  {
+    key: 'pelt-shares',
+    overrides: [['group_shares', 'pelt']],
+    doc:
+      "Group entity weights from PELT load averages, as calc_group_shares() computes them, instead of the engine's instantaneous runnable weights.",
+  },
 ];

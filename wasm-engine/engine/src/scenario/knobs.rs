@@ -3,13 +3,14 @@
 //! [`apply_variant`], which writes into a parsed [`ScenarioFile`]; callers validate after.
 
 use super::schema::{
-    LagClampMode, OnSpinSpec, ScenarioFile, ThrottleSpec, TunableScaling, WakeupPreemptMode, YieldMode, YieldToSpec,
+    GroupSharesSpec, LagClampMode, OnSpinSpec, ScenarioFile, ThrottleSpec, TunableScaling, WakeupPreemptMode,
+    YieldMode, YieldToSpec,
 };
 use super::units::{parse_duration, DurationSpec};
 use crate::sched::features::SchedFeatures;
 
 /// Names accepted by [`apply_variant`] besides the scheduler features.
-pub const VARIANT_KNOBS: [&str; 32] = [
+pub const VARIANT_KNOBS: [&str; 33] = [
     "yield",
     "yield_to",
     "yield_interval",
@@ -30,6 +31,7 @@ pub const VARIANT_KNOBS: [&str; 32] = [
     "ipi_latency_core",
     "ipi_latency_socket",
     "throttle",
+    "group_shares",
     "lag_clamp",
     "wakeup_preempt",
     "autogroup",
@@ -128,6 +130,13 @@ pub fn apply_variant(s: &mut ScenarioFile, name: &str, value: &str) -> Result<()
                 "task_based" => ThrottleSpec::TaskBased,
                 "cfs_rq" => ThrottleSpec::CfsRq,
                 _ => return Err(format!("throttle={value}: expected task_based or cfs_rq")),
+            })
+        }
+        "group_shares" => {
+            s.kernel.group_shares = Some(match value.trim() {
+                "instant" => GroupSharesSpec::Instant,
+                "pelt" => GroupSharesSpec::Pelt,
+                _ => return Err(format!("group_shares={value}: expected instant or pelt")),
             })
         }
         "lag_clamp" => {

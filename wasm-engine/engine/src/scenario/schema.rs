@@ -311,6 +311,10 @@ pub struct KernelSpec {
     /// CFS bandwidth throttle implementation (default: task_based, as in 6.18).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub throttle: Option<ThrottleSpec>,
+    /// How group entity weights are computed (default: instant, the engine's shortcut without
+    /// PELT; pelt: the kernel's `calc_group_shares()` from PELT load averages).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub group_shares: Option<GroupSharesSpec>,
 }
 
 /// kvm_vcpu_on_spin() variants.
@@ -349,6 +353,16 @@ pub enum ThrottleSpec {
     TaskBased,
     /// Up to 6.17: dequeue the throttled cfs_rq's group entity at once.
     CfsRq,
+}
+
+/// How group entity weights are computed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum GroupSharesSpec {
+    /// A group cfs_rq's load is its runnable weight, `tg->load_avg` their exact sum (shortcut).
+    Instant,
+    /// The kernel's PELT `load_avg`s, `tg->load_avg` updated past a 1/64 change, once per ms.
+    Pelt,
 }
 
 /// Shapes of `check_preempt_wakeup_fair()`.

@@ -100,6 +100,11 @@ pub const VARIANTS: &[Variant] = &[
         overrides: &[("throttle", "cfs_rq")],
         doc: "The cfs_rq-based CFS bandwidth throttle of kernels up to 6.17.",
     },
+    Variant {
+        name: "pelt-shares",
+        overrides: &[("group_shares", "pelt")],
+        doc: "Group entity weights from PELT load averages, as calc_group_shares() computes them, instead of the engine's instantaneous runnable weights.",
+    },
 ];
 
 /// Looks a variant up by name.

@@ -60,6 +60,16 @@ pub struct CfsRq {
     pub throttled_clock: u64,
     /// `throttled_limbo_list` (task-based throttle): tasks waiting for the unthrottle.
     pub limbo: Vec<EntityId>,
+    /// `avg`: PELT averages (read only under `group_shares = pelt`, `group_pelt.rs`).
+    pub avg: super::pelt::SchedAvg,
+    /// `removed`: loads of entities that left, subtracted at the next update.
+    pub removed: super::group_pelt::Removed,
+    /// `propagate`: a change to pass up to the group entity.
+    pub propagate: bool,
+    /// `prop_runnable_sum`: the load_sum change to pass up.
+    pub prop_runnable_sum: i64,
+    /// `last_update_tg_load_avg` (None: never, as for the kernel's 0 on a long-running clock).
+    pub last_update_tg_load_avg: Option<u64>,
 }
 
 impl CfsRq {
@@ -87,6 +97,11 @@ impl CfsRq {
             throttled: false,
             throttled_clock: 0,
             limbo: Vec::new(),
+            avg: Default::default(),
+            removed: Default::default(),
+            propagate: false,
+            prop_runnable_sum: 0,
+            last_update_tg_load_avg: None,
         }
     }
 

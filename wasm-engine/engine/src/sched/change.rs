@@ -87,7 +87,8 @@ impl Fair {
         if e.rel_deadline {
             e.deadline = ((e.deadline as i64) as i128 * old / new) as i64 as u64;
         }
-        e.load = lw;
+        let q = e.cfs_rq;
+        self.reweight_load_avg(q, se, |f| f.ents[se as usize].load = lw);
     }
 
     /// Models `sched_move_task()`: task entity `se` moves to task group `tg` on its CPU

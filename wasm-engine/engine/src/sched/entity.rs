@@ -64,6 +64,8 @@ pub struct SchedEntity {
     pub task: Option<u32>,
     /// Whether the owning task (or group) is SCHED_IDLE (`se_is_idle`).
     pub idle: bool,
+    /// `avg`: PELT averages (read only under `group_shares = pelt`, `group_pelt.rs`).
+    pub avg: super::pelt::SchedAvg,
 }
 
 impl SchedEntity {
@@ -89,6 +91,7 @@ impl SchedEntity {
             depth: 0,
             task: Some(task),
             idle,
+            avg: super::group_pelt::init_entity_runnable_average(load.weight, true),
         }
     }
 

@@ -7,6 +7,7 @@
 use super::cfs_rq::{floor_div, CfsRq};
 use super::entity::{vbefore, vdiff, CfsRqId, EntityId, SchedEntity};
 use super::features::SchedFeatures;
+use super::group_pelt::{DO_ATTACH, UPDATE_TG};
 use super::weight::calc_delta_fair;
 use crate::obs::log::{flag, BuddySource, EventKind, EventLog, SwitchReason, NO_TASK};
 
@@ -134,6 +135,10 @@ pub struct Fair {
     pub yield_to_state: Vec<super::yield_to::YieldToRqState>,
     /// Counters of the yield_to proposals.
     pub yield_to_stats: super::yield_to::YieldToStats,
+    /// How group entity weights are computed (`group_shares` knob).
+    pub group_shares: super::group_pelt::GroupShares,
+    /// Per CPU, when its blocked PELT averages were last updated (`group_shares = pelt`).
+    pub last_blocked: Vec<Option<u64>>,
 }
 
 impl Fair {
@@ -161,6 +166,8 @@ impl Fair {
             last_yield: Vec::new(),
             yield_to_state: vec![Default::default(); ncpus as usize],
             yield_to_stats: Default::default(),
+            group_shares: Default::default(),
+            last_blocked: vec![None; ncpus as usize],
         }
     }
 
@@ -314,6 +321,7 @@ impl Fair {
             self.place_entity(q, se, flags);
         }
         self.update_curr(q);
+        self.update_load_avg(q, se, UPDATE_TG | DO_ATTACH);
         // A group entity is re-weighed before it is placed (update_cfs_group).
         self.update_cfs_group(se);
         if !is_curr {
@@ -347,12 +355,14 @@ impl Fair {
             let delay = sleep && flags & (DEQUEUE_SPECIAL | DEQUEUE_THROTTLE) == 0;
             debug_assert!(!(delay && self.ents[se as usize].sched_delayed));
             if self.feat.delay_dequeue && delay && !self.qs[q as usize].entity_eligible(&self.ents, se) {
+                self.update_load_avg(q, se, 0);
                 self.set_delayed(se);
                 return false;
             }
         } else {
             debug_assert!(self.ents[se as usize].sched_delayed);
         }
+        self.update_load_avg(q, se, UPDATE_TG);
         self.update_entity_lag(q, se);
         if self.feat.place_rel_deadline && !sleep {
             let e = &mut self.ents[se as usize];
@@ -426,6 +436,7 @@ impl Fair {
                 self.qs[q as usize].nr_queued += 1;
             }
         }
+        self.update_load_avg(q, se, 0);
         self.clear_delayed(se);
     }
 
@@ -438,10 +449,12 @@ impl Fair {
         while let Some(s) = cur {
             let q = self.ents[s as usize].cfs_rq;
             self.update_curr(q);
+            self.update_load_avg(q, s, UPDATE_TG);
             self.update_cfs_group(s);
             cur = self.ents[s as usize].parent;
         }
         self.resched_ctx = saved;
+        self.pelt_periodic(cpu);
         // A resched at this tick samples the entity when it is put back; sample only when the
         // tick leaves it running.
         if self.rqs[cpu as usize].need_resched.is_none() {

@@ -2,11 +2,15 @@
 //! sched_entity and one cfs_rq per CPU, `calc_group_shares()`, `update_cfs_group()` and
 //! `reweight_entity()`.
 //!
-//! Named model shortcut (no PELT): a group cfs_rq's load is its runnable weight
-//! (`scale_load_down(cfs_rq->load.weight)`) and its contribution to `tg->load_avg` is updated
-//! at every load change, so `tg_weight` = Σ over CPUs of those loads. The kernel uses decaying
-//! load averages updated at most once per ms; on the captures (all tasks of a group on one CPU)
-//! both give group weight = the group's shares, which the bpftrace dumps confirm.
+//! Named model shortcut (no PELT; the default, `group_shares = instant`): a group cfs_rq's
+//! load is its runnable weight (`scale_load_down(cfs_rq->load.weight)`) and its contribution to
+//! `tg->load_avg` is updated at every load change, so `tg_weight` = Σ over CPUs of those loads.
+//! The kernel uses decaying load averages updated at most once per ms: `group_shares = pelt`
+//! does that (`group_pelt.rs`). With all tasks of a group on one CPU for good both give group
+//! weight = the group's shares; the captures' first milliseconds, where the tasks had just
+//! come from CPU 0, show the kernel's lower weights (bpftrace `gw=` 586423, 596523, 747731 in
+//! yield-in-cgroup; the replay under `pelt` gives 583555–600526 and 749819 there, `instant`
+//! the shares).
 
 use super::cfs_rq::CfsRq;
 use super::entity::{vdiff, CfsRqId, EntityId, SchedEntity};
@@ -75,6 +79,7 @@ impl Fair {
             let mut ent =
                 SchedEntity::new_task(0, LoadWeight::lazy(NICE_0_LOAD), self.params.base_slice, false, parent_q, false);
             ent.task = None;
+            ent.avg = super::group_pelt::init_entity_runnable_average(NICE_0_LOAD, false);
             ent.my_q = Some(q);
             ent.parent = parent_se;
             ent.depth = pdepth;
@@ -133,6 +138,10 @@ impl Fair {
     pub fn set_task_rq(&mut self, se: EntityId, tg: u32, cpu: u32) {
         let g = &self.tgs[tg as usize];
         let (q, parent, depth) = (g.cfs_rq[cpu as usize], g.se[cpu as usize], g.depth);
+        if self.ents[se as usize].cfs_rq != q {
+            // migrate_task_rq_fair() / the cgroup change: the old cfs_rq drops its load.
+            self.remove_entity_load_avg(se);
+        }
         let e = &mut self.ents[se as usize];
         e.cfs_rq = q;
         e.parent = parent;
@@ -148,9 +157,10 @@ impl Fair {
     }
 
     /// Keeps `tg->load_avg` equal to Σ per-CPU loads after `q`'s load changed.
+    /// Under `group_shares = pelt` this is `update_tg_load_avg()`'s job (`group_pelt.rs`).
     pub fn update_tg_load(&mut self, q: CfsRqId) {
         let cq = &self.qs[q as usize];
-        if cq.tg == 0 {
+        if cq.tg == 0 || self.pelt() {
             return;
         }
         let (tg, cpu, load) = (cq.tg as usize, cq.cpu as usize, scale_load_down(cq.load_weight));
@@ -159,11 +169,18 @@ impl Fair {
         g.contrib[cpu] = load;
     }
 
-    /// Models `calc_group_shares()`: the group's shares split across CPUs by load.
+    /// Models `calc_group_shares()`: the group's shares split across CPUs by load. Under
+    /// `group_shares = pelt` as the kernel does it: the queue's load is the larger of its
+    /// runnable weight and its PELT `load_avg`, `tg_weight` is `tg->load_avg` with this queue's
+    /// stale contribution replaced by that load; otherwise the instantaneous shortcut (module
+    /// docs), where load_sum/contrib hold runnable weights.
     pub fn calc_group_shares(&self, gq: CfsRqId) -> u64 {
         let cq = &self.qs[gq as usize];
         let g = &self.tgs[cq.tg as usize];
-        let load = scale_load_down(cq.load_weight);
+        let mut load = scale_load_down(cq.load_weight);
+        if self.pelt() {
+            load = load.max(cq.avg.load_avg);
+        }
         let tg_weight = g.load_sum - g.contrib[cq.cpu as usize] + load;
         let shares = g.shares * load;
         shares.checked_div(tg_weight).unwrap_or(shares).clamp(MIN_SHARES, g.shares)
@@ -233,7 +250,8 @@ impl Fair {
             e.vprot = e.vlag as u64;
         }
         let rel_vprot = rel_vprot.map(|v| (v as i128 * old / weight as i128) as i64);
-        e.load = LoadWeight::lazy(weight);
+        // dequeue_load_avg(), update_load_set(), se->avg.load_avg rescaled, enqueue_load_avg().
+        self.reweight_load_avg(q, se, |f| f.ents[se as usize].load = LoadWeight::lazy(weight));
         if on_rq {
             self.place_entity(q, se, 0);
             if let Some(v) = rel_vprot {

@@ -54,6 +54,7 @@ impl Fair {
         // Levels already queued: refresh the group weight, the slice and the counters.
         while let Some(s) = cur {
             let q = self.ents[s as usize].cfs_rq;
+            self.update_load_avg(q, s, super::group_pelt::UPDATE_TG);
             self.update_cfs_group(s);
             if let Some(sl) = slice {
                 let e = &mut self.ents[s as usize];
@@ -141,6 +142,7 @@ impl Fair {
         }
         while let Some(s) = cur {
             let q = self.ents[s as usize].cfs_rq;
+            self.update_load_avg(q, s, super::group_pelt::UPDATE_TG);
             self.update_cfs_group(s);
             if let Some(sl) = slice {
                 self.ents[s as usize].slice = sl;

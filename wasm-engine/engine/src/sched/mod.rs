@@ -8,6 +8,7 @@ pub mod entity;
 pub mod fair;
 pub mod features;
 pub mod group;
+pub mod group_pelt;
 pub mod hier;
 pub mod pelt;
 pub mod pick;

@@ -10,9 +10,9 @@
 //! at capacity 1024, no frequency scaling) the kernel's scale factors are all 1024, so the
 //! clock runs unscaled and the accrued time is not scaled either; nothing here scales.
 //!
-//! Not yet wired into the simulator: group entity weights still use the shortcut described in
-//! ARCHITECTURE.md ("Group weights without PELT"). The entry points take explicit arguments
-//! rather than the simulator's structs so they can be wired in later.
+//! The entry points take explicit arguments rather than the simulator's structs; the
+//! simulator uses them under `group_shares = pelt` (`group_pelt.rs`). By default group entity
+//! weights still use the shortcut described in ARCHITECTURE.md ("Group weights without PELT").
 
 /// `struct sched_avg` (include/linux/sched.h) without `util_est`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

@@ -211,6 +211,7 @@ impl Fair {
         self.clear_buddies(q, se);
         if self.ents[se as usize].on_rq {
             self.qs[q as usize].dequeue_timeline(&self.ents, se);
+            self.update_load_avg(q, se, super::group_pelt::UPDATE_TG);
             self.set_protect_slice(q, se);
         }
         let now = self.now;
@@ -233,6 +234,7 @@ impl Fair {
         self.qs[q as usize].curr = None;
         if on_rq {
             self.qs[q as usize].enqueue_timeline(&self.ents, se);
+            self.update_load_avg(q, se, 0);
         }
     }
 

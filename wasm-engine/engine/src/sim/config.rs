@@ -132,6 +132,8 @@ pub struct SimConfig {
     pub features: SchedFeatures,
     /// CFS bandwidth throttle implementation.
     pub throttle: ThrottleMode,
+    /// How group entity weights are computed.
+    pub group_shares: crate::sched::group_pelt::GroupShares,
     /// cgroups, parents first (task group id = index + 1).
     pub cgroups: Vec<CgroupConfig>,
     /// VM names (index = VM id).
@@ -348,6 +350,10 @@ impl SimConfig {
             throttle: match s.kernel.throttle {
                 Some(ThrottleSpec::CfsRq) => ThrottleMode::CfsRq,
                 _ => ThrottleMode::TaskBased,
+            },
+            group_shares: match s.kernel.group_shares {
+                Some(crate::scenario::schema::GroupSharesSpec::Pelt) => crate::sched::group_pelt::GroupShares::Pelt,
+                _ => crate::sched::group_pelt::GroupShares::Instant,
             },
             cgroups,
             vms,

@@ -190,6 +190,7 @@ impl Simulation {
             }
         }
         fair.throttle_mode = cfg.throttle;
+        fair.group_shares = cfg.group_shares;
         for g in &cfg.cgroups {
             let tg = fair.add_task_group(&g.path, g.parent, g.shares);
             if let Some(q) = g.quota_ns {

@@ -168,12 +168,24 @@ impl Replayer<'_> {
     }
 
     /// `update_curr()` at every level of the running chain of `se`, as `entity_tick()` does.
+    /// Under `group_shares = pelt` the record is taken for a tick: `entity_tick()`'s
+    /// `update_load_avg()` and `update_cfs_group()` at every level, then the blocked-load
+    /// updates (`Fair::pelt_periodic`); a record written elsewhere than the tick ages the
+    /// averages early, which changes nothing but the rate-limited `tg->load_avg` timing.
     pub(super) fn update_curr_chain(&mut self, se: EntityId) {
         let mut cur = Some(se);
         while let Some(s) = cur {
             let q = self.f.ents[s as usize].cfs_rq;
             self.f.update_curr(q);
+            if self.f.pelt() {
+                self.f.update_load_avg(q, s, crate::sched::group_pelt::UPDATE_TG);
+                self.f.update_cfs_group(s);
+            }
             cur = self.f.ents[s as usize].parent;
+        }
+        if self.f.pelt() {
+            let cpu = self.f.qs[self.f.ents[se as usize].cfs_rq as usize].cpu;
+            self.f.pelt_periodic(cpu);
         }
     }
 }

@@ -61,7 +61,9 @@
 //! its EEVDF dump), and a period that ends with the group unthrottled refills nothing; a task
 //! is in its layout cgroup from its first record (a task the capture moved into its cgroup
 //! later, as `sched_move_task()` does, is charged to the cgroup from the start); group entity
-//! weights are the model's instantaneous shares, not PELT averages (`sched/group.rs`).
+//! weights are the model's instantaneous shares, not PELT averages (`sched/group.rs`), unless
+//! `group_shares = pelt` (`sched/group_pelt.rs`; each `sched_stat_runtime` record then also
+//! stands for a tick's `update_load_avg()`, see `update_curr_chain`).
 //!
 //! The replay is split by concern: `clock` (the task clock and the kernel sections of the
 //! records), `follow` (the trace's events applied to the model), `bandwidth` (the throttle
