@@ -288,3 +288,31 @@ fn per_decision_agreement_of_the_flat_captures_per_cpu() {
     }
     assert!(failures.is_empty(), "{failures:#?}");
 }
+
+/// Issue 16/17: the cgroup captures' remaining disagreements on the workload's CPU are choices
+/// between group entities at the root, whose weights the kernel takes from PELT
+/// (`calc_group_shares()`). In yield-in-cgroup the tasks arrive from CPU 0, where `taskset`
+/// found them, and the kernel's dump shows the groups' weights on CPU 1 at 0.56–0.71 of their
+/// shares in the first milliseconds. The instantaneous shares (the default) keep 1024; under
+/// `group_shares = pelt` (PELT bit-exact by `tests/pelt.rs`, nothing fitted to this capture)
+/// CPU 1's agreement rises from about a third to over two thirds; the other cgroup captures
+/// move by at most a few picks either way.
+#[test]
+fn calc_group_shares_from_pelt_explains_the_cgroup_captures_group_picks() {
+    let cpu1 = |capture: &str, variants: &[(String, String)]| {
+        let obs = observe(capture, "trace.dat");
+        let (_, r) = replay(&obs, &layout(capture), capture, variants).unwrap();
+        let c = r.decisions.per_cpu.iter().find(|c| c.cpu == 1).unwrap();
+        let pct = 100.0 * c.agreed as f64 / c.scored as f64;
+        println!("{capture} {variants:?}: CPU 1 {}/{} ({pct:.1} %)", c.agreed, c.scored);
+        pct
+    };
+    let pelt = [("group_shares".to_string(), "pelt".to_string())];
+    let instant = cpu1("yield-in-cgroup", &[]);
+    let with_pelt = cpu1("yield-in-cgroup", &pelt);
+    assert!(instant < 40.0 && with_pelt > 65.0, "yield-in-cgroup CPU 1: {instant:.1} % → {with_pelt:.1} %");
+    for capture in ["cgroup-shares", "bandwidth-30-of-100"] {
+        let (a, b) = (cpu1(capture, &[]), cpu1(capture, &pelt));
+        assert!(b >= a - 2.0, "{capture}: {a:.1} % → {b:.1} %");
+    }
+}
