@@ -102,25 +102,40 @@ impl Fair {
         }
     }
 
-    /// The machine's shape (6.18.44-fc, decoded from its live text; the 6.19 preempt-action
-    /// form without 6.19's "waker no longer eligible" reschedule).
-    fn check_preempt_wakeup_machine(&mut self, cpu: u32, curr: EntityId, pse: EntityId, wake_flags: u32, normal: bool) {
+    /// What both shapes do first: nothing while a reschedule is pending; the entities of curr
+    /// and the wakee that share a cfs_rq (`find_matching_se()`); a non-idle entity preempts an
+    /// idle one at once, without leaving it slice protection; idle against non-idle, or a wakee
+    /// that is not SCHED_NORMAL, does not preempt; then `update_curr()` on that cfs_rq. Returns
+    /// the two entities and their cfs_rq when the deadline comparison decides.
+    fn wakeup_preempt_common(
+        &mut self,
+        cpu: u32,
+        curr: EntityId,
+        pse: EntityId,
+        normal: bool,
+    ) -> Option<(EntityId, EntityId, CfsRqId)> {
         if self.rqs[cpu as usize].need_resched.is_some() || !self.feat.wakeup_preemption {
-            return;
+            return None;
         }
         let (se, pse) = self.find_matching_se(curr, pse);
         let (cse_idle, pse_idle) = (self.ents[se as usize].idle, self.ents[pse as usize].idle);
         if cse_idle && !pse_idle {
-            // A non-idle entity preempts an idle one without leaving it slice protection.
             self.cancel_protect_slice(se);
             self.resched(cpu, SwitchReason::WakeupPreempt);
-            return;
+            return None;
         }
         if cse_idle != pse_idle || !normal {
-            return;
+            return None;
         }
         let q = self.ents[se as usize].cfs_rq;
         self.update_curr(q);
+        Some((se, pse, q))
+    }
+
+    /// The machine's shape (6.18.44-fc, decoded from its live text; the 6.19 preempt-action
+    /// form without 6.19's "waker no longer eligible" reschedule).
+    fn check_preempt_wakeup_machine(&mut self, cpu: u32, curr: EntityId, pse: EntityId, wake_flags: u32, normal: bool) {
+        let Some((se, pse, q)) = self.wakeup_preempt_common(cpu, curr, pse, normal) else { return };
         let action = if self.feat.preempt_short && self.ents[pse as usize].slice < self.ents[se as usize].slice {
             PreemptAction::Short
         } else {
@@ -174,21 +189,7 @@ impl Fair {
         if self.feat.next_buddy && wake_flags & WF_FORK == 0 && !self.ents[pse as usize].sched_delayed {
             self.set_next_buddy(pse, BuddySource::Wakeup);
         }
-        if self.rqs[cpu as usize].need_resched.is_some() || !self.feat.wakeup_preemption {
-            return;
-        }
-        let (se, pse) = self.find_matching_se(curr, pse);
-        let (cse_idle, pse_idle) = (self.ents[se as usize].idle, self.ents[pse as usize].idle);
-        if cse_idle && !pse_idle {
-            self.cancel_protect_slice(se);
-            self.resched(cpu, SwitchReason::WakeupPreempt);
-            return;
-        }
-        if cse_idle != pse_idle || !normal {
-            return;
-        }
-        let q = self.ents[se as usize].cfs_rq;
-        self.update_curr(q);
+        let Some((se, pse, q)) = self.wakeup_preempt_common(cpu, curr, pse, normal) else { return };
         let short = self.feat.preempt_short && self.ents[pse as usize].slice < self.ents[se as usize].slice;
         // The plain __pick_eevdf(): no buddy, and a delayed winner just is not the wakee.
         if self.pick_eevdf(q, !short).0 == Some(pse) {
