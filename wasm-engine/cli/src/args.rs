@@ -126,7 +126,7 @@ pub struct VariantArgs {
     /// Any feature: RUN_TO_PARITY=false, DELAY_DEQUEUE=false, PLACE_LAG=false, ...
     /// or knob: yield=forfeit|deadline_bump|hierarchical,
     /// yield_to=mainline|debooster_v1|debooster_v2|lag_credit|last_buddy,
-    /// lag_clamp=max_slice_tick|two_slice_or_tick, throttle=task_based|cfs_rq, group_shares=instant|pelt,
+    /// lag_clamp=max_slice_tick|two_slice_or_tick, throttle=task_based|cfs_rq, group_shares=instant|pelt, smp=fair|static,
     /// wakeup_preempt=machine|6.18,
     /// autogroup=true|false, yield_interval=10us, profiling_timer=true,
     /// kvm_on_spin=mainline|fixed, kvm_ipi_aware, kvm_relaxed_boost, kvm_apicv,

@@ -1292,6 +1292,7 @@ export const EventKind = {
   guestSpin: 22,
   guestSpinEnd: 23,
   migrate: 24,
+  selectRq: 25,
 } as const;
 /** EventKind names, by code. */
 export const EVENT_KIND_NAMES = [
@@ -1320,7 +1321,17 @@ export const EVENT_KIND_NAMES = [
   'guest_spin',
   'guest_spin_end',
   'migrate',
+  'select_rq',
 ] as const;
+/** Why a task changed CPU (a migrate row's `arg`). */
+export const MigrateClass = {
+  wake: 0,
+  periodic: 1,
+  newidle: 2,
+  nohz: 3,
+  active: 4,
+  affinity: 5,
+} as const;
 /** Why a CPU switched away from its task (`MarkerCols.val` of a switch marker). */
 export const SwitchReason = {
   tick: 0,
@@ -1442,7 +1453,28 @@ export const EevdfSampleKind = {
   group: 1,
 } as const;
 /** The event kinds drawn as markers (`MarkerCols.kind`). */
-export const MARKER_KINDS: readonly number[] = [0, 1, 2, 5, 7, 10, 11, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24];
+export const MARKER_KINDS: readonly number[] = [
+  0,
+  1,
+  2,
+  5,
+  7,
+  10,
+  11,
+  13,
+  14,
+  15,
+  16,
+  17,
+  18,
+  19,
+  20,
+  21,
+  22,
+  23,
+  24,
+  25,
+];
 
 /** Group entities are keyed GROUP_NODE | task group in samples, picks and markers. */
 export const GROUP_NODE = 0x80000000;

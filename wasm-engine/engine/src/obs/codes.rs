@@ -66,11 +66,15 @@ pub enum EventKind {
     /// destination, `val` = the CPU it left. Logged just before the Wakeup that placed it
     /// there; a new task's first placement is not a migration (`__set_task_cpu()`).
     Migrate = 24,
+    /// `select_task_rq()` placed a waking or new task (`smp = "fair"`): `cpu` = the CPU
+    /// chosen, `arg` = its previous CPU, `val` = `path | affine << 8 | target << 16 |
+    /// nr_idle_scan << 32` (`sched::select::Placement`; nr_idle_scan 0xffffffff: not read).
+    SelectRq = 25,
 }
 
 impl EventKind {
     /// All kinds, in code order.
-    pub const ALL: [EventKind; 25] = [
+    pub const ALL: [EventKind; 26] = [
         EventKind::Switch,
         EventKind::Wakeup,
         EventKind::WakeupNew,
@@ -96,6 +100,7 @@ impl EventKind {
         EventKind::GuestSpin,
         EventKind::GuestSpinEnd,
         EventKind::Migrate,
+        EventKind::SelectRq,
     ];
 
     /// Stable lower-case name.
@@ -126,6 +131,7 @@ impl EventKind {
             EventKind::GuestSpin => "guest_spin",
             EventKind::GuestSpinEnd => "guest_spin_end",
             EventKind::Migrate => "migrate",
+            EventKind::SelectRq => "select_rq",
         }
     }
 
@@ -435,6 +441,48 @@ pub mod flag {
     ];
 }
 
+/// Why a task changed CPU: a Migrate row's `arg`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+#[repr(u8)]
+pub enum MigrateClass {
+    /// At a wakeup (`select_task_rq()` in `try_to_wake_up()`).
+    Wake = 0,
+    /// Periodic load balancing (`sched_balance_rq()` from the SCHED softirq).
+    Periodic = 1,
+    /// Newidle balancing (`sched_balance_newidle()`), a CPU about to go idle pulls.
+    Newidle = 2,
+    /// The nohz idle balancer, on behalf of an idle CPU.
+    Nohz = 3,
+    /// Active balancing: the stopper moves a running task.
+    Active = 4,
+    /// The task's allowed CPUs changed.
+    Affinity = 5,
+}
+
+impl MigrateClass {
+    /// All classes, in code order.
+    pub const ALL: [MigrateClass; 6] = [
+        MigrateClass::Wake,
+        MigrateClass::Periodic,
+        MigrateClass::Newidle,
+        MigrateClass::Nohz,
+        MigrateClass::Active,
+        MigrateClass::Affinity,
+    ];
+
+    /// Stable name.
+    pub fn name(self) -> &'static str {
+        match self {
+            MigrateClass::Wake => "wake",
+            MigrateClass::Periodic => "periodic",
+            MigrateClass::Newidle => "newidle",
+            MigrateClass::Nohz => "nohz",
+            MigrateClass::Active => "active",
+            MigrateClass::Affinity => "affinity",
+        }
+    }
+}
+
 /// What a counter row measures.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[repr(u8)]
@@ -475,6 +523,13 @@ pub fn code_tables() -> Vec<CodeTable> {
             names: Some("EVENT_KIND_NAMES"),
             doc: "Event kinds (`MarkerCols.kind`).",
             entries: EventKind::ALL.iter().map(|k| (k.name(), *k as u32)).collect(),
+            words: vec![],
+        },
+        CodeTable {
+            name: "MigrateClass",
+            names: None,
+            doc: "Why a task changed CPU (a migrate row's `arg`).",
+            entries: MigrateClass::ALL.iter().map(|c| (c.name(), *c as u32)).collect(),
             words: vec![],
         },
         CodeTable {

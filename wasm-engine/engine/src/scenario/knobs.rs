@@ -3,14 +3,14 @@
 //! [`apply_variant`], which writes into a parsed [`ScenarioFile`]; callers validate after.
 
 use super::schema::{
-    GroupSharesSpec, LagClampMode, OnSpinSpec, ScenarioFile, ThrottleSpec, TunableScaling, WakeupPreemptMode,
+    GroupSharesSpec, LagClampMode, OnSpinSpec, ScenarioFile, SmpSpec, ThrottleSpec, TunableScaling, WakeupPreemptMode,
     YieldMode, YieldToSpec,
 };
 use super::units::{parse_duration, DurationSpec};
 use crate::sched::features::SchedFeatures;
 
 /// Names accepted by [`apply_variant`] besides the scheduler features.
-pub const VARIANT_KNOBS: [&str; 33] = [
+pub const VARIANT_KNOBS: [&str; 34] = [
     "yield",
     "yield_to",
     "yield_interval",
@@ -32,6 +32,7 @@ pub const VARIANT_KNOBS: [&str; 33] = [
     "ipi_latency_socket",
     "throttle",
     "group_shares",
+    "smp",
     "lag_clamp",
     "wakeup_preempt",
     "autogroup",
@@ -137,6 +138,13 @@ pub fn apply_variant(s: &mut ScenarioFile, name: &str, value: &str) -> Result<()
                 "instant" => GroupSharesSpec::Instant,
                 "pelt" => GroupSharesSpec::Pelt,
                 _ => return Err(format!("group_shares={value}: expected instant or pelt")),
+            })
+        }
+        "smp" => {
+            s.kernel.smp = Some(match value.trim() {
+                "fair" => SmpSpec::Fair,
+                "static" => SmpSpec::Static,
+                _ => return Err(format!("smp={value}: expected fair or static")),
             })
         }
         "lag_clamp" => {

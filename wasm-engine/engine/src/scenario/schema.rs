@@ -315,6 +315,12 @@ pub struct KernelSpec {
     /// PELT; pelt: the kernel's `calc_group_shares()` from PELT load averages).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub group_shares: Option<GroupSharesSpec>,
+    /// Where tasks free to run on several CPUs run (default: static for now, see
+    /// `sched/smp.rs`): "fair" is Linux 6.18's `select_task_rq_fair()` wakeup placement and
+    /// load balancing over the host's sched domains; "static" the engine's earlier rule
+    /// (an idle CPU first, no load balancing).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub smp: Option<SmpSpec>,
 }
 
 /// kvm_vcpu_on_spin() variants.
@@ -363,6 +369,19 @@ pub enum GroupSharesSpec {
     Instant,
     /// The kernel's PELT `load_avg`s, `tg->load_avg` updated past a 1/64 change, once per ms.
     Pelt,
+}
+
+/// Where unpinned tasks run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum SmpSpec {
+    /// Linux 6.18: `select_task_rq_fair()` at wakeup and fork, periodic, newidle and nohz
+    /// load balancing over the sched domains built from the host (`sched/smp.rs`).
+    Fair,
+    /// The engine's earlier rule (named shortcut): a woken task goes to its previous CPU if
+    /// idle, else the lowest idle allowed CPU, else its previous CPU; nothing ever migrates
+    /// a queued task.
+    Static,
 }
 
 /// Shapes of `check_preempt_wakeup_fair()`.

@@ -137,6 +137,11 @@ pub struct Fair {
     pub yield_to_stats: super::yield_to::YieldToStats,
     /// How group entity weights are computed (`group_shares` knob).
     pub group_shares: super::group_pelt::GroupShares,
+    /// Whether PELT averages are tracked (`pelt()`): set with `group_shares = pelt` or the
+    /// SMP model.
+    pub pelt_tracking: bool,
+    /// The SMP state under `smp = "fair"` (`smp.rs`), else None.
+    pub smp: Option<Box<super::smp::Smp>>,
     /// Per CPU, when its blocked PELT averages were last updated (`group_shares = pelt`).
     pub last_blocked: Vec<Option<u64>>,
 }
@@ -167,6 +172,8 @@ impl Fair {
             yield_to_state: vec![Default::default(); ncpus as usize],
             yield_to_stats: Default::default(),
             group_shares: Default::default(),
+            pelt_tracking: false,
+            smp: None,
             last_blocked: vec![None; ncpus as usize],
         }
     }

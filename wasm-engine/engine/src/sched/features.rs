@@ -31,6 +31,24 @@ pub struct SchedFeatures {
     pub wakeup_preemption: bool,
     /// HRTICK (default: off): slice expiry by high-resolution timer instead of the tick.
     pub hrtick: bool,
+    /// CACHE_HOT_BUDDY (default: on): `task_hot()` treats the next buddy and the waker's
+    /// last wakee as cache hot (load balancing).
+    pub cache_hot_buddy: bool,
+    /// SIS_UTIL (default: on): `select_idle_cpu()` scans at most `nr_idle_scan` CPUs of the
+    /// LLC, a number the periodic balancer derives from the LLC's utilization.
+    pub sis_util: bool,
+    /// LB_MIN (default: off): `detach_tasks()` skips tasks of load below 16.
+    pub lb_min: bool,
+    /// WA_IDLE (default: on): `wake_affine_idle()`.
+    pub wa_idle: bool,
+    /// WA_WEIGHT (default: on): `wake_affine_weight()`.
+    pub wa_weight: bool,
+    /// WA_BIAS (default: on): `wake_affine_weight()` biases towards the previous CPU by half
+    /// of the domain's imbalance_pct.
+    pub wa_bias: bool,
+    /// NI_RANDOM (default: on, 6.18.y stable): newidle balancing runs with a probability
+    /// that follows its recent success (`newidle_ratio`), rolled on a seeded stream.
+    pub ni_random: bool,
 }
 
 impl Default for SchedFeatures {
@@ -47,13 +65,20 @@ impl Default for SchedFeatures {
             delay_zero: true,
             wakeup_preemption: true,
             hrtick: false,
+            cache_hot_buddy: true,
+            sis_util: true,
+            lb_min: false,
+            wa_idle: true,
+            wa_weight: true,
+            wa_bias: true,
+            ni_random: true,
         }
     }
 }
 
 impl SchedFeatures {
     /// Kernel names of every modeled feature, in features.h order.
-    pub const NAMES: [&'static str; 11] = [
+    pub const NAMES: [&'static str; 18] = [
         "PLACE_LAG",
         "PLACE_DEADLINE_INITIAL",
         "PLACE_REL_DEADLINE",
@@ -65,6 +90,13 @@ impl SchedFeatures {
         "DELAY_ZERO",
         "WAKEUP_PREEMPTION",
         "HRTICK",
+        "CACHE_HOT_BUDDY",
+        "SIS_UTIL",
+        "LB_MIN",
+        "WA_IDLE",
+        "WA_WEIGHT",
+        "WA_BIAS",
+        "NI_RANDOM",
     ];
 
     fn slot(&mut self, name: &str) -> Option<&mut bool> {
@@ -80,6 +112,13 @@ impl SchedFeatures {
             "DELAY_ZERO" => &mut self.delay_zero,
             "WAKEUP_PREEMPTION" => &mut self.wakeup_preemption,
             "HRTICK" => &mut self.hrtick,
+            "CACHE_HOT_BUDDY" => &mut self.cache_hot_buddy,
+            "SIS_UTIL" => &mut self.sis_util,
+            "LB_MIN" => &mut self.lb_min,
+            "WA_IDLE" => &mut self.wa_idle,
+            "WA_WEIGHT" => &mut self.wa_weight,
+            "WA_BIAS" => &mut self.wa_bias,
+            "NI_RANDOM" => &mut self.ni_random,
             _ => return None,
         })
     }

@@ -160,7 +160,7 @@ impl Fair {
     /// Under `group_shares = pelt` this is `update_tg_load_avg()`'s job (`group_pelt.rs`).
     pub fn update_tg_load(&mut self, q: CfsRqId) {
         let cq = &self.qs[q as usize];
-        if cq.tg == 0 || self.pelt() {
+        if cq.tg == 0 || self.pelt_shares() {
             return;
         }
         let (tg, cpu, load) = (cq.tg as usize, cq.cpu as usize, scale_load_down(cq.load_weight));
@@ -178,7 +178,7 @@ impl Fair {
         let cq = &self.qs[gq as usize];
         let g = &self.tgs[cq.tg as usize];
         let mut load = scale_load_down(cq.load_weight);
-        if self.pelt() {
+        if self.pelt_shares() {
             load = load.max(cq.avg.load_avg);
         }
         let tg_weight = g.load_sum - g.contrib[cq.cpu as usize] + load;

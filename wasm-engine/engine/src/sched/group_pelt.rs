@@ -105,9 +105,16 @@ fn floor_sum(sum: u64, avg: u64) -> u64 {
 }
 
 impl Fair {
-    /// Whether group weights come from PELT.
+    /// Whether PELT averages are tracked: for PELT group shares, and for the SMP model
+    /// (wakeup placement and load balancing read `cpu_load()`/`cpu_util()`).
     #[inline]
     pub fn pelt(&self) -> bool {
+        self.pelt_tracking
+    }
+
+    /// Whether group weights come from PELT (`group_shares = pelt`).
+    #[inline]
+    pub fn pelt_shares(&self) -> bool {
         self.group_shares == GroupShares::Pelt
     }
 
@@ -302,6 +309,11 @@ impl Fair {
     /// Models `update_tg_load_avg()` (6.18): at most once per ms per cfs_rq, and only when the
     /// cfs_rq's `load_avg` moved by more than 1/64 of its last contribution.
     pub fn update_tg_load_avg(&mut self, q: CfsRqId) {
+        if !self.pelt_shares() {
+            // `tg->load_avg` is read only by calc_group_shares(); the instantaneous shortcut
+            // keeps its own sums in the same fields (`update_tg_load`).
+            return;
+        }
         let now = self.clock_pelt();
         let cq = &mut self.qs[q as usize];
         if cq.tg == 0 {

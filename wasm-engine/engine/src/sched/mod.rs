@@ -12,6 +12,8 @@ pub mod group_pelt;
 pub mod hier;
 pub mod pelt;
 pub mod pick;
+pub mod select;
+pub mod smp;
 pub mod topology;
 pub mod wakeup;
 pub mod weight;

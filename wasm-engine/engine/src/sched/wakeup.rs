@@ -27,6 +27,8 @@ use super::entity::{vbefore, CfsRqId, EntityId};
 use super::fair::{Fair, DEQUEUE_DELAYED, DEQUEUE_SLEEP};
 use crate::obs::log::{BuddySource, SwitchReason};
 
+/// `WF_EXEC`: exec balancing (`sched_exec()`).
+pub const WF_EXEC: u32 = 0x02;
 /// `WF_FORK`: the wakeup of a new task (`wake_up_new_task()`).
 pub const WF_FORK: u32 = 0x04;
 /// `WF_TTWU`: a wakeup by `try_to_wake_up()`.

@@ -134,6 +134,8 @@ pub struct SimConfig {
     pub throttle: ThrottleMode,
     /// How group entity weights are computed.
     pub group_shares: crate::sched::group_pelt::GroupShares,
+    /// Wakeup placement and load balancing (`smp` knob).
+    pub smp: crate::sched::smp::SmpMode,
     /// cgroups, parents first (task group id = index + 1).
     pub cgroups: Vec<CgroupConfig>,
     /// VM names (index = VM id).
@@ -176,6 +178,11 @@ impl SimConfig {
     /// Builds the configuration from a scenario that passed `scenario::validate`.
     pub fn from_scenario(s: &ScenarioFile) -> Result<SimConfig, String> {
         let ncpus = s.host.ncpus();
+        if s.kernel.smp == Some(crate::scenario::schema::SmpSpec::Fair) && ncpus > 64 {
+            return Err(format!(
+                "kernel.smp = \"fair\" models at most 64 CPUs (the sched-domain masks are 64 bits); this host has {ncpus}"
+            ));
+        }
         let normalized = s.host.base_slice.map(|d| d.ns()).unwrap_or(NORMALIZED_BASE_SLICE_NS);
         let base_slice = normalized * tunable_factor(s.host.tunable_scaling, ncpus);
         let params = SchedParams {
@@ -354,6 +361,10 @@ impl SimConfig {
             group_shares: match s.kernel.group_shares {
                 Some(crate::scenario::schema::GroupSharesSpec::Pelt) => crate::sched::group_pelt::GroupShares::Pelt,
                 _ => crate::sched::group_pelt::GroupShares::Instant,
+            },
+            smp: match s.kernel.smp {
+                Some(crate::scenario::schema::SmpSpec::Fair) => crate::sched::smp::SmpMode::Fair,
+                _ => crate::sched::smp::SmpMode::Static,
             },
             cgroups,
             vms,

@@ -11,9 +11,11 @@ pub mod ipi;
 pub mod kvm;
 pub mod program;
 pub mod pvlock;
+mod smp;
 mod sync;
 
 use crate::cost::cputimer::{CputimerCost, CputimerLine};
+use crate::obs::codes::MigrateClass;
 use crate::obs::log::{EventKind, SwitchReason, NO_TASK};
 use crate::rng::SeedTree;
 use crate::scenario::schema::PolicySpec;
@@ -191,6 +193,7 @@ impl Simulation {
         }
         fair.throttle_mode = cfg.throttle;
         fair.group_shares = cfg.group_shares;
+        fair.pelt_tracking = cfg.group_shares == crate::sched::group_pelt::GroupShares::Pelt;
         for g in &cfg.cgroups {
             let tg = fair.add_task_group(&g.path, g.parent, g.shares);
             if let Some(q) = g.quota_ns {
@@ -237,6 +240,7 @@ impl Simulation {
             let cpu = sim.tasks[id as usize].cpu;
             sim.move_to_cpu(id, cpu);
         }
+        sim.init_smp().expect("the host was checked by SimConfig::from_scenario");
         sim
     }
 
@@ -391,26 +395,6 @@ impl Simulation {
         self.queue.push(next, Ev::Tick { cpu });
     }
 
-    /// The documented simple placement (no load balancing yet): a pinned task goes to its
-    /// CPU; otherwise the previous CPU if idle, else the lowest idle allowed CPU, else the
-    /// previous CPU if allowed, else the allowed CPU with the fewest queued tasks.
-    fn select_task_rq(&self, task: u32, prev: Option<u32>) -> u32 {
-        let aff = &self.tasks[task as usize].cfg.affinity;
-        let idle = |c: u32| self.fair.rqs[c as usize].curr.is_none() && self.fair.rqs[c as usize].nr_running == 0;
-        if let Some(p) = prev.filter(|p| aff.contains(p)) {
-            if idle(p) {
-                return p;
-            }
-        }
-        if let Some(&c) = aff.iter().find(|&&c| idle(c)) {
-            return c;
-        }
-        if let Some(p) = prev.filter(|p| aff.contains(p)) {
-            return p;
-        }
-        *aff.iter().min_by_key(|&&c| (self.fair.rqs[c as usize].nr_running, c)).expect("affinity is non-empty")
-    }
-
     fn move_to_cpu(&mut self, task: u32, cpu: u32) {
         let t = &mut self.tasks[task as usize];
         t.cpu = cpu;
@@ -419,7 +403,7 @@ impl Simulation {
 
     /// `wake_up_new_task()`: place with ENQUEUE_INITIAL, then check wakeup preemption.
     fn wake_up_new(&mut self, task: u32) {
-        let cpu = self.select_task_rq(task, None);
+        let cpu = self.select_task_rq(task, None, WF_FORK, None);
         self.move_to_cpu(task, cpu);
         let se = self.tasks[task as usize].se;
         self.fair.log.event(self.fair.now, EventKind::WakeupNew, cpu, task, NO_TASK, 0);
@@ -444,10 +428,17 @@ impl Simulation {
             self.tasks[task as usize].cpu
         } else {
             let prev = self.tasks[task as usize].cpu;
-            let cpu = self.select_task_rq(task, Some(prev));
+            let cpu = self.select_task_rq(task, Some(prev), WF_TTWU, None);
             if cpu != prev {
                 // set_task_cpu()'s sched_migrate_task, before the wakeup is traced.
-                self.fair.log.event(self.fair.now, EventKind::Migrate, cpu, task, NO_TASK, prev as i64);
+                self.fair.log.event(
+                    self.fair.now,
+                    EventKind::Migrate,
+                    cpu,
+                    task,
+                    MigrateClass::Wake as u32,
+                    prev as i64,
+                );
             }
             self.move_to_cpu(task, cpu);
             cpu

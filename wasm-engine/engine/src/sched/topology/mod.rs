@@ -148,6 +148,9 @@ impl CpuMask {
         self.0 & !other.0 == 0
     }
     /// `cpumask_intersects()`.
+    pub fn and(self, other: CpuMask) -> CpuMask {
+        CpuMask(self.0 & other.0)
+    }
     pub fn intersects(self, other: CpuMask) -> bool {
         self.0 & other.0 != 0
     }

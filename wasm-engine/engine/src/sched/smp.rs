@@ -1,0 +1,230 @@
+//! The SMP state of the fair class (Linux 6.18): the sched domains of the host, what each
+//! task carries for wakeup placement (`p->cpus_ptr`, `wakee_flips`, `last_wakee`,
+//! `recent_used_cpu`), the LLC's shared state (`sched_domain_shared`) and the per-cfs_rq
+//! hierarchical load cache of `task_h_load()`.
+//!
+//! Present only under `smp = "fair"`: wakeup placement (`select.rs`) and load balancing read
+//! it. Under `smp = "static"` (the engine's earlier rule, a named shortcut) `Fair::smp` is
+//! None and nothing here runs.
+//!
+//! Named shortcuts of the SMP model, beyond those of each function:
+//! * `jiffies` is `now / TICK_NSEC` (`INITIAL_JIFFIES` is left out: only wrap-around tests
+//!   would see it).
+//! * No util_est (UTIL_EST is on on our machine): `cpu_util()` reads `util_avg` alone.
+//! * `capacity_of()` is the CPU's full capacity (1024 on our VM; no RT, DL or irq pressure
+//!   is modelled).
+//! * `vcpu_is_preempted()` is false: the host's own vCPUs are not modelled.
+
+use super::entity::{CfsRqId, EntityId};
+use super::fair::Fair;
+use super::topology::{CpuMask, Topology};
+
+/// Where unpinned tasks run (`smp` knob).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum SmpMode {
+    /// Linux 6.18's wakeup placement and load balancing.
+    Fair,
+    /// The engine's earlier rule: no balancing (a named shortcut).
+    #[default]
+    Static,
+}
+
+/// What a task carries for placement (`struct task_struct` fields).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TaskSmp {
+    /// `p->cpus_ptr`.
+    pub allowed: CpuMask,
+    /// `p->nr_cpus_allowed`.
+    pub nr_cpus_allowed: u32,
+    /// `p->wakee_flips`: how often this task switched whom it wakes, halved every second.
+    pub wakee_flips: u32,
+    /// `p->wakee_flip_decay_ts` (jiffies).
+    pub wakee_flip_decay_ts: u64,
+    /// `p->last_wakee` (a task id).
+    pub last_wakee: Option<u32>,
+    /// `p->recent_used_cpu`.
+    pub recent_used_cpu: u32,
+}
+
+impl TaskSmp {
+    /// A task allowed on `allowed`, last on `cpu`.
+    pub fn new(allowed: CpuMask, cpu: u32) -> TaskSmp {
+        TaskSmp {
+            allowed,
+            nr_cpus_allowed: allowed.weight(),
+            wakee_flips: 0,
+            wakee_flip_decay_ts: 0,
+            last_wakee: None,
+            recent_used_cpu: cpu,
+        }
+    }
+}
+
+/// `struct sched_domain_shared` of one LLC.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct LlcShared {
+    /// `nr_idle_scan`: how many CPUs `select_idle_cpu()` may scan (SIS_UTIL). Zero at boot
+    /// (the structure is allocated zeroed) until the first periodic balance of the LLC
+    /// domain sets it (`update_idle_cpu_scan()`).
+    pub nr_idle_scan: u32,
+}
+
+/// The SMP state (`Fair::smp`).
+#[derive(Debug, Clone)]
+pub struct Smp {
+    /// The sched domains of every CPU.
+    pub topo: Topology,
+    /// Per task (index = task id).
+    pub tasks: Vec<TaskSmp>,
+    /// Per CPU, the idle task's wakee record (`current` of an idle CPU is its idle task, and
+    /// a wakeup from an interrupt there records the wakee on it).
+    pub idle: Vec<TaskSmp>,
+    /// Per LLC (`sd_llc_id`), its shared state.
+    pub llc_shared: Vec<LlcShared>,
+    /// Per cfs_rq: `h_load` and `last_h_load_update` (jiffies), for `task_h_load()`.
+    pub h_load: Vec<(u64, Option<u64>)>,
+    /// The SCHED_IDLE tasks (for `sched_idle_cpu()`; policies do not change at run time).
+    pub idle_policy_tasks: Vec<u32>,
+}
+
+impl Smp {
+    /// The SMP state of a host with this topology, for tasks allowed on `allowed` and
+    /// starting on `cpu`.
+    pub fn new(topo: Topology, tasks: impl IntoIterator<Item = (CpuMask, u32)>) -> Smp {
+        let ncpus = topo.cpus.len();
+        let nllc = topo.cpus.iter().map(|c| c.sd_llc_id + 1).max().unwrap_or(0);
+        Smp {
+            tasks: tasks.into_iter().map(|(m, c)| TaskSmp::new(m, c)).collect(),
+            idle: (0..ncpus).map(|c| TaskSmp::new(CpuMask::of(c), c as u32)).collect(),
+            llc_shared: vec![LlcShared::default(); nllc],
+            h_load: Vec::new(),
+            idle_policy_tasks: Vec::new(),
+            topo,
+        }
+    }
+
+    /// `cpus_share_cache()`.
+    pub fn cpus_share_cache(&self, a: u32, b: u32) -> bool {
+        a == b || self.topo.cpus[a as usize].sd_llc_id == self.topo.cpus[b as usize].sd_llc_id
+    }
+}
+
+impl Fair {
+    /// The SMP state; only called on paths that run under `smp = "fair"`.
+    #[inline]
+    pub fn smp(&self) -> &Smp {
+        self.smp.as_deref().expect("smp = fair")
+    }
+
+    /// `jiffies`.
+    #[inline]
+    pub fn jiffies(&self) -> u64 {
+        self.now / self.params.tick_nsec
+    }
+
+    /// `idle_cpu()`: nothing runs and nothing is queued (no wakeup is ever pending: the
+    /// engine does not model TTWU_QUEUE's IPI delay).
+    pub fn idle_cpu(&self, cpu: u32) -> bool {
+        let rq = &self.rqs[cpu as usize];
+        rq.curr.is_none() && rq.nr_running == 0
+    }
+
+    /// `available_idle_cpu()`: `idle_cpu()` and the vCPU not preempted (never, here).
+    pub fn available_idle_cpu(&self, cpu: u32) -> bool {
+        self.idle_cpu(cpu)
+    }
+
+    /// `sched_idle_cpu()`: every queued task is SCHED_IDLE.
+    pub fn sched_idle_cpu(&self, cpu: u32) -> bool {
+        let rq = &self.rqs[cpu as usize];
+        rq.nr_running > 0 && self.h_nr_idle(cpu) == rq.nr_running
+    }
+
+    /// `rq->cfs.h_nr_idle`: SCHED_IDLE tasks queued on `cpu`.
+    fn h_nr_idle(&self, cpu: u32) -> u32 {
+        let Some(smp) = self.smp.as_deref() else { return 0 };
+        smp.idle_policy_tasks
+            .iter()
+            .filter(|&&t| {
+                let e = &self.ents[t as usize];
+                e.idle && e.on_rq && self.qs[e.cfs_rq as usize].cpu == cpu
+            })
+            .count() as u32
+    }
+
+    /// `cpu_load()`: the root cfs_rq's PELT `load_avg`.
+    pub fn cpu_load(&self, cpu: u32) -> u64 {
+        self.qs[self.rqs[cpu as usize].cfs as usize].avg.load_avg
+    }
+
+    /// `cpu_runnable()`: the root cfs_rq's PELT `runnable_avg`.
+    pub fn cpu_runnable(&self, cpu: u32) -> u64 {
+        self.qs[self.rqs[cpu as usize].cfs as usize].avg.runnable_avg
+    }
+
+    /// `capacity_of()`: the CPU's capacity for CFS tasks (see the module's shortcuts).
+    pub fn capacity_of(&self, cpu: u32) -> u64 {
+        self.smp().topo.cpus[cpu as usize].cpu_capacity
+    }
+
+    /// `cpu_util_cfs()`: the root cfs_rq's `util_avg`, capped at the CPU's capacity (no
+    /// util_est: module shortcuts).
+    pub fn cpu_util_cfs(&self, cpu: u32) -> u64 {
+        let util = self.qs[self.rqs[cpu as usize].cfs as usize].avg.util_avg;
+        util.min(self.capacity_of(cpu))
+    }
+
+    /// `cfs_h_nr_delayed()`: delayed entities queued on `cpu` (`h_nr_queued - h_nr_runnable`
+    /// of the root cfs_rq).
+    pub fn cfs_h_nr_delayed(&self, cpu: u32) -> u32 {
+        let q = &self.qs[self.rqs[cpu as usize].cfs as usize];
+        q.h_nr_queued - q.h_nr_runnable
+    }
+
+    /// `update_cfs_rq_h_load()`: each level's share of the CPU's load, walked down from the
+    /// root, cached per jiffy.
+    fn update_cfs_rq_h_load(&mut self, q: CfsRqId) {
+        let now = self.jiffies();
+        let nq = self.qs.len();
+        let smp = self.smp.as_deref_mut().expect("smp = fair");
+        if smp.h_load.len() < nq {
+            smp.h_load.resize(nq, (0, None));
+        }
+        if smp.h_load[q as usize].1 == Some(now) {
+            return;
+        }
+        // The chain of group entities from `q` up to the first cached level (or the root).
+        let mut chain: Vec<EntityId> = Vec::new();
+        let mut se = self.qs[q as usize].tg_se;
+        while let Some(s) = se {
+            chain.push(s);
+            if self.smp().h_load[self.ents[s as usize].cfs_rq as usize].1 == Some(now) {
+                break;
+            }
+            se = self.ents[s as usize].parent;
+        }
+        let top = match chain.last() {
+            Some(&s) => self.ents[s as usize].cfs_rq,
+            None => q,
+        };
+        if se.is_none() {
+            let load = self.qs[top as usize].avg.load_avg;
+            self.smp.as_deref_mut().expect("smp").h_load[top as usize] = (load, Some(now));
+        }
+        for &s in chain.iter().rev() {
+            let parent_q = self.ents[s as usize].cfs_rq;
+            let my_q = self.ents[s as usize].my_q.expect("group entity");
+            let smp_h = self.smp().h_load[parent_q as usize].0;
+            let load = smp_h * self.ents[s as usize].avg.load_avg / (self.qs[parent_q as usize].avg.load_avg + 1);
+            self.smp.as_deref_mut().expect("smp").h_load[my_q as usize] = (load, Some(now));
+        }
+    }
+
+    /// `task_h_load()`: a task's share of its CPU's load through the hierarchy.
+    pub fn task_h_load(&mut self, se: EntityId) -> u64 {
+        let q = self.ents[se as usize].cfs_rq;
+        self.update_cfs_rq_h_load(q);
+        let h = self.smp().h_load[q as usize].0;
+        self.ents[se as usize].avg.load_avg * h / (self.qs[q as usize].avg.load_avg + 1)
+    }
+}

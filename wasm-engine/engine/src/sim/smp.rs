@@ -1,0 +1,106 @@
+//! Where tasks run: the simulation's side of wakeup placement (`select_task_rq()` of
+//! kernel/sched/core.c) under both `smp` modes, and the construction of the SMP state
+//! (`sched/smp.rs`) from the scenario's host.
+
+use super::Simulation;
+use crate::obs::log::EventKind;
+use crate::sched::smp::{Smp, SmpMode};
+use crate::sched::topology::{CpuMask, CpuPlace, Host, Topology, LOCAL_DISTANCE, RECLAIM_DISTANCE};
+
+/// Distance between two NUMA nodes of different sockets (named shortcut: the common SLIT
+/// value; no scenario of ours has measured one).
+pub const REMOTE_NODE_DISTANCE: u32 = 21;
+
+impl Simulation {
+    /// The scheduler's host: every CPU's core, LLC, package and node from the scenario's x86
+    /// topology (one LLC, package and NUMA node per socket; every core its own cluster, as
+    /// `CONFIG_SCHED_CLUSTER` sees a machine without clusters). A flat host is one socket of
+    /// single-thread cores, which for 2 CPUs is our machine (`Topology::this_machine()`).
+    pub fn sched_host(&self) -> Host {
+        let topo = &self.cfg.host.topology;
+        let cores_per_socket = topo.iter().map(|t| t.core + 1).max().unwrap_or(1);
+        let sockets = topo.iter().map(|t| t.socket + 1).max().unwrap_or(1);
+        let cpus = topo
+            .iter()
+            .map(|t| {
+                let core = t.socket * cores_per_socket + t.core;
+                CpuPlace { core, cluster: core, llc: t.socket, package: t.socket, node: t.socket }
+            })
+            .collect();
+        let node_distance = (0..sockets)
+            .map(|a| (0..sockets).map(|b| if a == b { LOCAL_DISTANCE } else { REMOTE_NODE_DISTANCE }).collect())
+            .collect();
+        let this_machine = Host::this_machine();
+        let node_reclaim_distance =
+            if self.cfg.host.ncpus == 2 { this_machine.node_reclaim_distance } else { RECLAIM_DISTANCE };
+        Host { cpus, node_distance, node_reclaim_distance, sched_cluster: true }
+    }
+
+    /// Sets up `smp = "fair"`: the sched domains and each task's placement state, and turns
+    /// PELT tracking on (placement and balancing read load and utilization averages).
+    pub(crate) fn init_smp(&mut self) -> Result<(), String> {
+        if self.cfg.smp != SmpMode::Fair {
+            return Ok(());
+        }
+        let topo = Topology::build(&self.sched_host()).map_err(|e| format!("smp = \"fair\": {e:?}"))?;
+        let tasks = self.tasks.iter().map(|t| {
+            let mut m = CpuMask::default();
+            for &c in &t.cfg.affinity {
+                m = CpuMask(m.0 | CpuMask::of(c as usize).0);
+            }
+            (m, t.cpu)
+        });
+        let mut smp = Smp::new(topo, tasks);
+        smp.idle_policy_tasks = (0..self.tasks.len() as u32).filter(|&t| self.fair.ents[t as usize].idle).collect();
+        self.fair.smp = Some(Box::new(smp));
+        self.fair.pelt_tracking = true;
+        Ok(())
+    }
+
+    /// `select_task_rq()`: the CPU a waking (`prev` = its last CPU) or new (`prev` = None)
+    /// task is placed on. `wake_flags` are the kernel's WF_* bits; `waker_cpu` is the CPU the
+    /// wakeup runs on (None: a timer, which fires on the CPU the task slept on; for a new
+    /// task, the parent's CPU, here the task's first allowed CPU: the scenario does not say
+    /// where the launching shell ran).
+    pub(crate) fn select_task_rq(
+        &mut self,
+        task: u32,
+        prev: Option<u32>,
+        wake_flags: u32,
+        waker_cpu: Option<u32>,
+    ) -> u32 {
+        if self.fair.smp.is_none() {
+            return self.select_task_rq_static(task, prev);
+        }
+        let prev_cpu = prev.unwrap_or(self.tasks[task as usize].cpu);
+        let waker_cpu = waker_cpu.unwrap_or(prev_cpu);
+        let waker = self.running_task(waker_cpu).filter(|&t| t != task);
+        let pl = self.fair.select_task_rq_fair(task, prev_cpu, wake_flags, waker_cpu, waker);
+        let val = pl.path as i64
+            | (pl.affine as i64) << 8
+            | (pl.target as i64 & 0xffff) << 16
+            | (pl.nr_idle_scan as i64) << 32;
+        self.fair.log.event(self.fair.now, EventKind::SelectRq, pl.cpu, task, prev_cpu, val);
+        pl.cpu
+    }
+
+    /// The engine's earlier placement (`smp = "static"`, a named shortcut): a pinned task goes
+    /// to its CPU; otherwise the previous CPU if idle, else the lowest idle allowed CPU, else
+    /// the previous CPU if allowed, else the allowed CPU with the fewest queued tasks.
+    fn select_task_rq_static(&self, task: u32, prev: Option<u32>) -> u32 {
+        let aff = &self.tasks[task as usize].cfg.affinity;
+        let idle = |c: u32| self.fair.rqs[c as usize].curr.is_none() && self.fair.rqs[c as usize].nr_running == 0;
+        if let Some(p) = prev.filter(|p| aff.contains(p)) {
+            if idle(p) {
+                return p;
+            }
+        }
+        if let Some(&c) = aff.iter().find(|&&c| idle(c)) {
+            return c;
+        }
+        if let Some(p) = prev.filter(|p| aff.contains(p)) {
+            return p;
+        }
+        *aff.iter().min_by_key(|&&c| (self.fair.rqs[c as usize].nr_running, c)).expect("affinity is non-empty")
+    }
+}
