@@ -35,7 +35,7 @@ impl Line {
         .unwrap_or_else(|_| panic!("{key}={v} is not a number"))
     }
     fn mask(&self, key: &str) -> CpuMask {
-        CpuMask(self.num(key) as u64)
+        CpuMask::from_bits(self.num(key) as u64)
     }
 }
 
@@ -61,16 +61,18 @@ fn capture() -> Vec<Line> {
 
 /// A sysfs CPU list (`0-1`, `0,2-3`) as a mask.
 fn cpulist(s: &str) -> CpuMask {
-    CpuMask(s.split(',').fold(0, |m, part| {
-        let (a, b) = part.split_once('-').unwrap_or((part, part));
-        let (a, b): (u32, u32) = (a.parse().expect("cpu"), b.parse().expect("cpu"));
-        (a..=b).fold(m, |m, c| m | 1 << c)
-    }))
+    s.split(',')
+        .flat_map(|part| {
+            let (a, b) = part.split_once('-').unwrap_or((part, part));
+            let (a, b): (usize, usize) = (a.parse().expect("cpu"), b.parse().expect("cpu"));
+            a..=b
+        })
+        .collect()
 }
 
 /// The CPUs of `host` for which `same` holds against `cpu`.
 fn cpus_where(host: &Host, same: impl Fn(usize) -> bool) -> CpuMask {
-    CpuMask((0..host.cpus.len()).filter(|&c| same(c)).fold(0, |m, c| m | 1 << c))
+    (0..host.cpus.len()).filter(|&c| same(c)).collect()
 }
 
 #[test]

@@ -178,10 +178,9 @@ impl SimConfig {
     /// Builds the configuration from a scenario that passed `scenario::validate`.
     pub fn from_scenario(s: &ScenarioFile) -> Result<SimConfig, String> {
         let ncpus = s.host.ncpus();
-        if s.kernel.smp == Some(crate::scenario::schema::SmpSpec::Fair) && ncpus > 64 {
-            return Err(format!(
-                "kernel.smp = \"fair\" models at most 64 CPUs (the sched-domain masks are 64 bits); this host has {ncpus}"
-            ));
+        let max = crate::sched::topology::MAX_CPUS;
+        if s.kernel.smp == Some(crate::scenario::schema::SmpSpec::Fair) && ncpus as usize > max {
+            return Err(format!("kernel.smp = \"fair\" models at most {max} CPUs (NR_CPUS); this host has {ncpus}"));
         }
         let normalized = s.host.base_slice.map(|d| d.ns()).unwrap_or(NORMALIZED_BASE_SLICE_NS);
         let base_slice = normalized * tunable_factor(s.host.tunable_scaling, ncpus);

@@ -43,13 +43,7 @@ impl Simulation {
             return Ok(());
         }
         let topo = Topology::build(&self.sched_host()).map_err(|e| format!("smp = \"fair\": {e:?}"))?;
-        let tasks = self.tasks.iter().map(|t| {
-            let mut m = CpuMask::default();
-            for &c in &t.cfg.affinity {
-                m = CpuMask(m.0 | CpuMask::of(c as usize).0);
-            }
-            (m, t.cpu)
-        });
+        let tasks = self.tasks.iter().map(|t| (t.cfg.affinity.iter().map(|&c| c as usize).collect::<CpuMask>(), t.cpu));
         let mut smp = Smp::new(topo, tasks);
         smp.idle_policy_tasks = (0..self.tasks.len() as u32).filter(|&t| self.fair.ents[t as usize].idle).collect();
         self.fair.smp = Some(Box::new(smp));

@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 /// Why a host description cannot be built.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum BuildError {
-    /// No CPUs, or more than the 64 a [`CpuMask`] holds.
+    /// No CPUs, or more than the [`super::MAX_CPUS`] a [`CpuMask`] holds.
     CpuCount(usize),
     /// A CPU's node has no row in the distance table, or no column in another node's row.
     NodeDistance { node: u32 },
@@ -87,12 +87,12 @@ pub(super) struct Builder<'h> {
 
 pub(super) fn build(host: &Host) -> Result<Topology, BuildError> {
     let n = host.cpus.len();
-    if n == 0 || n > 64 {
+    if n == 0 || n > super::MAX_CPUS {
         return Err(BuildError::CpuCount(n));
     }
     let numa_distance = numa_distances(host)?;
     let levels = levels(host, numa_distance.len());
-    let cpu_map = CpuMask(if n == 64 { u64::MAX } else { (1 << n) - 1 });
+    let cpu_map = CpuMask::first_n(n);
     let mut b = Builder {
         host,
         levels,
@@ -184,7 +184,7 @@ impl Builder<'_> {
     pub(super) fn mask(&self, k: usize, cpu: usize) -> CpuMask {
         let me = self.host.cpus[cpu];
         let same = |f: &dyn Fn(&CpuPlace) -> bool| {
-            CpuMask(self.host.cpus.iter().enumerate().filter(|(_, c)| f(c)).fold(0, |m, (i, _)| m | 1 << i))
+            self.host.cpus.iter().enumerate().filter(|(_, c)| f(c)).map(|(i, _)| i).collect::<CpuMask>()
         };
         match self.levels[k].mask {
             Mask::Smt => same(&|c| c.core == me.core),
@@ -226,7 +226,7 @@ impl Builder<'_> {
             name: tl.name,
             level: 0,
             flags,
-            span: CpuMask(tl_mask.0 & self.cpu_map.0),
+            span: tl_mask.and(self.cpu_map),
             sd_weight,
             imbalance_pct,
             cache_nice_tries,
@@ -245,7 +245,7 @@ impl Builder<'_> {
                 sd.level = child.level + 1;
                 if !child.span.is_subset(sd.span) {
                     // "BUG: arch topology borken": the kernel widens the parent.
-                    sd.span = CpuMask(sd.span.0 | child.span.0);
+                    sd.span = sd.span.or(child.span);
                 }
             }
             let full = sd.span == self.cpu_map;

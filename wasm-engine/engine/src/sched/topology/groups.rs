@@ -43,7 +43,7 @@ impl Builder<'_> {
                 continue;
             }
             let g = self.get_group(i, k);
-            covered.0 |= self.groups[g].span.0;
+            covered = covered.or(self.groups[g].span);
             ring.push(g);
         }
         ring
@@ -85,12 +85,12 @@ impl Builder<'_> {
             } else {
                 (self.chains[i][sk].span, 0)
             };
-            covered.0 |= sg_span.0;
+            covered = covered.or(sg_span);
             let mut mask = CpuMask::default();
             for j in sg_span.iter() {
                 let built = self.chains[j].get(sk).is_some();
                 if built && sk > 0 && self.chains[j][sk - 1].span == sg_span {
-                    mask.0 |= 1 << j;
+                    mask.set(j);
                 }
             }
             let sgc = self.sgc(sk, mask.first().unwrap_or(i));

@@ -122,51 +122,114 @@ pub const LOCAL_DISTANCE: u32 = 10;
 /// `init_amd_zen_common()`).
 pub const RECLAIM_DISTANCE: u32 = 30;
 
-/// A set of CPUs 0-63 (a `struct cpumask`'s first word).
+/// Words in a [`CpuMask`].
+const MASK_WORDS: usize = 8;
+/// The most CPUs a [`CpuMask`] holds (`NR_CPUS` of this model).
+pub const MAX_CPUS: usize = MASK_WORDS * 64;
+
+/// A set of CPUs 0-511 (`struct cpumask` with `NR_CPUS` = 512).
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
-pub struct CpuMask(pub u64);
+pub struct CpuMask([u64; MASK_WORDS]);
 
 impl CpuMask {
     /// The mask of one CPU.
     pub fn of(cpu: usize) -> CpuMask {
-        CpuMask(1 << cpu)
+        let mut m = CpuMask::default();
+        m.set(cpu);
+        m
+    }
+    /// The CPUs whose bits are set in `bits` (CPUs 0-63).
+    pub fn from_bits(bits: u64) -> CpuMask {
+        let mut w = [0; MASK_WORDS];
+        w[0] = bits;
+        CpuMask(w)
+    }
+    /// CPUs `0..n` (`cpu_possible_mask` of an `n`-CPU host).
+    pub fn first_n(n: usize) -> CpuMask {
+        (0..n.min(MAX_CPUS)).collect()
+    }
+    /// `cpumask_set_cpu()`.
+    pub fn set(&mut self, cpu: usize) {
+        self.0[cpu / 64] |= 1 << (cpu % 64);
     }
     /// `cpumask_weight()`.
     pub fn weight(self) -> u32 {
-        self.0.count_ones()
+        self.0.iter().map(|w| w.count_ones()).sum()
     }
     /// `cpumask_first()`; `None` when empty.
     pub fn first(self) -> Option<usize> {
-        (self.0 != 0).then(|| self.0.trailing_zeros() as usize)
+        self.0.iter().enumerate().find(|(_, w)| **w != 0).map(|(i, w)| i * 64 + w.trailing_zeros() as usize)
     }
     /// `cpumask_test_cpu()`.
     pub fn contains(self, cpu: usize) -> bool {
-        cpu < 64 && self.0 & (1 << cpu) != 0
+        cpu < MAX_CPUS && self.0[cpu / 64] & (1 << (cpu % 64)) != 0
     }
     /// `cpumask_subset(self, other)`.
     pub fn is_subset(self, other: CpuMask) -> bool {
-        self.0 & !other.0 == 0
+        self.0.iter().zip(other.0).all(|(a, b)| a & !b == 0)
+    }
+    /// `cpumask_and()`.
+    pub fn and(self, other: CpuMask) -> CpuMask {
+        let mut w = self.0;
+        w.iter_mut().zip(other.0).for_each(|(a, b)| *a &= b);
+        CpuMask(w)
+    }
+    /// `cpumask_or()`.
+    pub fn or(self, other: CpuMask) -> CpuMask {
+        let mut w = self.0;
+        w.iter_mut().zip(other.0).for_each(|(a, b)| *a |= b);
+        CpuMask(w)
+    }
+    /// `cpumask_andnot()`.
+    pub fn andnot(self, other: CpuMask) -> CpuMask {
+        let mut w = self.0;
+        w.iter_mut().zip(other.0).for_each(|(a, b)| *a &= !b);
+        CpuMask(w)
     }
     /// `cpumask_intersects()`.
-    pub fn and(self, other: CpuMask) -> CpuMask {
-        CpuMask(self.0 & other.0)
-    }
     pub fn intersects(self, other: CpuMask) -> bool {
-        self.0 & other.0 != 0
+        self.0.iter().zip(other.0).any(|(a, b)| a & b != 0)
+    }
+    /// `cpumask_empty()`.
+    pub fn is_empty(self) -> bool {
+        self.0.iter().all(|&w| w == 0)
     }
     /// The CPUs in the mask, lowest first (`for_each_cpu`).
     pub fn iter(self) -> impl Iterator<Item = usize> {
-        (0..64).filter(move |&c| self.contains(c))
+        self.0.into_iter().enumerate().flat_map(|(i, mut w)| {
+            std::iter::from_fn(move || {
+                (w != 0).then(|| {
+                    let b = w.trailing_zeros() as usize;
+                    w &= w - 1;
+                    i * 64 + b
+                })
+            })
+        })
     }
     /// The CPUs in the mask starting at `start` and wrapping around (`for_each_cpu_wrap`).
     pub fn iter_wrap(self, start: usize) -> impl Iterator<Item = usize> {
-        (start..64).chain(0..start.min(64)).filter(move |&c| self.contains(c))
+        self.iter().filter(move |&c| c >= start).chain(self.iter().filter(move |&c| c < start))
+    }
+}
+
+impl FromIterator<usize> for CpuMask {
+    fn from_iter<I: IntoIterator<Item = usize>>(it: I) -> CpuMask {
+        let mut m = CpuMask::default();
+        for c in it {
+            m.set(c);
+        }
+        m
     }
 }
 
 impl std::fmt::Debug for CpuMask {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{:#x}", self.0)
+        let top = self.0.iter().rposition(|&w| w != 0).unwrap_or(0);
+        write!(f, "{:#x}", self.0[top])?;
+        for w in self.0[..top].iter().rev() {
+            write!(f, "_{w:016x}")?;
+        }
+        Ok(())
     }
 }
 

@@ -15,7 +15,7 @@ const NUMA_NEAR: u32 = (BASE & !SD_PREFER_SIBLING) | SD_SERIALIZE | SD_NUMA;
 const NUMA_FAR: u32 = NUMA_NEAR & !(SD_BALANCE_EXEC | SD_BALANCE_FORK | SD_WAKE_AFFINE);
 
 fn mask(cpus: std::ops::RangeInclusive<usize>) -> CpuMask {
-    CpuMask(cpus.fold(0, |m, c| m | 1 << c))
+    cpus.collect()
 }
 
 /// (name, level, span) of each attached domain of `cpu`.
@@ -36,8 +36,8 @@ fn check_common(t: &Topology) {
             assert_eq!(d.balance_interval, d.span_weight);
             assert_eq!((d.busy_factor, d.nr_balance_failed, d.max_newidle_lb_cost), (16, 0, 0));
             assert_eq!((d.newidle_call, d.newidle_success, d.newidle_ratio), (512, 256, 512));
-            let covered = d.groups.iter().fold(0, |m, g| m | g.span.0);
-            assert_eq!(covered, d.span.0, "{}: the groups cover the span", d.name);
+            let covered = d.groups.iter().fold(CpuMask::default(), |m, g| m.or(g.span));
+            assert_eq!(covered, d.span, "{}: the groups cover the span", d.name);
             for g in &d.groups {
                 assert_eq!(g.capacity, SCHED_CAPACITY_SCALE * u64::from(g.group_weight));
             }
@@ -57,11 +57,11 @@ fn flag_values_are_the_kernels() {
 fn two_cpus_one_llc_is_one_mc_domain() {
     let t = Topology::this_machine();
     check_common(&t);
-    assert_eq!(t.root_span, CpuMask(0b11));
+    assert_eq!(t.root_span, CpuMask::from_bits(0b11));
     for cpu in 0..2 {
         // SMT is dropped (one thread per core); CLS (level 0) spans one CPU and degenerates; the
         // walk stops at MC, which spans both CPUs, so PKG and NODE are never built.
-        assert_eq!(chain(&t, cpu), vec![("MC", 1, CpuMask(0b11))]);
+        assert_eq!(chain(&t, cpu), vec![("MC", 1, CpuMask::from_bits(0b11))]);
         let d = &t.cpus[cpu].domains[0];
         assert_eq!(d.flags, MC);
         assert_eq!((d.imbalance_pct, d.cache_nice_tries, d.imb_numa_nr), (117, 1, 0));
@@ -255,4 +255,30 @@ fn bad_hosts_are_refused() {
     assert_eq!(Topology::build(&host), Err(BuildError::SpanNotSane { level: "NODE" }));
     let host = Host { cpus: Vec::new(), ..Host::this_machine() };
     assert_eq!(Topology::build(&host), Err(BuildError::CpuCount(0)));
+}
+
+#[test]
+fn hosts_beyond_64_cpus_build() {
+    // Seed 002's scale: 384 CPUs, two sockets of 96 cores with 2 threads each, one node each.
+    let shape = HostShape {
+        packages: 2,
+        nodes_per_package: 1,
+        llcs_per_node: 1,
+        clusters_per_llc: 96,
+        cores_per_cluster: 1,
+        threads_per_core: 2,
+    };
+    let t = Topology::build(&Host::from_shape(shape, vec![vec![10, 21], vec![21, 10]])).expect("builds");
+    check_common(&t);
+    assert_eq!(chain(&t, 0), vec![("SMT", 0, mask(0..=1)), ("MC", 2, mask(0..=191)), ("NUMA", 5, mask(0..=383))]);
+    assert_eq!(
+        chain(&t, 383),
+        vec![("SMT", 0, mask(382..=383)), ("MC", 2, mask(192..=383)), ("NUMA", 5, mask(0..=383))]
+    );
+    assert_eq!((t.cpus[200].sd_llc_size, t.cpus[200].sd_llc_id), (192, 192));
+    assert_eq!(mask(60..=70).iter_wrap(65).collect::<Vec<_>>(), [65, 66, 67, 68, 69, 70, 60, 61, 62, 63, 64]);
+    assert_eq!((mask(60..=70).weight(), mask(60..=70).first()), (11, Some(60)));
+    assert_eq!(format!("{:?}", CpuMask::of(64)), "0x1_0000000000000000");
+    let too_many = HostShape { clusters_per_llc: 129, ..shape };
+    assert!(Topology::build(&Host::from_shape(too_many, vec![vec![10, 21], vec![21, 10]])).is_err());
 }
