@@ -132,3 +132,17 @@ fn every_placement_is_logged_with_its_rule() {
         assert!(path <= PlacePath::NotAllowed as u8);
     }
 }
+
+#[test]
+fn why_this_cpu_names_the_rule_and_its_numbers() {
+    use schedlab_engine::obs::why_cpu::{placement_words, PlacementRow};
+    // s wakes at 51 ms on its busy CPU 0 with CPU 3 idle and nr_idle_scan still 0.
+    let sim = host_at(&tasks("[0, 1, 2, 3]", &[0, 1, 2]), 60, &[]);
+    let e = &sim.fair.log.events;
+    let i = (0..e.t.len()).rfind(|&i| e.kind[i] == EventKind::SelectRq as u8 && e.task[i] == 0).expect("a wakeup");
+    let r = PlacementRow::unpack(e.val[i]).expect("valid row");
+    assert_eq!((r.path, r.nr_idle_scan, r.target), (PlacePath::Fallback, Some(0), 0));
+    let words = placement_words(&sim.fair.log, i, &|t| sim.tasks[t as usize].cfg.name.clone());
+    assert!(words.starts_with("select_task_rq placed s on CPU 0 (previous CPU 0)."), "{words}");
+    assert!(words.contains("SIS_UTIL's nr_idle_scan was 0"), "{words}");
+}

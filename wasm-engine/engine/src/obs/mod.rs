@@ -10,3 +10,4 @@ pub mod query;
 pub mod smp;
 pub mod summary;
 pub mod why;
+pub mod why_cpu;

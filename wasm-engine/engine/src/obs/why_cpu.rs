@@ -1,0 +1,102 @@
+//! "Why this CPU": a placement (`select_rq` row) or a migration (`migrate` row) in plain
+//! words with its numbers, as `why.rs` does for picks. Read by `schedlab explain`.
+
+use super::codes::MigrateClass;
+use super::log::{EventKind, EventLog};
+use crate::sched::select::{AffinePath, PlacePath};
+
+/// A `select_rq` row's `val`, unpacked.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PlacementRow {
+    /// The rule that chose the CPU.
+    pub path: PlacePath,
+    /// `wake_affine()`'s part.
+    pub affine: AffinePath,
+    /// The CPU `select_idle_sibling()` started from.
+    pub target: u32,
+    /// SIS_UTIL's scan budget, None if it was not read.
+    pub nr_idle_scan: Option<u32>,
+}
+
+impl PlacementRow {
+    /// Unpacks a `select_rq` row's `val` (layout in `obs::codes::EventKind::SelectRq`).
+    pub fn unpack(val: i64) -> Option<PlacementRow> {
+        let path = match val & 0xff {
+            0 => PlacePath::Pinned,
+            1 => PlacePath::Target,
+            2 => PlacePath::Prev,
+            3 => PlacePath::Recent,
+            4 => PlacePath::Scan,
+            5 => PlacePath::Fallback,
+            6 => PlacePath::Slow,
+            7 => PlacePath::NotAllowed,
+            _ => return None,
+        };
+        let affine = match (val >> 8) & 0xff {
+            0 => AffinePath::None,
+            1 => AffinePath::Idle,
+            2 => AffinePath::Weight,
+            3 => AffinePath::Prev,
+            _ => return None,
+        };
+        let nr = (val >> 32) as u32;
+        Some(PlacementRow {
+            path,
+            affine,
+            target: ((val >> 16) & 0xffff) as u32,
+            nr_idle_scan: (nr != u32::MAX).then_some(nr),
+        })
+    }
+}
+
+/// The words of the `select_rq` row `i`: which CPU, from which previous one, by which rule.
+pub fn placement_words(log: &EventLog, i: usize, name: &dyn Fn(u32) -> String) -> String {
+    let e = &log.events;
+    debug_assert_eq!(e.kind[i], EventKind::SelectRq as u8);
+    let (cpu, prev, task) = (e.cpu[i] as u32, e.arg[i], e.task[i]);
+    let Some(r) = PlacementRow::unpack(e.val[i]) else { return format!("{} placed on CPU {cpu}", name(task)) };
+    let mut w = format!("select_task_rq placed {} on CPU {cpu} (previous CPU {prev}). ", name(task));
+    w.push_str(match r.affine {
+        AffinePath::None => "",
+        AffinePath::Idle => "wake_affine_idle() chose between the waker's CPU and the previous one. ",
+        AffinePath::Weight => {
+            "wake_affine_weight(): the waker's CPU, loaded with the wakee, stayed below the previous CPU's load. "
+        }
+        AffinePath::Prev => "wake_affine() kept the previous CPU (neither rule chose the waker's). ",
+    });
+    let t = r.target;
+    let rule = match r.path {
+        PlacePath::Pinned => format!("Only CPU {cpu} is allowed, so the class was not asked."),
+        PlacePath::Target => format!("select_idle_sibling(): the target CPU {t} was idle."),
+        PlacePath::Prev => format!("select_idle_sibling(): the target CPU {t} was busy; the previous CPU {cpu} was idle and shares its LLC."),
+        PlacePath::Recent => format!("select_idle_sibling(): the target CPU {t} and the previous CPU were busy; recent_used_cpu {cpu} was idle."),
+        PlacePath::Scan => match r.nr_idle_scan {
+            Some(n) => format!("select_idle_cpu() scanned the LLC from CPU {} (at most {n} CPUs, SIS_UTIL) and found CPU {cpu} idle.", t + 1),
+            None => format!("select_idle_cpu() scanned the LLC from CPU {} and found CPU {cpu} idle.", t + 1),
+        },
+        PlacePath::Fallback => match r.nr_idle_scan {
+            Some(0) => format!(
+                "The target CPU {t} was busy and SIS_UTIL's nr_idle_scan was 0 (the LLC looked busy at the last periodic balance, or none has run yet), so no CPU was scanned: it stays on CPU {t}."
+            ),
+            _ => format!("No idle CPU in the LLC within the scan: it stays on the target CPU {t}."),
+        },
+        PlacePath::Slow => format!("Fork/exec balancing (sched_balance_find_dst_cpu()) chose the idlest CPU, {cpu}."),
+        PlacePath::NotAllowed => format!("The chosen CPU was not allowed; select_fallback_rq() took CPU {cpu}."),
+    };
+    w.push_str(&rule);
+    w
+}
+
+/// The words of the `migrate` row `i`.
+pub fn migration_words(log: &EventLog, i: usize, name: &dyn Fn(u32) -> String) -> String {
+    let e = &log.events;
+    debug_assert_eq!(e.kind[i], EventKind::Migrate as u8);
+    let class = MigrateClass::ALL.get(e.arg[i] as usize).map(|c| c.name()).unwrap_or("unknown");
+    format!("{} moved from CPU {} to CPU {} ({class})", name(e.task[i]), e.val[i], e.cpu[i])
+}
+
+/// The last row of `kind` on `cpu` at or before row `end` (exclusive).
+pub fn last_row(log: &EventLog, kind: EventKind, cpu: u32, end: usize) -> Option<usize> {
+    let e = &log.events;
+    (0..end.min(e.t.len())).rev().find(|&i| e.kind[i] == kind as u8 && e.cpu[i] as u32 == cpu)
+}
