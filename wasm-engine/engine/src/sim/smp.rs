@@ -4,6 +4,7 @@
 
 use super::Simulation;
 use crate::obs::log::EventKind;
+use crate::sched::select::PlacePath;
 use crate::sched::smp::{Smp, SmpMode};
 use crate::sched::topology::{CpuMask, CpuPlace, Host, Topology, LOCAL_DISTANCE, RECLAIM_DISTANCE};
 
@@ -70,6 +71,11 @@ impl Simulation {
         let waker_cpu = waker_cpu.unwrap_or(prev_cpu);
         let waker = self.running_task(waker_cpu).filter(|&t| t != task);
         let pl = self.fair.select_task_rq_fair(task, prev_cpu, wake_flags, waker_cpu, waker);
+        if pl.path == PlacePath::Pinned {
+            // core.c's select_task_rq() does not ask the class: nothing to log, so fully
+            // pinned scenarios log exactly what they log under `smp = "static"`.
+            return pl.cpu;
+        }
         let val = pl.path as i64
             | (pl.affine as i64) << 8
             | (pl.target as i64 & 0xffff) << 16
