@@ -147,10 +147,23 @@ impl CpuMask {
     pub fn is_subset(self, other: CpuMask) -> bool {
         self.0 & !other.0 == 0
     }
-    /// `cpumask_intersects()`.
+    /// `cpumask_and()`.
     pub fn and(self, other: CpuMask) -> CpuMask {
         CpuMask(self.0 & other.0)
     }
+    /// `cpumask_set_cpu()` on a copy.
+    pub fn with(self, cpu: usize) -> CpuMask {
+        CpuMask(self.0 | 1 << cpu)
+    }
+    /// `__cpumask_clear_cpu()` on a copy.
+    pub fn without(self, cpu: usize) -> CpuMask {
+        CpuMask(self.0 & !(1 << cpu))
+    }
+    /// `cpumask_empty()`.
+    pub fn is_empty(self) -> bool {
+        self.0 == 0
+    }
+    /// `cpumask_intersects()`.
     pub fn intersects(self, other: CpuMask) -> bool {
         self.0 & other.0 != 0
     }
