@@ -8,7 +8,15 @@
 //! * rq.nr_running counts the queued tasks; h_nr_runnable ≤ h_nr_queued;
 //! * CFS bandwidth: a cfs_rq's throttle_count is the number of throttled queues at or above it,
 //!   and only a queue in a throttled hierarchy holds tasks in limbo;
-//! * Σ task runtime + Σ idle = CPUs × elapsed.
+//! * Σ task runtime + Σ idle = CPUs × elapsed;
+//! * under `smp = "fair"`: a queued or running task's entity sits on a cfs_rq of the CPU the
+//!   simulation says it is on, and that CPU is in its allowed mask (the balancer moved it
+//!   consistently and only where it may run).
+//!
+//! Not checked: that a cfs_rq's PELT sums equal its entities'. They do not, exactly: blocked
+//! (sleeping) entities' contributions stay in the sums and decay separately, removed loads
+//! are folded in only at the next update, and every `*_avg` is a floored division of its
+//! `*_sum`, so no exact equality holds to state.
 
 use crate::sched::entity::{vbefore, vdiff};
 use crate::sim::{Simulation, TaskState};
@@ -150,6 +158,24 @@ pub fn check(sim: &Simulation) -> Result<(), String> {
     for t in &sim.tasks {
         if t.state == TaskState::Running && f.rqs[t.cpu as usize].curr != Some(t.se) {
             return Err(format!("task {} is Running but not curr of cpu {}", t.cfg.name, t.cpu));
+        }
+    }
+    if let Some(smp) = f.smp.as_deref() {
+        for (i, t) in sim.tasks.iter().enumerate() {
+            let e = &ents[t.se as usize];
+            if !e.on_rq && t.state != TaskState::Running {
+                continue;
+            }
+            let cpu = f.qs[e.cfs_rq as usize].cpu;
+            if cpu != t.cpu {
+                return Err(format!(
+                    "task {} is on a cfs_rq of cpu {cpu} but the simulation says cpu {}",
+                    t.cfg.name, t.cpu
+                ));
+            }
+            if !smp.tasks[i].allowed.contains(cpu as usize) {
+                return Err(format!("task {} is queued on cpu {cpu}, outside its allowed CPUs", t.cfg.name));
+            }
         }
     }
     let busy: u128 = (0..sim.tasks.len() as u32).map(|i| sim.cpu_time(i) as u128).sum();

@@ -1293,6 +1293,7 @@ export const EventKind = {
   guestSpinEnd: 23,
   migrate: 24,
   selectRq: 25,
+  balance: 26,
 } as const;
 /** EventKind names, by code. */
 export const EVENT_KIND_NAMES = [
@@ -1322,6 +1323,7 @@ export const EVENT_KIND_NAMES = [
   'guest_spin_end',
   'migrate',
   'select_rq',
+  'balance',
 ] as const;
 /** Why a task changed CPU (a migrate row's `arg`). */
 export const MigrateClass = {
@@ -1331,6 +1333,15 @@ export const MigrateClass = {
   nohz: 3,
   active: 4,
   affinity: 5,
+} as const;
+/** How a load-balance pass ended (bits 32-39 of a balance row's `val`). */
+export const BalanceOutcome = {
+  moved: 0,
+  noBusiestRq: 1,
+  allPinned: 2,
+  failed: 3,
+  activeBalance: 4,
+  onePinned: 5,
 } as const;
 /** Why a CPU switched away from its task (`MarkerCols.val` of a switch marker). */
 export const SwitchReason = {

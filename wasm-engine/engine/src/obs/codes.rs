@@ -70,11 +70,22 @@ pub enum EventKind {
     /// chosen, `arg` = its previous CPU, `val` = `path | affine << 8 | target << 16 |
     /// nr_idle_scan << 32` (`sched::select::Placement`; nr_idle_scan 0xffffffff: not read).
     SelectRq = 25,
+    /// A load-balance pass that found an imbalance (`sched_balance_rq()`, `smp = "fair"`):
+    /// `cpu` = the balancing (destination) CPU, `task` = NO_TASK, `arg` = the imbalance
+    /// left after detaching (load, util or task count by the migration type), `val` =
+    /// `level | idle_type << 8 | busiest_group_type << 16 | migration_type << 24 |
+    /// outcome << 32 | tasks_moved << 40 | last_rejection << 48 | src_cpu << 56`
+    /// (idle type 0 not idle, 1 idle, 2 newly idle; group type `sched::balance::GroupType`;
+    /// migration type 0 load, 1 util, 2 task, 3 misfit; outcome `BalanceOutcome`; rejection
+    /// 0 none, 1 running, 2 cache hot, 3 too big for the imbalance, 4 ineligible on the
+    /// destination, 5 delayed, 6 pinned, 7 LB_MIN; src_cpu 0xff: none found). Balanced
+    /// passes leave no row.
+    Balance = 26,
 }
 
 impl EventKind {
     /// All kinds, in code order.
-    pub const ALL: [EventKind; 26] = [
+    pub const ALL: [EventKind; 27] = [
         EventKind::Switch,
         EventKind::Wakeup,
         EventKind::WakeupNew,
@@ -101,6 +112,7 @@ impl EventKind {
         EventKind::GuestSpinEnd,
         EventKind::Migrate,
         EventKind::SelectRq,
+        EventKind::Balance,
     ];
 
     /// Stable lower-case name.
@@ -132,6 +144,7 @@ impl EventKind {
             EventKind::GuestSpinEnd => "guest_spin_end",
             EventKind::Migrate => "migrate",
             EventKind::SelectRq => "select_rq",
+            EventKind::Balance => "balance",
         }
     }
 
@@ -152,6 +165,7 @@ impl EventKind {
                 | EventKind::Tick
                 | EventKind::Resched
                 | EventKind::DelayedDequeue
+                | EventKind::Balance
         )
     }
 }
@@ -483,6 +497,48 @@ impl MigrateClass {
     }
 }
 
+/// How a load-balance pass ended: bits 32-39 of a Balance row's `val`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+#[repr(u8)]
+pub enum BalanceOutcome {
+    /// Tasks were moved (bits 40-47 say how many).
+    Moved = 0,
+    /// An imbalance, but no CPU of the busiest group to pull from.
+    NoBusiestRq = 1,
+    /// Every task of the busiest CPU was pinned away from the destination.
+    AllPinned = 2,
+    /// Nothing could be detached (bits 48-55: the last rejection).
+    Failed = 3,
+    /// Nothing detached, and the stopper was queued to push a task (active balance).
+    ActiveBalance = 4,
+    /// Active balance wanted, but the busiest CPU's running task may not run here.
+    OnePinned = 5,
+}
+
+impl BalanceOutcome {
+    /// All outcomes, in code order.
+    pub const ALL: [BalanceOutcome; 6] = [
+        BalanceOutcome::Moved,
+        BalanceOutcome::NoBusiestRq,
+        BalanceOutcome::AllPinned,
+        BalanceOutcome::Failed,
+        BalanceOutcome::ActiveBalance,
+        BalanceOutcome::OnePinned,
+    ];
+
+    /// Stable name.
+    pub fn name(self) -> &'static str {
+        match self {
+            BalanceOutcome::Moved => "moved",
+            BalanceOutcome::NoBusiestRq => "no_busiest_rq",
+            BalanceOutcome::AllPinned => "all_pinned",
+            BalanceOutcome::Failed => "failed",
+            BalanceOutcome::ActiveBalance => "active_balance",
+            BalanceOutcome::OnePinned => "one_pinned",
+        }
+    }
+}
+
 /// What a counter row measures.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[repr(u8)]
@@ -530,6 +586,13 @@ pub fn code_tables() -> Vec<CodeTable> {
             names: None,
             doc: "Why a task changed CPU (a migrate row's `arg`).",
             entries: MigrateClass::ALL.iter().map(|c| (c.name(), *c as u32)).collect(),
+            words: vec![],
+        },
+        CodeTable {
+            name: "BalanceOutcome",
+            names: None,
+            doc: "How a load-balance pass ended (bits 32-39 of a balance row's `val`).",
+            entries: BalanceOutcome::ALL.iter().map(|c| (c.name(), *c as u32)).collect(),
             words: vec![],
         },
         CodeTable {

@@ -346,6 +346,10 @@ impl Fair {
             self.qs[q as usize].enqueue_timeline(&self.ents, se);
         }
         self.ents[se as usize].on_rq = true;
+        // account_entity_enqueue(): a task goes to the head of its CPU's cfs_tasks.
+        if let Some(t) = self.ents[se as usize].task {
+            self.cfs_tasks_head(t);
+        }
         if self.qs[q as usize].nr_queued == 1 {
             self.check_enqueue_throttle(q);
         }
@@ -369,7 +373,9 @@ impl Fair {
         } else {
             debug_assert!(self.ents[se as usize].sched_delayed);
         }
-        self.update_load_avg(q, se, UPDATE_TG);
+        // A task being migrated (TASK_ON_RQ_MIGRATING) leaves its cfs_rq's PELT sums at once.
+        let detach = self.smp.as_deref().is_some_and(|s| s.lb.migrating == Some(se));
+        self.update_load_avg(q, se, UPDATE_TG | if detach { super::group_pelt::DO_DETACH } else { 0 });
         self.update_entity_lag(q, se);
         if self.feat.place_rel_deadline && !sleep {
             let e = &mut self.ents[se as usize];
@@ -405,7 +411,7 @@ impl Fair {
         self.mark_delayed(se, false);
     }
 
-    fn mark_delayed(&mut self, se: EntityId, delayed: bool) {
+    pub(crate) fn mark_delayed(&mut self, se: EntityId, delayed: bool) {
         self.ents[se as usize].sched_delayed = delayed;
         if self.ents[se as usize].task.is_none() {
             return;

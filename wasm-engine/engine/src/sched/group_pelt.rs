@@ -21,9 +21,11 @@
 //! * `__update_blocked_fair()` (the blocked-load update of the periodic balance), see
 //!   [`Fair::pelt_periodic`].
 //!
-//! Not modelled: `DO_DETACH` (a queued task migrating is detached at its dequeue in the kernel;
-//! here every migration and cgroup move goes through `remove_entity_load_avg()`, so the old
-//! cfs_rq drops the load at its next update rather than at once); `attach/detach_task_cfs_rq()`
+//! `DO_DETACH`: a queued task moved by the load balancer (`sched/balance`) is detached at its
+//! dequeue (`detach_entity_load_avg()`), as `task_on_rq_migrating()` makes the kernel do;
+//! wakeup migrations and cgroup moves go through `remove_entity_load_avg()`.
+//!
+//! Not modelled: `attach/detach_task_cfs_rq()`
 //! of class and cgroup changes (same removal path); `task_dead_fair()` (an exiting task's load
 //! decays as blocked load instead of being removed); the throttle paths (`tg_throttle_down()`
 //! etc.); util_est; cpufreq hooks.
@@ -55,6 +57,9 @@ pub const UPDATE_TG: u32 = 0x1;
 pub const SKIP_AGE_LOAD: u32 = 0x2;
 /// `DO_ATTACH`: attach an entity without PELT history on this cfs_rq.
 pub const DO_ATTACH: u32 = 0x4;
+/// `DO_DETACH`: detach a migrating entity from this cfs_rq (`dequeue_entity()` of a task
+/// being moved by the load balancer).
+pub const DO_DETACH: u32 = 0x8;
 
 /// Offset of the PELT clock over the simulator's `now`, so that no update time is 0.
 pub const PELT_CLOCK_BASE: u64 = 1 << 32;
@@ -158,6 +163,9 @@ impl Fair {
         if self.ents[se as usize].avg.last_update_time == 0 && flags & DO_ATTACH != 0 {
             self.attach_entity_load_avg(q, se);
             self.update_tg_load_avg(q);
+        } else if flags & DO_DETACH != 0 {
+            self.detach_entity_load_avg(q, se);
+            self.update_tg_load_avg(q);
         } else if decayed && flags & UPDATE_TG != 0 {
             self.update_tg_load_avg(q);
         }
@@ -211,6 +219,25 @@ impl Fair {
         cq.avg.runnable_avg += sa.runnable_avg;
         cq.avg.runnable_sum += sa.runnable_sum;
         add_tg_cfs_propagate(cq, sa.load_sum as i64);
+    }
+
+    /// Models `detach_entity_load_avg()`: take the entity's averages out of the cfs_rq now.
+    fn detach_entity_load_avg(&mut self, q: CfsRqId, se: EntityId) {
+        let w = self.se_weight(se);
+        let sa = self.ents[se as usize].avg;
+        let cq = &mut self.qs[q as usize];
+        // dequeue_load_avg()
+        sub_positive(&mut cq.avg.load_avg, sa.load_avg);
+        sub_positive(&mut cq.avg.load_sum, w * sa.load_sum);
+        cq.avg.load_sum = floor_sum(cq.avg.load_sum, cq.avg.load_avg);
+        let mut util_sum = cq.avg.util_sum as u64;
+        sub_positive(&mut cq.avg.util_avg, sa.util_avg);
+        sub_positive(&mut util_sum, sa.util_sum as u64);
+        cq.avg.util_sum = floor_sum(util_sum, cq.avg.util_avg) as u32;
+        sub_positive(&mut cq.avg.runnable_avg, sa.runnable_avg);
+        sub_positive(&mut cq.avg.runnable_sum, sa.runnable_sum);
+        cq.avg.runnable_sum = floor_sum(cq.avg.runnable_sum, cq.avg.runnable_avg);
+        add_tg_cfs_propagate(cq, -(sa.load_sum as i64));
     }
 
     /// Models `remove_entity_load_avg()` (from `migrate_task_rq_fair()` and the cgroup/CPU
@@ -386,6 +413,10 @@ impl Fair {
             return;
         }
         self.update_blocked_averages(cpu);
+        if self.lb_enabled() {
+            // The nohz idle balancer ages idle CPUs (`sched/balance`).
+            return;
+        }
         for c in 0..self.rqs.len() as u32 {
             let stale = self.last_blocked[c as usize].is_none_or(|t| self.now.saturating_sub(t) >= NOHZ_BLOCKED_NS);
             if c != cpu && self.rqs[c as usize].curr.is_none() && stale {

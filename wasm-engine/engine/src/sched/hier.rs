@@ -73,6 +73,7 @@ impl Fair {
             cur = self.ents[s as usize].parent;
         }
         self.rqs[cpu as usize].nr_running += 1;
+        self.note_nr_running(cpu);
         self.log.event(self.now, EventKind::Enqueue, cpu, task, NO_TASK, 0);
         // place_entity() sampled the entity before it was queued; sample it (and the levels
         // above) queued, so the timeline and the inspector see it waiting from now on.

@@ -1,6 +1,7 @@
 //! The fair scheduling class: weights, features, entities, cfs_rqs and the EEVDF algorithm
 //! of Linux 6.18.44 (kernel/sched/fair.c).
 
+pub mod balance;
 pub mod bandwidth;
 pub mod cfs_rq;
 pub mod change;

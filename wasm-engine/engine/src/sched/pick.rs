@@ -213,6 +213,10 @@ impl Fair {
             self.qs[q as usize].dequeue_timeline(&self.ents, se);
             self.update_load_avg(q, se, super::group_pelt::UPDATE_TG);
             self.set_protect_slice(q, se);
+            // __set_next_task_fair(): the task moves to the head of cfs_tasks (MRU).
+            if let Some(t) = self.ents[se as usize].task {
+                self.cfs_tasks_head(t);
+            }
         }
         let now = self.now;
         let e = &mut self.ents[se as usize];

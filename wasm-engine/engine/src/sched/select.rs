@@ -378,32 +378,3 @@ impl Fair {
         smp.llc_shared[id].nr_idle_scan = y as u32;
     }
 }
-
-impl Fair {
-    /// Provisional `sched_balance_find_dst_cpu()` (fork and exec balancing) until the
-    /// balancer's group statistics land: among the allowed CPUs of the domain at `level` of
-    /// `cpu`, a SCHED_IDLE-only CPU, else an idle CPU (the lowest), else the least loaded
-    /// (`cpu_load()`), `cpu` itself on ties.
-    pub fn sched_balance_find_dst_cpu(
-        &mut self,
-        level: usize,
-        p: EntityId,
-        cpu: u32,
-        prev_cpu: u32,
-        _sd_flag: u32,
-    ) -> u32 {
-        let smp = self.smp();
-        let task = self.task_of(p);
-        let span = smp.topo.cpus[cpu as usize].domains[level].span.and(smp.tasks[task as usize].allowed);
-        if span.weight() == 0 {
-            return prev_cpu;
-        }
-        if let Some(c) = span.iter().map(|c| c as u32).find(|&c| self.sched_idle_cpu(c)) {
-            return c;
-        }
-        if let Some(c) = span.iter().map(|c| c as u32).find(|&c| self.available_idle_cpu(c)) {
-            return c;
-        }
-        span.iter().map(|c| c as u32).min_by_key(|&c| (self.cpu_load(c), c != cpu, c)).unwrap_or(cpu)
-    }
-}

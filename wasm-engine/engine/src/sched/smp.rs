@@ -67,6 +67,9 @@ pub struct LlcShared {
     /// (the structure is allocated zeroed) until the first periodic balance of the LLC
     /// domain sets it (`update_idle_cpu_scan()`).
     pub nr_idle_scan: u32,
+    /// `nr_busy_cpus`: CPUs of the LLC not in the nohz idle state (`sd_init()` sets the
+    /// LLC's weight).
+    pub nr_busy_cpus: u32,
 }
 
 /// The SMP state (`Fair::smp`).
@@ -85,6 +88,8 @@ pub struct Smp {
     pub h_load: Vec<(u64, Option<u64>)>,
     /// The SCHED_IDLE tasks (for `sched_idle_cpu()`; policies do not change at run time).
     pub idle_policy_tasks: Vec<u32>,
+    /// The load balancer's state (`sched/balance`).
+    pub lb: super::balance::Balance,
 }
 
 impl Smp {
@@ -93,10 +98,20 @@ impl Smp {
     pub fn new(topo: Topology, tasks: impl IntoIterator<Item = (CpuMask, u32)>) -> Smp {
         let ncpus = topo.cpus.len();
         let nllc = topo.cpus.iter().map(|c| c.sd_llc_id + 1).max().unwrap_or(0);
+        let tasks: Vec<TaskSmp> = tasks.into_iter().map(|(m, c)| TaskSmp::new(m, c)).collect();
+        let mut llc_shared = vec![LlcShared::default(); nllc];
+        for c in &topo.cpus {
+            llc_shared[c.sd_llc_id].nr_busy_cpus = c.sd_llc_size;
+        }
+        let levels: Vec<usize> = topo.cpus.iter().map(|c| c.domains.len()).collect();
+        let mut lb =
+            super::balance::Balance::new(ncpus, &levels, tasks.len(), 0, super::wakeup::SYSCTL_SCHED_MIGRATION_COST_NS);
+        lb.enabled = tasks.iter().any(|t| t.nr_cpus_allowed > 1);
         Smp {
-            tasks: tasks.into_iter().map(|(m, c)| TaskSmp::new(m, c)).collect(),
+            lb,
+            tasks,
             idle: (0..ncpus).map(|c| TaskSmp::new(CpuMask::of(c), c as u32)).collect(),
-            llc_shared: vec![LlcShared::default(); nllc],
+            llc_shared,
             h_load: Vec::new(),
             idle_policy_tasks: Vec::new(),
             topo,

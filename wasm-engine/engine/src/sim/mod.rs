@@ -366,10 +366,12 @@ impl Simulation {
     fn on_tick(&mut self, cpu: u32) {
         let Some(task) = self.running_task(cpu) else {
             self.cpus[cpu as usize].tick_armed = false; // NO_HZ idle: the tick stops.
+            self.fair.nohz_balance_enter_idle(cpu);
             return;
         };
         self.fair.log.event(self.fair.now, EventKind::Tick, cpu, task, NO_TASK, 0);
         self.fair.task_tick(cpu);
+        self.balance_tick(cpu);
         let next = self.fair.now + self.cfg.params.tick_nsec;
         self.queue.push(next, Ev::Tick { cpu });
     }
@@ -445,6 +447,7 @@ impl Simulation {
         };
         self.fair.log.event(self.fair.now, EventKind::Wakeup, cpu, task, NO_TASK, 0);
         self.fair.enqueue_task(se, ENQUEUE_WAKEUP);
+        self.fair.ttwu_update_avg_idle(cpu);
         let t = &mut self.tasks[task as usize];
         t.state = TaskState::Runnable;
         t.woken_at = Some(self.fair.now);
@@ -530,7 +533,12 @@ impl Simulation {
         if let Some(p) = prev {
             self.charge_segment(p);
         }
-        let next_se = self.fair.pick_next_task(cpu);
+        let mut next_se = self.fair.pick_next_task(cpu);
+        if next_se.is_none() && self.fair.sched_balance_newidle(cpu) {
+            // The CPU pulled a task instead of going idle.
+            self.sync_migrations();
+            next_se = self.fair.pick_next_task(cpu);
+        }
         let next = next_se.map(|se| self.fair.task_of(se));
         if next == prev {
             self.arm_throttle_work(cpu);

@@ -2,8 +2,11 @@
 //! kernel/sched/core.c) under both `smp` modes, and the construction of the SMP state
 //! (`sched/smp.rs`) from the scenario's host.
 
-use super::Simulation;
+use super::{Simulation, TaskState};
 use crate::obs::log::EventKind;
+use crate::obs::log::{SwitchReason, NO_TASK};
+use crate::scenario::schema::PolicySpec;
+use crate::sched::balance::CpuIdle;
 use crate::sched::select::PlacePath;
 use crate::sched::smp::{Smp, SmpMode};
 use crate::sched::topology::{CpuMask, CpuPlace, Host, Topology, LOCAL_DISTANCE, RECLAIM_DISTANCE};
@@ -47,6 +50,8 @@ impl Simulation {
         let tasks = self.tasks.iter().map(|t| (t.cfg.affinity.iter().map(|&c| c as usize).collect::<CpuMask>(), t.cpu));
         let mut smp = Smp::new(topo, tasks);
         smp.idle_policy_tasks = (0..self.tasks.len() as u32).filter(|&t| self.fair.ents[t as usize].idle).collect();
+        smp.lb.seed_rng(self.cfg.seed);
+        smp.lb.normal = self.tasks.iter().map(|t| t.cfg.policy == PolicySpec::Normal).collect();
         self.fair.smp = Some(Box::new(smp));
         self.fair.pelt_tracking = true;
         Ok(())
@@ -102,5 +107,67 @@ impl Simulation {
             return p;
         }
         *aff.iter().min_by_key(|&&c| (self.fair.rqs[c as usize].nr_running, c)).expect("affinity is non-empty")
+    }
+}
+
+impl Simulation {
+    /// Brings the tasks the balancer moved up to date (`Task.cpu`).
+    pub(crate) fn sync_migrations(&mut self) {
+        let Some(smp) = self.fair.smp.as_deref_mut() else { return };
+        for (task, cpu) in std::mem::take(&mut smp.lb.moved) {
+            self.tasks[task as usize].cpu = cpu;
+        }
+    }
+
+    /// The balancing part of a busy tick of `cpu`, after `task_tick_fair()`:
+    /// `sched_balance_trigger()`, the SCHED softirq (`sched_balance_softirq()`) at the end of
+    /// the tick event, then the softirq of the idle load balancer it kicked (IPI latency 0),
+    /// then the stopper work any of them queued.
+    pub(crate) fn balance_tick(&mut self, cpu: u32) {
+        if !self.fair.lb_enabled() {
+            return;
+        }
+        if self.fair.sched_balance_trigger(cpu) {
+            let idle = if self.fair.idle_cpu(cpu) { CpuIdle::Idle } else { CpuIdle::NotIdle };
+            self.fair.sched_balance_softirq(cpu, idle);
+        }
+        let pending = std::mem::take(&mut self.fair.smp.as_deref_mut().expect("smp").lb.ilb_pending);
+        for ilb in pending {
+            self.fair.run_ilb(ilb);
+        }
+        self.sync_migrations();
+        self.run_stoppers();
+    }
+
+    /// The stopper (`active_load_balance_cpu_stop()`), named shortcut: it takes the busiest
+    /// CPU at once, preempting its task (a switch to idle with reason `preempt`), pushes one
+    /// task to the balancing CPU, and the busiest CPU picks again.
+    fn run_stoppers(&mut self) {
+        let work = std::mem::take(&mut self.fair.smp.as_deref_mut().expect("smp").lb.stopper);
+        for (busiest, target) in work {
+            if let Some(prev) = self.running_task(busiest) {
+                self.charge_segment(prev);
+                self.fair.force_next(busiest, None);
+                self.fair.log.event(
+                    self.fair.now,
+                    crate::obs::log::EventKind::Switch,
+                    busiest,
+                    NO_TASK,
+                    prev,
+                    SwitchReason::Preempt as i64,
+                );
+                self.cpus[busiest as usize].work_gen += 1;
+                self.kvm_sched_out(prev, true);
+                let t = &mut self.tasks[prev as usize];
+                t.stats.switches_out += 1;
+                t.stats.switches_out_runnable += 1;
+                if t.state == TaskState::Running {
+                    t.state = TaskState::Runnable;
+                }
+            }
+            self.fair.active_load_balance_cpu_stop(busiest, target);
+            self.sync_migrations();
+            self.schedule(busiest, SwitchReason::Preempt);
+        }
     }
 }

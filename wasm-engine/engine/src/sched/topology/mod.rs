@@ -186,6 +186,16 @@ impl CpuMask {
         w.iter_mut().zip(other.0).for_each(|(a, b)| *a &= !b);
         CpuMask(w)
     }
+    /// `cpumask_set_cpu()` on a copy.
+    pub fn with(mut self, cpu: usize) -> CpuMask {
+        self.set(cpu);
+        self
+    }
+    /// `__cpumask_clear_cpu()` on a copy.
+    pub fn without(mut self, cpu: usize) -> CpuMask {
+        self.0[cpu / 64] &= !(1 << (cpu % 64));
+        self
+    }
     /// `cpumask_intersects()`.
     pub fn intersects(self, other: CpuMask) -> bool {
         self.0.iter().zip(other.0).any(|(a, b)| a & b != 0)

@@ -1,0 +1,120 @@
+//! Load balancing under `smp = "fair"` (`sched/balance`): periodic balancing rotates three
+//! hogs over two CPUs, weights are balanced by load, pinned tasks never move, a CPU going
+//! idle pulls by newidle balancing, NI_RANDOM's dice come from the scenario seed. Every
+//! scenario runs with the invariant checker on.
+
+use schedlab_engine::obs::codes::MigrateClass;
+use schedlab_engine::obs::log::EventKind;
+use schedlab_engine::obs::summary::Summary;
+use schedlab_engine::sim::Simulation;
+
+const MS: u64 = 1_000_000;
+
+fn scenario(smp: &str, seed: u64, duration: &str, tasks: &str) -> String {
+    format!(
+        "version = 1\nname = \"balance\"\nseed = {seed}\nduration = \"{duration}\"\n[host]\ncpus = 2\nhz = 250\n\
+         [kernel]\nsmp = \"{smp}\"\n{tasks}"
+    )
+}
+
+fn run(text: &str, variants: &[(&str, &str)]) -> Simulation {
+    let v: Vec<(String, String)> = variants.iter().map(|(a, b)| (a.to_string(), b.to_string())).collect();
+    let (_, mut sim) = schedlab_engine::load("balance.toml", text, &v).expect("valid scenario");
+    sim.check_invariants = true;
+    sim.run();
+    sim
+}
+
+fn hog(name: &str, nice: i32, affinity: &str) -> String {
+    format!("[[tasks]]\nname = \"{name}\"\nnice = {nice}\naffinity = {affinity}\nprogram = [{{ run = \"forever\" }}]\n")
+}
+
+/// Migrate rows by class.
+fn migrations(sim: &Simulation, class: MigrateClass) -> usize {
+    let e = &sim.fair.log.events;
+    (0..e.t.len()).filter(|&i| e.kind[i] == EventKind::Migrate as u8 && e.arg[i] == class as u32).count()
+}
+
+fn report(sim: &Simulation, what: &str) -> Summary {
+    let s = Summary::of(sim);
+    let secs = sim.cfg.duration_ns as f64 / 1e9;
+    for t in &s.tasks {
+        println!(
+            "{what}: {} {:.1} % of a CPU, {} migrations, per CPU {:?} ms",
+            t.name,
+            t.cpu_time_ns as f64 / 1e7 / secs,
+            t.migrations,
+            t.cpu_time_ns_by_cpu.iter().map(|n| n / MS).collect::<Vec<_>>()
+        );
+    }
+    s
+}
+
+#[test]
+fn periodic_balancing_rotates_three_hogs_over_two_cpus() {
+    let tasks = ["a", "b", "c"].map(|n| hog(n, 0, "[0, 1]")).concat();
+    let sim = run(&scenario("fair", 1, "1500ms", &tasks), &[]);
+    let s = report(&sim, "three hogs (real: 65.4/66.0/65.4 %, 5/3/4 migrations)");
+    for t in &s.tasks {
+        assert!(t.migrations >= 1, "{} never migrated", t.name);
+        let pct = t.cpu_time_ns as f64 / 1.5e7;
+        assert!((pct - 66.7).abs() < 6.0, "{} ran {pct:.1} % of a CPU", t.name);
+    }
+    assert!(migrations(&sim, MigrateClass::Periodic) + migrations(&sim, MigrateClass::Active) >= 3);
+}
+
+#[test]
+fn a_nice_0_hog_ends_up_alone_against_three_nice_5_hogs() {
+    let tasks =
+        [hog("n0", 0, "[0, 1]"), hog("n5a", 5, "[0, 1]"), hog("n5b", 5, "[0, 1]"), hog("n5c", 5, "[0, 1]")].concat();
+    let sim = run(&scenario("fair", 1, "1500ms", &tasks), &[]);
+    let s = report(&sim, "nice imbalance (real: nice-0 93 %)");
+    let n0 = &s.tasks[0];
+    let pct = n0.cpu_time_ns as f64 / 1.5e7;
+    assert!(pct > 85.0, "the nice-0 hog ran {pct:.1} % of a CPU");
+}
+
+#[test]
+fn pinned_tasks_never_migrate_and_run_as_without_balancing() {
+    let tasks = [hog("a", 0, "[0]"), hog("b", 0, "[0]"), hog("c", 5, "[1]")].concat();
+    let fair = run(&scenario("fair", 1, "300ms", &tasks), &[]);
+    let stat = run(&scenario("static", 1, "300ms", &tasks), &[]);
+    assert!(!fair.fair.smp().lb.enabled, "nothing can move: the balancer is skipped");
+    let e = &fair.fair.log.events;
+    assert_eq!((0..e.t.len()).filter(|&i| e.kind[i] == EventKind::Migrate as u8).count(), 0);
+    assert_eq!((0..e.t.len()).filter(|&i| e.kind[i] == EventKind::Balance as u8).count(), 0);
+    for t in 0..3 {
+        assert_eq!(fair.cpu_time(t), stat.cpu_time(t), "task {t}");
+    }
+}
+
+/// A sleeper pinned to CPU 1 (fork balancing leaves both hogs on CPU 0, next to it)
+/// and two hogs: each time the sleeper blocks, CPU 1 goes newly idle next to two hogs.
+fn newidle_tasks() -> String {
+    [
+        "[[tasks]]\nname = \"s\"\naffinity = [1]\nprogram = [{ loop = { body = [{ run = \"20ms\" }, { sleep = \"2ms\" }] } }]\n"
+            .to_string(),
+        hog("h1", 0, "[0, 1]"),
+        hog("h2", 0, "[0, 1]"),
+    ]
+    .concat()
+}
+
+#[test]
+fn a_cpu_going_idle_pulls_a_waiting_task_by_newidle_balancing() {
+    let text = scenario("fair", 1, "400ms", &newidle_tasks());
+    let sim = run(&text, &[]);
+    report(&sim, "newidle");
+    println!("newidle migrations with NI_RANDOM: {}", migrations(&sim, MigrateClass::Newidle));
+    let off = run(&text, &[("NI_RANDOM", "false")]);
+    let n = migrations(&off, MigrateClass::Newidle);
+    println!("newidle migrations without NI_RANDOM: {n}");
+    assert!(n >= 1, "without the dice, CPU 1 pulls a hog when the sleeper blocks");
+    assert_ne!(sim.fair.log.digest(), off.fair.log.digest(), "NI_RANDOM changes the run");
+    let again = run(&text, &[]);
+    assert_eq!(sim.fair.log.digest(), again.fair.log.digest(), "same seed, same run");
+    let digests: Vec<u64> =
+        (2..6).map(|seed| run(&scenario("fair", seed, "400ms", &newidle_tasks()), &[]).fair.log.digest()).collect();
+    println!("other seeds: {digests:x?}");
+    assert!(digests.iter().any(|&d| d != sim.fair.log.digest()), "some other seed rolls other dice");
+}
