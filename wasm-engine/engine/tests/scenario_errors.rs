@@ -341,6 +341,151 @@ fn op_checks() {
     parse_scenario("s.toml", &ok).unwrap();
 }
 
+const PIPES: &str = r#"version = 1
+name = "pipes"
+duration = "1s"
+[[tasks]]
+name = "k_p"
+program = [ { pipe = { peer = "k_q", rounds = 10, work = "50us", first = true } } ]
+[[tasks]]
+name = "k_q"
+program = [ { pipe = { peer = "k_p", rounds = 10, work = "50us" } } ]
+"#;
+
+fn pipes_err(from: &str, to: &str) -> ScenarioError {
+    let text = PIPES.replacen(from, to, 1);
+    assert_ne!(text, PIPES, "replacement {from:?} did not apply");
+    parse_scenario("p.toml", &text).expect_err("should fail")
+}
+
+#[test]
+fn pipe_checks() {
+    parse_scenario("p.toml", PIPES).unwrap();
+    at(
+        &pipes_err(r#"peer = "k_q""#, r#"peer = "k_x""#),
+        6,
+        31,
+        r#"tasks[0].program[0].pipe.peer: pipe names "k_x", which is not a task of this scenario"#,
+    );
+    at(&pipes_err(r#"peer = "k_q""#, r#"peer = "k_p""#), 6, 31, r#"task "k_p" cannot pipe to itself"#);
+    at(
+        &pipes_err(r#"{ pipe = { peer = "k_p", rounds = 10, work = "50us" } }"#, r#"{ run = "1ms" }"#),
+        6,
+        31,
+        r#"tasks[0].program[0].pipe.peer: pipe peer "k_q" has no pipe step naming "k_p""#,
+    );
+    at(
+        &pipes_err(r#"work = "50us" } }"#, r#"work = "50us", first = true } }"#),
+        6,
+        22,
+        r#"tasks[0].program[0].pipe: both "k_p" and "k_q" write the first message: exactly one"#,
+    );
+    at(
+        &pipes_err(r#", first = true"#, ""),
+        6,
+        22,
+        r#"tasks[0].program[0].pipe: neither of "k_p" and "k_q" write the first message: give one of them first = true"#,
+    );
+    at(&pipes_err("rounds = 10, work", "rounds = 0, work"), 6, 47, "pipe.rounds: expected at least 1 round");
+    at(&pipes_err(r#"work = "50us""#, "work = 0"), 6, 58, "pipe.work: pipe work must be greater than 0");
+    // Without rounds a pipe runs until its peer exits, and the program may go on after it.
+    let endless =
+        PIPES.replace("rounds = 10, ", "").replace(r#"work = "50us" } } ]"#, r#"work = "50us" } }, { run = "1ms" } ]"#);
+    parse_scenario("p.toml", &endless).unwrap();
+}
+
+#[test]
+fn fork_checks() {
+    let run = r#"program = [ { run = "forever" } ]"#;
+    let with = |ops: &str| toml_err(run, &format!("program = [ {ops} ]"));
+    let ok = TOML.replace(
+        run,
+        r#"program = [ { loop = { body = [ { fork = { children = 8, program = [ { run = "5ms" } ] } }, { sleep = "10ms" } ] } } ]"#,
+    );
+    parse_scenario("s.toml", &ok).unwrap();
+    at(
+        &with(r#"{ fork = { children = 0, program = [ { run = "5ms" } ] } }"#),
+        18,
+        35,
+        "tasks[1].program[0].fork.children: expected 1..=1024 children, got 0",
+    );
+    at(
+        &with(r#"{ fork = { children = 2, program = [] } }"#),
+        18,
+        48,
+        "tasks[1].program[0].fork.program: expected at least one step in the children's program",
+    );
+    at(
+        &with(r#"{ fork = { children = 2, program = [ { sched_yield = 1 } ] } }"#),
+        18,
+        48,
+        "fork.program: expected the children's program to contain a step that takes time",
+    );
+    at(
+        &with(
+            r#"{ fork = { children = 2, program = [ { run = "1ms" }, { fork = { children = 1, program = [ { run = "1ms" } ] } } ] } }"#,
+        ),
+        18,
+        67,
+        "tasks[1].program[0].fork.program[1]: a fork's children cannot run fork (a fork's children cannot fork",
+    );
+    at(
+        &with(
+            r#"{ fork = { children = 2, program = [ { run = "1ms" }, { pipe = { peer = "k_s", work = "1ms" } } ] } }"#,
+        ),
+        18,
+        67,
+        "tasks[1].program[0].fork.program[1]: a fork's children cannot run pipe",
+    );
+    at(
+        &with(r#"{ fork = { children = 2, program = [ { run = "1ms" }, { lock = "l" } ] } }"#),
+        18,
+        67,
+        "a fork's children cannot run guest code",
+    );
+    // Unnamed, two fork steps of one task would give their children the same names.
+    at(
+        &with(
+            r#"{ fork = { children = 2, program = [ { run = "1ms" } ] } }, { fork = { children = 1, program = [ { run = "1ms" } ] } }"#,
+        ),
+        18,
+        82,
+        r#"tasks[1].program[1].fork: child "k_h/child0" of this fork has the name of a child of tasks[1].program[0].fork"#,
+    );
+    at(
+        &with(r#"{ fork = { children = 2, program = [ { run = "forever" } ] } }, { run = "1ms" }"#),
+        18,
+        77,
+        "unreachable",
+    );
+    // A child may yield_to its parent.
+    let yielding = TOML.replace(
+        run,
+        r#"program = [ { fork = { children = 2, program = [ { run = "1ms" }, { yield_to = "k_h" } ] } } ]"#,
+    );
+    parse_scenario("s.toml", &yielding).unwrap();
+    // A child's name must be new.
+    let text = r#"version = 1
+name = "names"
+duration = "1s"
+[[tasks]]
+name = "a"
+program = [ { fork = { children = 2, name = "b", program = [ { run = "1ms" } ] } } ]
+[[tasks]]
+name = "b1"
+program = [ { run = "1ms" } ]
+"#;
+    let e = parse_scenario("n.toml", text).unwrap_err();
+    at(&e, 6, 45, r#"tasks[0].program[0].fork.name: child "b1" of this fork has the name of tasks[1]"#);
+    let vcpu = TOML.replace(
+        run,
+        r#"vm = "v"
+program = [ { fork = { children = 2, program = [ { run = "1ms" } ] } } ]"#,
+    );
+    let e = parse_scenario("s.toml", &vcpu).unwrap_err();
+    at(&e, 19, 22, r#"tasks[1].program[0].fork: task "k_h" is a vCPU"#);
+}
+
 #[test]
 fn loop_nesting_limit() {
     let nest = |levels: usize| {

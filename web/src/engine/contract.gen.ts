@@ -933,6 +933,11 @@ export type TaskMeta = {
    * among the VM's tasks in file order).
    */
   vm: number | null;
+  /**
+   * The task whose `fork` step creates this one, again at each execution (absent: a task
+   * of the scenario file, created at its `start`).
+   */
+  parent?: number;
 };
 
 /**

@@ -15,9 +15,12 @@ pub const NO_TASK: u32 = u32::MAX;
 pub enum EventKind {
     /// Context switch: `task` = next (or NO_TASK for idle), `arg` = prev, `val` = SwitchReason.
     Switch = 0,
-    /// A sleeping task became runnable (`try_to_wake_up`).
+    /// A sleeping task became runnable (`try_to_wake_up`): `arg` = the CPU the wakeup ran on
+    /// (the waker's; NO_TASK for a timer or a kick), `val` = the waker's wake flags (`WF_SYNC`
+    /// from a pipe write or a child's exit; 0 otherwise).
     Wakeup = 1,
-    /// A new task was woken for the first time (`wake_up_new_task`).
+    /// A new task was woken for the first time (`wake_up_new_task`): `arg` = the forking
+    /// parent's CPU (NO_TASK for a scenario task's start).
     WakeupNew = 2,
     /// `enqueue_entity` of a task entity; `val` = 1 if a delayed entity was requeued.
     Enqueue = 3,
@@ -34,7 +37,8 @@ pub enum EventKind {
     Tick = 8,
     /// `resched_curr()` on `cpu`; `val` = SwitchReason it would cause.
     Resched = 9,
-    /// `task` blocked (sleep); `val` = sleep length in ns.
+    /// `task` blocked (sleep); `val` = sleep length in ns (a block until woken, in a pipe
+    /// read, a fork's wait or a PV-lock halt: `u64::MAX − now`, wrapped).
     Sleep = 10,
     /// `task` exited.
     Exit = 11,

@@ -49,6 +49,11 @@ pub struct TaskMeta {
     /// Index into `ScenarioMeta.vms` when the task is a vCPU thread (vCPU index = its rank
     /// among the VM's tasks in file order).
     pub vm: Option<u32>,
+    /// The task whose `fork` step creates this one, again at each execution (absent: a task
+    /// of the scenario file, created at its `start`).
+    #[ts(optional)]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub parent: Option<u32>,
 }
 
 /// One CPU's place in the host topology.
@@ -144,6 +149,7 @@ impl ScenarioMeta {
                     slice_ns: t.slice_ns,
                     tg: t.tg,
                     vm: t.vm,
+                    parent: t.parent,
                 })
                 .collect(),
             vms: cfg.vms.clone(),

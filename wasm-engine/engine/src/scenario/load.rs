@@ -6,7 +6,9 @@
 //! span tree of the text (see [`super::locate`]). Pure: no IO.
 
 use super::locate::{self, KeyPath};
-use super::schema::{CgroupSpec, LoopSpec, OpSpec, PeriodicSpec, ScenarioFile, TaskSpec, SCENARIO_VERSION};
+use super::schema::{
+    CgroupSpec, ForkSpec, LoopSpec, OpSpec, PeriodicSpec, PipeSpec, ScenarioFile, TaskSpec, SCENARIO_VERSION,
+};
 use super::units::{format_duration, DurationSpec};
 use crate::sched::features::SchedFeatures;
 use std::fmt;
@@ -47,6 +49,10 @@ pub const MAX_CPUS: u32 = 4096;
 pub const HZ_VALUES: [u32; 4] = [100, 250, 300, 1000];
 /// Deepest accepted loop nesting.
 pub const MAX_LOOP_DEPTH: usize = 16;
+/// Most children one fork step may fork.
+pub const MAX_FORK_CHILDREN: u32 = 1024;
+/// Most fork children (task slots) a scenario may declare in all.
+pub const MAX_FORK_SLOTS: u64 = 4096;
 
 fn is_json(text: &str) -> bool {
     text.trim_start_matches('\u{feff}').trim_start().starts_with('{')
@@ -297,17 +303,128 @@ fn check(s: &ScenarioFile) -> Vec<Issue> {
                 Some(_) => {}
             }
         }
+        check_pipes(&mut c, s, &tp.key("program"), t);
+        if t.vm.is_some() {
+            let mut forks = Vec::new();
+            forks_of(&tp.key("program"), &t.program, &mut forks);
+            if let Some((path, _)) = forks.into_iter().next() {
+                c.push(path, format!("task {:?} is a vCPU: guest code cannot fork host tasks", t.name));
+            }
+        }
         let mut targets = Vec::new();
-        yield_to_targets(&tp.key("program"), &t.program, &mut targets);
-        for (path, target) in targets {
-            if target == t.name {
+        yield_to_targets(&tp.key("program"), &t.program, false, &mut targets);
+        for (path, target, child) in targets {
+            if target == t.name && !child {
                 c.push(path, format!("task {:?} cannot yield_to itself", t.name));
             } else if !s.tasks.iter().any(|o| o.name == target) {
                 c.push(path, format!("yield_to names {target:?}, which is not a task of this scenario"));
             }
         }
     }
+    check_fork_names(&mut c, s, &tasks);
     c.issues
+}
+
+/// Every `pipe` step of a program (loops included) with its key path.
+fn pipes_of<'a>(seq: &KeyPath, ops: &'a [OpSpec], out: &mut Vec<(KeyPath, &'a PipeSpec)>) {
+    for (i, op) in ops.iter().enumerate() {
+        match op {
+            OpSpec::Pipe(p) => out.push((seq.index(i).key("pipe"), p)),
+            OpSpec::Loop(l) => pipes_of(&seq.index(i).key("loop").key("body"), &l.body, out),
+            _ => {}
+        }
+    }
+}
+
+/// Every `fork` step of a program (loops included, in `program::fork_steps` order) with its
+/// key path.
+fn forks_of<'a>(seq: &KeyPath, ops: &'a [OpSpec], out: &mut Vec<(KeyPath, &'a ForkSpec)>) {
+    for (i, op) in ops.iter().enumerate() {
+        match op {
+            OpSpec::Fork(f) => out.push((seq.index(i).key("fork"), f)),
+            OpSpec::Loop(l) => forks_of(&seq.index(i).key("loop").key("body"), &l.body, out),
+            _ => {}
+        }
+    }
+}
+
+/// A pipe step's peer is another task of the scenario with a pipe step naming this task, and
+/// exactly one of the two writes first.
+fn check_pipes(c: &mut Checker, s: &ScenarioFile, pp: &KeyPath, t: &TaskSpec) {
+    let mut pipes = Vec::new();
+    pipes_of(pp, &t.program, &mut pipes);
+    for (path, p) in pipes {
+        let peer = &p.peer;
+        if *peer == t.name {
+            c.push(path.key("peer"), format!("task {:?} cannot pipe to itself", t.name));
+            continue;
+        }
+        let Some(o) = s.tasks.iter().find(|o| &o.name == peer) else {
+            c.push(path.key("peer"), format!("pipe names {peer:?}, which is not a task of this scenario"));
+            continue;
+        };
+        let mut back = Vec::new();
+        pipes_of(&KeyPath::root(), &o.program, &mut back);
+        let back: Vec<&PipeSpec> = back.into_iter().map(|(_, b)| b).filter(|b| b.peer == t.name).collect();
+        if back.is_empty() {
+            c.push(
+                path.key("peer"),
+                format!(
+                    "pipe peer {peer:?} has no pipe step naming {:?}: both tasks of a pair need one (pipe = {{ peer = {:?}, ... }})",
+                    t.name, t.name
+                ),
+            );
+        } else if back.iter().all(|b| b.first == p.first) {
+            let (who, fix) = if p.first {
+                ("both", "exactly one of them has first = true")
+            } else {
+                ("neither of", "give one of them first = true, or both wait in read() for ever")
+            };
+            c.push(path.clone(), format!("{who} {:?} and {peer:?} write the first message: {fix}", t.name));
+        }
+    }
+}
+
+/// The children's names are new task names: unlike every task's and every other child's.
+fn check_fork_names(c: &mut Checker, s: &ScenarioFile, tasks: &KeyPath) {
+    let mut seen: Vec<(String, KeyPath)> = Vec::new();
+    let mut slots = 0u64;
+    for (i, t) in s.tasks.iter().enumerate() {
+        let mut forks = Vec::new();
+        forks_of(&tasks.index(i).key("program"), &t.program, &mut forks);
+        for (path, f) in forks {
+            if f.children == 0 || f.children > MAX_FORK_CHILDREN {
+                continue; // reported with the step
+            }
+            slots += f.children as u64;
+            if slots > MAX_FORK_SLOTS {
+                c.push(
+                    path.key("children"),
+                    format!("the fork steps of this scenario fork more than {MAX_FORK_SLOTS} children in all"),
+                );
+                return;
+            }
+            let at = if f.name.is_some() { path.key("name") } else { path.clone() };
+            for k in 0..f.children {
+                let name = crate::sim::config::fork_child_name(&t.name, f, k);
+                if let Some(j) = s.tasks.iter().position(|o| o.name == name) {
+                    c.push(
+                        at,
+                        format!("child {name:?} of this fork has the name of tasks[{j}]: give the fork another name"),
+                    );
+                    break;
+                }
+                if let Some((_, other)) = seen.iter().find(|(n, _)| *n == name) {
+                    c.push(
+                        at,
+                        format!("child {name:?} of this fork has the name of a child of {other}: give the fork another name"),
+                    );
+                    break;
+                }
+                seen.push((name, path.clone()));
+            }
+        }
+    }
 }
 
 /// Parses cgroup v2 `cpu.max` ("QUOTA_US PERIOD_US", "max PERIOD_US", or a lone quota with
@@ -451,7 +568,7 @@ fn check_task(c: &mut Checker, tp: &KeyPath, t: &TaskSpec, cpus: u32) {
     if t.program.is_empty() {
         c.push(pp.clone(), "expected at least one step in the program");
     }
-    check_ops(c, &pp, &t.program, 0);
+    check_ops(c, &pp, &t.program, 0, false);
 }
 
 /// Whether a step never finishes (so that anything after it is unreachable).
@@ -460,11 +577,13 @@ fn never_ends(op: &OpSpec) -> bool {
         OpSpec::Run(d) => d.is_forever(),
         OpSpec::Periodic(p) => p.count.is_none(),
         OpSpec::Loop(l) => l.times.is_none() || l.body.iter().any(never_ends),
+        OpSpec::Fork(f) => f.program.iter().any(never_ends),
         OpSpec::Spin(_)
         | OpSpec::Sleep(_)
         | OpSpec::SchedYield(_)
         | OpSpec::YieldTo(_)
         | OpSpec::PingPong(_)
+        | OpSpec::Pipe(_) // an endless one ends when its peer exits
         | OpSpec::Lock(_)
         | OpSpec::Unlock(_)
         | OpSpec::IpiWait(_)
@@ -473,7 +592,7 @@ fn never_ends(op: &OpSpec) -> bool {
     }
 }
 
-/// Whether a program uses guest locks (vCPU-only steps).
+/// Whether a program uses guest locks (vCPU-only steps; a fork's children are checked apart).
 fn uses_locks(ops: &[OpSpec]) -> bool {
     ops.iter().any(|o| match o {
         OpSpec::Lock(_) | OpSpec::Unlock(_) | OpSpec::IpiWait(_) | OpSpec::TlbShootdown(_) | OpSpec::Halt(_) => true,
@@ -498,19 +617,21 @@ fn ipi_targets<'a>(seq: &KeyPath, ops: &'a [OpSpec], out: &mut Vec<(KeyPath, &'a
     }
 }
 
-/// Every `yield_to` step of a program with its key path.
-fn yield_to_targets<'a>(seq: &KeyPath, ops: &'a [OpSpec], out: &mut Vec<(KeyPath, &'a str)>) {
+/// Every `yield_to` step of a program with its key path, and whether a fork's children run it.
+fn yield_to_targets<'a>(seq: &KeyPath, ops: &'a [OpSpec], child: bool, out: &mut Vec<(KeyPath, &'a str, bool)>) {
     for (i, op) in ops.iter().enumerate() {
         match op {
-            OpSpec::YieldTo(t) => out.push((seq.index(i).key("yield_to"), t.as_str())),
-            OpSpec::PingPong(p) => out.push((seq.index(i).key("ping_pong").key("peer"), p.peer.as_str())),
-            OpSpec::Loop(l) => yield_to_targets(&seq.index(i).key("loop").key("body"), &l.body, out),
+            OpSpec::YieldTo(t) => out.push((seq.index(i).key("yield_to"), t.as_str(), child)),
+            OpSpec::PingPong(p) => out.push((seq.index(i).key("ping_pong").key("peer"), p.peer.as_str(), child)),
+            OpSpec::Loop(l) => yield_to_targets(&seq.index(i).key("loop").key("body"), &l.body, child, out),
+            OpSpec::Fork(f) => yield_to_targets(&seq.index(i).key("fork").key("program"), &f.program, true, out),
             _ => {}
         }
     }
 }
 
-fn check_ops(c: &mut Checker, seq: &KeyPath, ops: &[OpSpec], depth: usize) {
+/// Checks each step of `ops`; `child`: the program of a fork step's children.
+fn check_ops(c: &mut Checker, seq: &KeyPath, ops: &[OpSpec], depth: usize, child: bool) {
     let mut unreachable_reported = false;
     for (i, op) in ops.iter().enumerate() {
         let op_path = seq.index(i);
@@ -567,9 +688,60 @@ fn check_ops(c: &mut Checker, seq: &KeyPath, ops: &[OpSpec], depth: usize) {
                 c.finite(&pp.key("spin"), p.spin, true, "ping_pong spin");
             }
             OpSpec::Periodic(p) => check_periodic(c, &op_path.key("periodic"), p),
-            OpSpec::Loop(l) => check_loop(c, &op_path.key("loop"), l, depth + 1),
+            OpSpec::Loop(l) => check_loop(c, &op_path.key("loop"), l, depth + 1, child),
+            OpSpec::Pipe(p) => {
+                let pp = op_path.key("pipe");
+                if p.rounds == Some(0) {
+                    c.push(
+                        pp.key("rounds"),
+                        "expected at least 1 round (omit rounds to exchange messages until stopped)",
+                    );
+                }
+                c.finite(&pp.key("work"), p.work, true, "pipe work");
+            }
+            OpSpec::Fork(f) => check_fork(c, &op_path.key("fork"), f, depth),
+        }
+        if child {
+            let what = match op {
+                OpSpec::Fork(_) => Some("fork (a fork's children cannot fork: nested forks are not modeled)"),
+                OpSpec::Pipe(_) => Some("pipe (a fork's children have no pipe peers)"),
+                OpSpec::PingPong(_) => Some("ping_pong (a fork's children have no ping-pong peers)"),
+                OpSpec::Lock(_)
+                | OpSpec::Unlock(_)
+                | OpSpec::IpiWait(_)
+                | OpSpec::TlbShootdown(_)
+                | OpSpec::Halt(_) => Some("guest code (a fork's children are not vCPUs)"),
+                _ => None,
+            };
+            if let Some(what) = what {
+                c.push(op_path, format!("a fork's children cannot run {what}"));
+            }
         }
     }
+}
+
+fn check_fork(c: &mut Checker, fp: &KeyPath, f: &ForkSpec, depth: usize) {
+    if f.children == 0 || f.children > MAX_FORK_CHILDREN {
+        c.push(fp.key("children"), format!("expected 1..={MAX_FORK_CHILDREN} children, got {}", f.children));
+    }
+    if let Some(n) = &f.name {
+        if n.is_empty() {
+            c.push(fp.key("name"), "a fork's name must not be empty (omit it for the parent's name + \"/child\")");
+        } else if n.chars().any(char::is_control) {
+            c.push(fp.key("name"), format!("fork name {n:?} contains a control character"));
+        }
+    }
+    let pp = fp.key("program");
+    if f.program.is_empty() {
+        c.push(pp.clone(), "expected at least one step in the children's program");
+    } else if !f.program.iter().any(takes_time) {
+        // Children that take no time would exit at the instant they are forked.
+        c.push(
+            pp.clone(),
+            "expected the children's program to contain a step that takes time (run, spin, sleep or periodic)",
+        );
+    }
+    check_ops(c, &pp, &f.program, depth, true);
 }
 
 fn check_periodic(c: &mut Checker, pp: &KeyPath, p: &PeriodicSpec) {
@@ -590,7 +762,7 @@ fn check_periodic(c: &mut Checker, pp: &KeyPath, p: &PeriodicSpec) {
     }
 }
 
-fn check_loop(c: &mut Checker, lp: &KeyPath, l: &LoopSpec, depth: usize) {
+fn check_loop(c: &mut Checker, lp: &KeyPath, l: &LoopSpec, depth: usize, child: bool) {
     if depth > MAX_LOOP_DEPTH {
         c.push(lp.clone(), format!("loops nest too deeply (at most {MAX_LOOP_DEPTH} levels)"));
         return;
@@ -607,7 +779,7 @@ fn check_loop(c: &mut Checker, lp: &KeyPath, l: &LoopSpec, depth: usize) {
             "expected an endless loop to contain a step that takes time (run, spin, sleep or periodic)",
         );
     }
-    check_ops(c, &lp.key("body"), &l.body, depth);
+    check_ops(c, &lp.key("body"), &l.body, depth, child);
 }
 
 /// Whether a step advances simulated time (run, spin, sleep, periodic, or a loop with such).
@@ -618,6 +790,7 @@ fn takes_time(op: &OpSpec) -> bool {
         | OpSpec::Sleep(_)
         | OpSpec::Periodic(_)
         | OpSpec::PingPong(_)
+        | OpSpec::Pipe(_)
         | OpSpec::Halt(_) => true,
         OpSpec::SchedYield(_)
         | OpSpec::YieldTo(_)
@@ -626,6 +799,7 @@ fn takes_time(op: &OpSpec) -> bool {
         | OpSpec::IpiWait(_)
         | OpSpec::TlbShootdown(_) => false,
         OpSpec::Loop(l) => l.body.iter().any(takes_time),
+        OpSpec::Fork(f) => f.program.iter().any(takes_time),
     }
 }
 

@@ -517,6 +517,51 @@ pub enum OpSpec {
     Periodic(PeriodicSpec),
     /// Repeat `body` `times` times, or forever when `times` is absent.
     Loop(LoopSpec),
+    /// Exchange one-byte messages with `peer` over a pair of pipes (`workers pipe`): each
+    /// message is `work` of CPU time, then a write that wakes the peer blocked in read() with
+    /// a synchronous wakeup (WF_SYNC), then a read of the reply that blocks while the pipe is
+    /// empty. The peer must have a `pipe` step naming this task; one of the two starts
+    /// (`first`). Once the peer has exited, a read of the empty pipe returns (end of file) and
+    /// a write fails, and either ends the step. No system-call cost is modeled.
+    Pipe(PipeSpec),
+    /// Fork `children` tasks that run `program`, then wait() until every one has exited (the
+    /// last exit wakes this task). Inside a loop, each execution forks the same children
+    /// again as new tasks: their CPU time and counters add up over all of them. Children
+    /// get this task's cgroup, nice, policy, slice and affinity, and are named `name0`,
+    /// `name1`, … (default name: this task's name + "/child").
+    Fork(ForkSpec),
+}
+
+/// A pipe ping-pong step.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PipeSpec {
+    /// The other task of the pair (it must have a `pipe` step naming this task).
+    pub peer: String,
+    /// Round trips (default: forever; end the tasks with `stop`). The task that starts does
+    /// work, write, read each round; the other read, work, write.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rounds: Option<u64>,
+    /// CPU time of the work done for each message (e.g. "50us").
+    pub work: DurationSpec,
+    /// This task writes the first message; the other one starts by reading (default: false;
+    /// exactly one task of the pair starts).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub first: bool,
+}
+
+/// A fork-and-wait step.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ForkSpec {
+    /// How many children each execution forks (1..=1024).
+    pub children: u32,
+    /// Name prefix of the children, numbered from 0 (default: the parent's name + "/child").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// What each child runs; it exits when the program ends. No `fork` of its own, no guest
+    /// (vCPU) steps, no `pipe` or `ping_pong`.
+    pub program: Vec<OpSpec>,
 }
 
 /// A token ping-pong step.

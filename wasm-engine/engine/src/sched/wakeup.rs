@@ -33,8 +33,8 @@ pub const WF_EXEC: u32 = 0x02;
 pub const WF_FORK: u32 = 0x04;
 /// `WF_TTWU`: a wakeup by `try_to_wake_up()`.
 pub const WF_TTWU: u32 = 0x08;
-/// `WF_SYNC`: the waker says it is about to sleep (pipes, sockets; nothing in the
-/// simulation sets it yet).
+/// `WF_SYNC`: the waker says it is about to sleep (`__wake_up_sync_key()`: a pipe write,
+/// a child's exit waking its waiting parent; `sim/pipe.rs`, `sim/fork.rs`).
 pub const WF_SYNC: u32 = 0x10;
 /// `WF_RQ_SELECTED`: `select_task_rq()` chose the CPU (the task may run on more than one).
 pub const WF_RQ_SELECTED: u32 = 0x80;

@@ -10,7 +10,7 @@ use crate::sched::features::SchedFeatures;
 use crate::sched::group::{shares_from_v1, shares_from_v2_weight};
 use crate::sched::wakeup::WakeupPreempt;
 use crate::sched::yield_to::YieldToFlavour;
-use crate::sim::program::Program;
+use crate::sim::program::{fork_steps, Program};
 
 /// `normalized_sysctl_sched_base_slice` default: 0.7 ms.
 pub const NORMALIZED_BASE_SLICE_NS: u64 = 700_000;
@@ -107,12 +107,14 @@ pub struct TaskConfig {
     pub vm: Option<u32>,
     /// Task group id (0 = root; cgroup i of the scenario = i + 1).
     pub tg: u32,
-    /// Creation time.
+    /// Creation time (unused for a fork step's child: its parent's fork creates it).
     pub start_ns: u64,
     /// Kill time.
     pub stop_ns: Option<u64>,
     /// Behaviour.
     pub program: Program,
+    /// The task whose fork step creates this one (None: a task of the scenario file).
+    pub parent: Option<u32>,
 }
 
 /// Everything a simulation needs.
@@ -160,8 +162,18 @@ pub struct SimConfig {
     pub exit_cost: u64,
     /// Pause-loop-exiting settings per VM (index = VM id).
     pub vm_ple: Vec<crate::sim::kvm::PleConfig>,
-    /// Tasks, in file order (task id = index).
+    /// Tasks, in file order (task id = index), then the children of every fork step, in the
+    /// order of their parents and of `program::fork_steps`.
     pub tasks: Vec<TaskConfig>,
+}
+
+/// The name of child `i` of fork step `f` of the task named `parent`: the step's `name`, or
+/// the parent's name + "/child", followed by `i`.
+pub fn fork_child_name(parent: &str, f: &crate::scenario::schema::ForkSpec, i: u32) -> String {
+    match &f.name {
+        Some(n) => format!("{n}{i}"),
+        None => format!("{parent}/child{i}"),
+    }
 }
 
 /// The `sysctl_sched_tunable_scaling` factor (`get_update_sysctl_factor()`).
@@ -268,7 +280,17 @@ impl SimConfig {
                 tg => tg,
             })
             .collect();
-        let names: Vec<&str> = s.tasks.iter().map(|t| t.name.as_str()).collect();
+        // Fork children follow the scenario's tasks: their names, and each parent's first one.
+        let mut child_names: Vec<String> = Vec::new();
+        let mut first_child: Vec<u32> = Vec::with_capacity(s.tasks.len());
+        for t in &s.tasks {
+            first_child.push((s.tasks.len() + child_names.len()) as u32);
+            for f in fork_steps(&t.program) {
+                child_names.extend((0..f.children).map(|i| fork_child_name(&t.name, f, i)));
+            }
+        }
+        let names: Vec<&str> =
+            s.tasks.iter().map(|t| t.name.as_str()).chain(child_names.iter().map(String::as_str)).collect();
         let mut vms: Vec<String> = Vec::new();
         for t in &s.tasks {
             if let Some(v) = &t.vm {
@@ -291,11 +313,12 @@ impl SimConfig {
         for t in &s.tasks {
             collect_locks(&t.program, &mut locks);
         }
-        let tasks = s
+        let mut tasks: Vec<TaskConfig> = s
             .tasks
             .iter()
-            .zip(task_tgs)
-            .map(|(t, tg)| {
+            .zip(&task_tgs)
+            .zip(&first_child)
+            .map(|((t, &tg), &first)| {
                 let mut affinity = t.affinity.clone().unwrap_or_else(|| (0..ncpus).collect());
                 affinity.sort_unstable();
                 affinity.dedup();
@@ -308,11 +331,29 @@ impl SimConfig {
                     tg,
                     start_ns: t.start.map(|d| d.ns()).unwrap_or(0),
                     stop_ns: t.stop.map(|d| d.ns()),
-                    program: Program::compile(&t.program, &names, &locks),
+                    program: Program::compile(&t.program, &names, &locks, first),
                     vm: t.vm.as_ref().and_then(|v| vms.iter().position(|x| x == v)).map(|i| i as u32),
+                    parent: None,
                 }
             })
             .collect();
+        // Each fork step's children: the parent's attributes, the step's program, no start.
+        for (i, t) in s.tasks.iter().enumerate() {
+            for f in fork_steps(&t.program) {
+                let program = Program::compile(&f.program, &names, &locks, 0);
+                for _ in 0..f.children {
+                    let p = &tasks[i];
+                    tasks.push(TaskConfig {
+                        name: names[tasks.len()].to_string(),
+                        stop_ns: None,
+                        program: program.clone(),
+                        vm: None,
+                        parent: Some(i as u32),
+                        ..p.clone()
+                    });
+                }
+            }
+        }
         let vm_ple = {
             let host = crate::sim::kvm::PleConfig {
                 ple: s.kernel.kvm_ple.unwrap_or(true),

@@ -1,5 +1,6 @@
 //! Running a task's program: `dispatch` takes the running task's next step (run, spin,
-//! sleep, sched_yield, yield_to, ping-pong, guest lock and IPI steps, HLT) and acts on it;
+//! sleep, sched_yield, yield_to, ping-pong, pipe, fork, guest lock and IPI steps, HLT) and
+//! acts on it;
 //! blocking, KVM's kick of a halted vCPU, and `yield_to()` with its return value.
 
 use super::event::Ev;
@@ -101,6 +102,37 @@ impl Simulation {
             Step::Unlock(lock) => {
                 if !self.guest_unlock(cpu, task, lock) {
                     self.dispatch(cpu);
+                }
+            }
+            Step::PipeWrite { peer, end } => {
+                if !self.pipe_write(cpu, task, peer) {
+                    self.tasks[task as usize].cursor.break_loop(end);
+                }
+                self.dispatch(cpu);
+            }
+            Step::PipeRead { peer, end } => {
+                // None: blocked; the read is tried again when the task runs again.
+                if let Some(read) = self.pipe_read(cpu, task, peer) {
+                    let c = &mut self.tasks[task as usize].cursor;
+                    if read {
+                        c.finish_step();
+                    } else {
+                        c.break_loop(end);
+                    }
+                    self.dispatch(cpu);
+                }
+            }
+            Step::Fork(f) => {
+                self.fork_children(cpu, task, f);
+                self.dispatch(cpu);
+            }
+            Step::Wait(_) => {
+                if self.tasks[task as usize].wait_children == 0 {
+                    self.tasks[task as usize].cursor.finish_step();
+                    self.dispatch(cpu);
+                } else {
+                    // do_wait(): no child to reap yet; the last one's exit wakes the parent.
+                    self.block(cpu, task, u64::MAX);
                 }
             }
             Step::Exit => self.exit_running(cpu, task),

@@ -7,8 +7,10 @@
 pub mod config;
 mod dispatch;
 pub mod event;
+mod fork;
 pub mod ipi;
 pub mod kvm;
+mod pipe;
 pub mod program;
 pub mod pvlock;
 mod smp;
@@ -75,6 +77,10 @@ pub struct TaskStats {
     pub wakeup_latencies: Vec<u64>,
     /// Completed sleeps (periods of a run/sleep loop).
     pub sleeps: u64,
+    /// Pipe messages written.
+    pub pipe_writes: u64,
+    /// Children forked.
+    pub forks: u64,
 }
 
 /// One simulated task.
@@ -108,6 +114,14 @@ pub struct Task {
     pub pp_left: Option<u64>,
     /// Token ping-pong: CPU time left in the current work or spin segment, and which.
     pub pp_seg: Option<(PpPhase, u64)>,
+    /// Bytes waiting in this task's pipe (written by its pipe peer, not read yet).
+    pub pipe_bytes: u64,
+    /// Blocked in `pipe_read()` on the pipe `peer` writes: Some(peer).
+    pub pipe_wait: Option<u32>,
+    /// Children of its last fork step that have not exited yet (it waits while > 0).
+    pub wait_children: u32,
+    /// CPU time of its earlier incarnations (a fork child forked again gets a fresh entity).
+    pub exec_before: u64,
 }
 
 /// Per-CPU simulation state beyond the scheduler's rq.
@@ -156,20 +170,8 @@ impl Simulation {
         let mut queue = EventQueue::default();
         for (i, t) in cfg.tasks.iter().enumerate() {
             let id = i as u32;
-            let load = match t.policy {
-                PolicySpec::Idle => LoadWeight::idle(),
-                _ => LoadWeight::for_nice(t.nice),
-            };
-            let slice = t.slice_ns.unwrap_or(cfg.params.base_slice);
             let cpu = t.affinity[0];
-            fair.ents.push(SchedEntity::new_task(
-                id,
-                load,
-                slice,
-                t.slice_ns.is_some(),
-                cpu,
-                t.policy == PolicySpec::Idle,
-            ));
+            fair.ents.push(task_entity(id, t, cfg.params.base_slice, cpu));
             tasks.push(Task {
                 cfg: t.clone(),
                 se: id,
@@ -185,8 +187,15 @@ impl Simulation {
                 token: false,
                 pp_left: None,
                 pp_seg: None,
+                pipe_bytes: 0,
+                pipe_wait: None,
+                wait_children: 0,
+                exec_before: 0,
             });
-            queue.push(t.start_ns, Ev::Start { task: id });
+            // A fork step's child has no start of its own: its parent's fork starts it.
+            if t.parent.is_none() {
+                queue.push(t.start_ns, Ev::Start { task: id });
+            }
             if let Some(stop) = t.stop_ns {
                 queue.push(stop, Ev::Stop { task: id });
             }
@@ -299,7 +308,7 @@ impl Simulation {
             }
             Ev::Start { task } => {
                 if self.tasks[task as usize].state == TaskState::New {
-                    self.wake_up_new(task);
+                    self.wake_up_new(task, None);
                 }
             }
             Ev::Stop { task } => self.kill(task),
@@ -404,11 +413,14 @@ impl Simulation {
     }
 
     /// `wake_up_new_task()`: place with ENQUEUE_INITIAL, then check wakeup preemption.
-    fn wake_up_new(&mut self, task: u32) {
-        let cpu = self.select_task_rq(task, None, WF_FORK, None);
+    /// `parent_cpu`: the CPU of the parent whose fork step created the task (None: a
+    /// scenario task's start).
+    fn wake_up_new(&mut self, task: u32, parent_cpu: Option<u32>) {
+        let cpu = self.select_task_rq(task, None, WF_FORK, parent_cpu);
         self.move_to_cpu(task, cpu);
         let se = self.tasks[task as usize].se;
-        self.fair.log.event(self.fair.now, EventKind::WakeupNew, cpu, task, NO_TASK, 0);
+        let waker = parent_cpu.unwrap_or(NO_TASK);
+        self.fair.log.event(self.fair.now, EventKind::WakeupNew, cpu, task, waker, 0);
         self.fair.enqueue_task(se, ENQUEUE_INITIAL);
         let t = &mut self.tasks[task as usize];
         t.state = TaskState::Runnable;
@@ -418,9 +430,26 @@ impl Simulation {
         self.fair.check_preempt_wakeup_fair(cpu, se, WF_FORK | selected, normal);
     }
 
-    /// `try_to_wake_up()`: a delayed task is requeued where it is (ttwu_runnable); others
-    /// are placed by `select_task_rq` and enqueued with their saved lag.
+    /// `try_to_wake_up(p, state, 0)` from a timer or a kick: no waker flags, no waker CPU.
     fn wake_up(&mut self, task: u32) {
+        self.wake_up_flags(task, 0, None);
+    }
+
+    /// `try_to_wake_up()` with the waker's `wake_flags` (`WF_SYNC` from `__wake_up_sync_key()`:
+    /// a pipe write, a child's exit waking its parent) and the CPU the wakeup runs on. A
+    /// delayed task is requeued where it is (ttwu_runnable); others are placed by
+    /// `select_task_rq` and enqueued with their saved lag. Both paths pass `WF_TTWU |
+    /// wake_flags` on (to `select_task_rq` with `waker_cpu`, and to
+    /// `check_preempt_wakeup_fair`), as `try_to_wake_up()` does, and the log's Wakeup row
+    /// records `wake_flags` and `waker_cpu`. Public for tests that compare wake flags on a
+    /// cloned simulation: a sleeping task's wait is then over (a pipe read or a fork's wait
+    /// looks again and blocks again; other steps move on). A task that is not asleep is left
+    /// alone.
+    pub fn wake_up_flags(&mut self, task: u32, wake_flags: u32, waker_cpu: Option<u32>) {
+        if self.tasks[task as usize].state != TaskState::Sleeping {
+            return; // try_to_wake_up() of a task that is not asleep does nothing
+        }
+        let wake_flags = WF_TTWU | wake_flags;
         let se = self.tasks[task as usize].se;
         // select_task_rq() runs (WF_RQ_SELECTED) only for a task off the queue that may run
         // on more than one CPU.
@@ -430,7 +459,7 @@ impl Simulation {
             self.tasks[task as usize].cpu
         } else {
             let prev = self.tasks[task as usize].cpu;
-            let cpu = self.select_task_rq(task, Some(prev), WF_TTWU, None);
+            let cpu = self.select_task_rq(task, Some(prev), wake_flags, waker_cpu);
             if cpu != prev {
                 // set_task_cpu()'s sched_migrate_task, before the wakeup is traced.
                 self.fair.log.event(
@@ -445,7 +474,8 @@ impl Simulation {
             self.move_to_cpu(task, cpu);
             cpu
         };
-        self.fair.log.event(self.fair.now, EventKind::Wakeup, cpu, task, NO_TASK, 0);
+        let waker = waker_cpu.unwrap_or(NO_TASK);
+        self.fair.log.event(self.fair.now, EventKind::Wakeup, cpu, task, waker, (wake_flags & !WF_TTWU) as i64);
         self.fair.enqueue_task(se, ENQUEUE_WAKEUP);
         self.fair.ttwu_update_avg_idle(cpu);
         let t = &mut self.tasks[task as usize];
@@ -453,7 +483,7 @@ impl Simulation {
         t.woken_at = Some(self.fair.now);
         t.stats.wakeups += 1;
         let normal = t.cfg.policy == PolicySpec::Normal;
-        let flags = WF_TTWU | if selected { WF_RQ_SELECTED } else { 0 };
+        let flags = wake_flags | if selected { WF_RQ_SELECTED } else { 0 };
         self.fair.check_preempt_wakeup_fair(cpu, se, flags, normal);
     }
 
@@ -461,6 +491,9 @@ impl Simulation {
     fn kill(&mut self, task: u32) {
         let state = self.tasks[task as usize].state;
         let se = self.tasks[task as usize].se;
+        if !matches!(state, TaskState::Exited | TaskState::Running) {
+            self.exit_notify(task);
+        }
         match state {
             TaskState::Exited => {}
             TaskState::New => self.tasks[task as usize].state = TaskState::Exited,
@@ -495,6 +528,7 @@ impl Simulation {
         let t = &mut self.tasks[task as usize];
         t.state = TaskState::Exited;
         t.wake_gen += 1;
+        t.pipe_wait = None;
         self.fair.log.event(self.fair.now, EventKind::Exit, t.cpu, task, NO_TASK, 0);
     }
 
@@ -502,6 +536,7 @@ impl Simulation {
     /// delayed), so a dead task does not linger as a delayed entity.
     fn exit_running(&mut self, cpu: u32, task: u32) {
         self.charge_segment(task);
+        self.exit_notify(task);
         let se = self.tasks[task as usize].se;
         self.fair.dequeue_task(se, DEQUEUE_SPECIAL);
         self.finish_exit(task);
@@ -629,11 +664,12 @@ impl Simulation {
         self.queue.push(self.fair.now + left, Ev::HrTick { cpu, gen });
     }
 
-    /// CPU time of a task so far (including the running segment).
+    /// CPU time of a task so far (including the running segment and, for a fork child, its
+    /// earlier incarnations).
     pub fn cpu_time(&self, task: u32) -> u64 {
         let t = &self.tasks[task as usize];
         let e = &self.fair.ents[t.se as usize];
-        let mut ns = e.sum_exec_runtime;
+        let mut ns = t.exec_before + e.sum_exec_runtime;
         if t.state == TaskState::Running {
             ns += self.fair.now - e.exec_start;
         }
@@ -645,4 +681,15 @@ impl Simulation {
         let c = &self.cpus[cpu as usize];
         c.idle_ns + c.idle_since.map(|s| self.fair.now - s).unwrap_or(0)
     }
+}
+
+/// A task's fresh sched_entity, as `__sched_fork()` leaves it: its weight (nice or
+/// SCHED_IDLE), its slice, nothing else; on `cpu`'s root cfs_rq until `set_task_rq`.
+pub(crate) fn task_entity(id: u32, t: &config::TaskConfig, base_slice: u64, cpu: u32) -> SchedEntity {
+    let load = match t.policy {
+        PolicySpec::Idle => LoadWeight::idle(),
+        _ => LoadWeight::for_nice(t.nice),
+    };
+    let slice = t.slice_ns.unwrap_or(base_slice);
+    SchedEntity::new_task(id, load, slice, t.slice_ns.is_some(), cpu, t.policy == PolicySpec::Idle)
 }

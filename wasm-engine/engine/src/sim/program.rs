@@ -1,7 +1,24 @@
 //! Task behaviour programs: the scenario's steps compiled to a flat instruction list and a
 //! small interpreter that says what the task does next.
 
-use crate::scenario::schema::OpSpec;
+use crate::scenario::schema::{ForkSpec, OpSpec};
+
+/// The fork steps of a program in the order `Program::compile` numbers their children: the
+/// steps in order, loop bodies where they stand (a fork's own program has no fork).
+pub fn fork_steps(ops: &[OpSpec]) -> Vec<&ForkSpec> {
+    fn walk<'a>(ops: &'a [OpSpec], out: &mut Vec<&'a ForkSpec>) {
+        for op in ops {
+            match op {
+                OpSpec::Fork(f) => out.push(f),
+                OpSpec::Loop(l) => walk(&l.body, out),
+                _ => {}
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(ops, &mut out);
+    out
+}
 
 /// One compiled instruction.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -32,6 +49,25 @@ pub enum Instr {
     LoopStart { times: Option<u64>, period: Option<u64>, end: u32 },
     /// End of a loop body; jumps back to `start` + 1.
     LoopEnd { start: u32 },
+    /// Write one byte to `peer`'s pipe (`pipe_write()`), inside a pipe step's loop whose
+    /// LoopEnd is at `end` (a failed write, the peer gone, ends the step).
+    PipeWrite { peer: u32, end: u32 },
+    /// Read one byte from this task's pipe, written by `peer` (`pipe_read()`): blocks while it
+    /// is empty; end of file (the peer gone) ends the step (LoopEnd at `end`).
+    PipeRead { peer: u32, end: u32 },
+    /// Fork the children of `Program::forks[i]`.
+    Fork(u32),
+    /// Wait until the children of `Program::forks[i]` have all exited (`do_wait()`).
+    Wait(u32),
+}
+
+/// The children of one fork step: task slots allocated when the scenario is loaded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ForkStep {
+    /// Task id of the first child; the others follow it.
+    pub first: u32,
+    /// How many children each execution forks.
+    pub children: u32,
 }
 
 /// A compiled token ping-pong step.
@@ -56,18 +92,22 @@ pub struct Program {
     pub code: Vec<Instr>,
     /// Target sets of IPI waits (task ids, in send order), indexed by `Instr::IpiWait`.
     pub sets: Vec<Vec<u32>>,
+    /// Fork steps, indexed by `Instr::Fork`.
+    pub forks: Vec<ForkStep>,
 }
 
 impl Program {
-    /// Compiles scenario steps; `names` resolves yield_to targets to task ids and `locks`
-    /// guest lock names to lock ids.
-    pub fn compile(ops: &[OpSpec], names: &[&str], locks: &[String]) -> Program {
+    /// Compiles scenario steps; `names` resolves yield_to targets and pipe peers to task ids
+    /// and `locks` guest lock names to lock ids. The children of the program's fork steps
+    /// (in the order of [`fork_steps`]) get consecutive task ids from `first_child`.
+    pub fn compile(ops: &[OpSpec], names: &[&str], locks: &[String], first_child: u32) -> Program {
         let mut p = Program::default();
-        p.emit(ops, names, locks);
+        let mut next_child = first_child;
+        p.emit(ops, names, locks, &mut next_child);
         p
     }
 
-    fn emit(&mut self, ops: &[OpSpec], names: &[&str], locks: &[String]) {
+    fn emit(&mut self, ops: &[OpSpec], names: &[&str], locks: &[String], next_child: &mut u32) {
         for op in ops {
             match op {
                 OpSpec::Run(d) => self.code.push(Instr::Run(d.ns())),
@@ -101,11 +141,38 @@ impl Program {
                 OpSpec::IpiWait(t) => self.ipi_wait(std::slice::from_ref(t), names),
                 OpSpec::TlbShootdown(ts) => self.ipi_wait(ts, names),
                 OpSpec::Halt(d) => self.code.push(Instr::Halt(d.ns())),
-                OpSpec::Loop(l) => self.emit_loop(l.times, None, |p| p.emit(&l.body, names, locks)),
+                OpSpec::Loop(l) => self.emit_loop(l.times, None, |p| p.emit(&l.body, names, locks, next_child)),
                 OpSpec::Periodic(pd) => {
                     let run = pd.run.ns();
                     self.emit_loop(pd.count, Some(pd.period.ns()), |p| p.code.push(Instr::Run(run)))
                 }
+                OpSpec::Pipe(p) => {
+                    let peer = names.iter().position(|n| *n == p.peer).expect("validated pipe peer") as u32;
+                    self.pipe(peer, p.rounds, p.work.ns(), p.first);
+                }
+                OpSpec::Fork(f) => {
+                    self.forks.push(ForkStep { first: *next_child, children: f.children });
+                    *next_child += f.children;
+                    let i = self.forks.len() as u32 - 1;
+                    self.code.extend([Instr::Fork(i), Instr::Wait(i)]);
+                }
+            }
+        }
+    }
+
+    /// A pipe step: a loop of `rounds` (None: forever) round trips; the task that starts
+    /// works, writes, reads; the other reads, works, writes.
+    fn pipe(&mut self, peer: u32, rounds: Option<u64>, work: u64, first: bool) {
+        let start = self.code.len();
+        self.emit_loop(rounds, None, |p| {
+            let (read, write) = (Instr::PipeRead { peer, end: 0 }, Instr::PipeWrite { peer, end: 0 });
+            let body = if first { [Instr::Run(work), write, read] } else { [read, Instr::Run(work), write] };
+            p.code.extend(body);
+        });
+        let end = self.code.len() as u32 - 1;
+        for ins in &mut self.code[start..] {
+            if let Instr::PipeRead { end: e, .. } | Instr::PipeWrite { end: e, .. } = ins {
+                *e = end;
             }
         }
     }
@@ -151,6 +218,16 @@ pub enum Step {
     IpiWait(u32),
     /// Guest HLT: block until an IPI or this absolute time.
     HaltUntil(u64),
+    /// Write a byte to the peer's pipe (the cursor has moved on; `end` as in `Instr`).
+    PipeWrite { peer: u32, end: u32 },
+    /// At a pipe read (the simulation drives it: `finish_step` once a byte is read,
+    /// `break_loop(end)` at end of file).
+    PipeRead { peer: u32, end: u32 },
+    /// Fork the children of a fork step (`Program::forks` index; the cursor has moved on).
+    Fork(u32),
+    /// At the wait for a fork step's children (the simulation drives it: `finish_step` once
+    /// they have all exited).
+    Wait(u32),
     /// The program ended.
     Exit,
 }
@@ -192,6 +269,14 @@ impl Cursor {
     /// then take effect when the cursor runs again).
     pub fn rewind(&mut self) {
         self.pc -= 1;
+    }
+
+    /// Leaves the loop whose LoopEnd is at `end` at once (a pipe step ended by its peer's
+    /// exit): the program goes on after it.
+    pub fn break_loop(&mut self, end: u32) {
+        self.frames.pop();
+        self.pc = end;
+        self.advance();
     }
 
     fn advance(&mut self) {
@@ -246,6 +331,16 @@ impl Cursor {
                     self.advance();
                     return Step::Unlock(l);
                 }
+                Instr::PipeWrite { peer, end } => {
+                    self.advance();
+                    return Step::PipeWrite { peer, end };
+                }
+                Instr::PipeRead { peer, end } => return Step::PipeRead { peer, end },
+                Instr::Fork(f) => {
+                    self.advance();
+                    return Step::Fork(f);
+                }
+                Instr::Wait(f) => return Step::Wait(f),
                 Instr::LoopStart { times, .. } => {
                     if times == Some(0) {
                         if let Instr::LoopStart { end, .. } = ins {
@@ -298,6 +393,7 @@ mod tests {
             })],
             &[],
             &[],
+            0,
         );
         let mut c = Cursor::default();
         assert_eq!(c.next(&prog, 0), Step::BusyUntil(10));
@@ -310,11 +406,61 @@ mod tests {
     }
 
     #[test]
+    fn pipe_compiles_to_a_loop_and_ends_early_at_end_of_file() {
+        use crate::scenario::schema::PipeSpec;
+        let pipe = |first| OpSpec::Pipe(PipeSpec { peer: "b".into(), rounds: Some(2), work: DurationSpec(10), first });
+        let names = ["a", "b"];
+        // The task that starts works, writes, reads; the other reads, works, writes.
+        let prog = Program::compile(&[pipe(true)], &names, &[], 2);
+        let end = 4;
+        assert_eq!(
+            prog.code,
+            vec![
+                Instr::LoopStart { times: Some(2), period: None, end },
+                Instr::Run(10),
+                Instr::PipeWrite { peer: 1, end },
+                Instr::PipeRead { peer: 1, end },
+                Instr::LoopEnd { start: 0 },
+            ]
+        );
+        let prog = Program::compile(&[pipe(false), OpSpec::Sleep(DurationSpec(5))], &names, &[], 2);
+        assert_eq!(prog.code[1], Instr::PipeRead { peer: 1, end });
+        let mut c = Cursor::default();
+        assert_eq!(c.next(&prog, 0), Step::PipeRead { peer: 1, end });
+        c.finish_step();
+        assert_eq!(c.next(&prog, 0), Step::BusyUntil(10));
+        c.charge(10);
+        assert_eq!(c.next(&prog, 10), Step::PipeWrite { peer: 1, end });
+        assert_eq!(c.next(&prog, 10), Step::PipeRead { peer: 1, end });
+        // End of file: the step is over, the program goes on.
+        c.break_loop(end);
+        assert_eq!(c.next(&prog, 10), Step::SleepUntil(15));
+        assert_eq!(c.next(&prog, 15), Step::Exit);
+    }
+
+    #[test]
+    fn fork_steps_number_their_children_in_order() {
+        use crate::scenario::schema::ForkSpec;
+        let fork = |n| OpSpec::Fork(ForkSpec { children: n, name: None, program: vec![OpSpec::Run(DurationSpec(1))] });
+        let ops =
+            [fork(3), OpSpec::Loop(LoopSpec { times: Some(2), body: vec![fork(2), OpSpec::Sleep(DurationSpec(1))] })];
+        assert_eq!(fork_steps(&ops).iter().map(|f| f.children).collect::<Vec<_>>(), vec![3, 2]);
+        let prog = Program::compile(&ops, &[], &[], 7);
+        assert_eq!(prog.forks, vec![ForkStep { first: 7, children: 3 }, ForkStep { first: 10, children: 2 }]);
+        let mut c = Cursor::default();
+        assert_eq!(c.next(&prog, 0), Step::Fork(0));
+        assert_eq!(c.next(&prog, 0), Step::Wait(0));
+        c.finish_step();
+        assert_eq!(c.next(&prog, 0), Step::Fork(1));
+    }
+
+    #[test]
     fn periodic_sleeps_to_boundary() {
         let prog = Program::compile(
             &[OpSpec::Periodic(PeriodicSpec { run: DurationSpec(3), period: DurationSpec(10), count: Some(2) })],
             &[],
             &[],
+            0,
         );
         let mut c = Cursor::default();
         assert_eq!(c.next(&prog, 100), Step::BusyUntil(103));
