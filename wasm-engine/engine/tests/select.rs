@@ -125,8 +125,9 @@ fn every_placement_is_logged_with_its_rule() {
     let e = &sim.fair.log.events;
     let rows: Vec<usize> =
         (0..e.t.len()).filter(|&i| e.kind[i] == EventKind::SelectRq as u8 && e.task[i] == 0).collect();
-    // One at creation, then one per wakeup of s (100 ms / 51 ms).
-    assert_eq!(rows.len(), 1 + sim.tasks[0].stats.wakeups as usize);
+    // One at creation (fork balancing), one at its exec (sched_exec's balancing at its first
+    // run), then one per wakeup of s (100 ms / 51 ms).
+    assert_eq!(rows.len(), 2 + sim.tasks[0].stats.wakeups as usize);
     for &i in &rows {
         let path = (e.val[i] & 0xff) as u8;
         assert!(path <= PlacePath::NotAllowed as u8);

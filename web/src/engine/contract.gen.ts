@@ -1338,6 +1338,7 @@ export const MigrateClass = {
   nohz: 3,
   active: 4,
   affinity: 5,
+  exec: 6,
 } as const;
 /** How a load-balance pass ended (bits 32-39 of a balance row's `val`). */
 export const BalanceOutcome = {

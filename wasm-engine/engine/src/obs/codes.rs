@@ -475,17 +475,20 @@ pub enum MigrateClass {
     Active = 4,
     /// The task's allowed CPUs changed.
     Affinity = 5,
+    /// Exec balancing (`sched_exec()`): the stopper moves a task at its exec.
+    Exec = 6,
 }
 
 impl MigrateClass {
     /// All classes, in code order.
-    pub const ALL: [MigrateClass; 6] = [
+    pub const ALL: [MigrateClass; 7] = [
         MigrateClass::Wake,
         MigrateClass::Periodic,
         MigrateClass::Newidle,
         MigrateClass::Nohz,
         MigrateClass::Active,
         MigrateClass::Affinity,
+        MigrateClass::Exec,
     ];
 
     /// Stable name.
@@ -497,6 +500,7 @@ impl MigrateClass {
             MigrateClass::Nohz => "nohz",
             MigrateClass::Active => "active",
             MigrateClass::Affinity => "affinity",
+            MigrateClass::Exec => "exec",
         }
     }
 }

@@ -549,6 +549,11 @@ fn check_task(c: &mut Checker, tp: &KeyPath, t: &TaskSpec, cpus: u32) {
             }
         }
     }
+    if let Some(cpu) = t.parent_cpu {
+        if cpu >= cpus {
+            c.push(tp.key("parent_cpu"), format!("parent_cpu names CPU {cpu} but the host has {cpus} CPUs"));
+        }
+    }
     let start_ok = match t.start {
         Some(st) => c.finite(&tp.key("start"), st, false, "start"),
         None => true,

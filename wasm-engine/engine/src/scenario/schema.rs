@@ -458,6 +458,11 @@ pub struct TaskSpec {
     /// CPUs the task may run on (default: all). A single CPU pins it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub affinity: Option<Vec<u32>>,
+    /// The CPU its parent ran on when it forked the task: under `smp = "fair"` the fork's
+    /// placement (`select_task_rq_fair()` with WF_FORK) starts from there (default: the task's
+    /// first allowed CPU). A real trace shows it as the CPU of the task's `sched_wakeup_new`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub parent_cpu: Option<u32>,
     /// cgroup path the task runs in (default: "/", the root group).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cgroup: Option<String>,

@@ -406,6 +406,25 @@ impl Fair {
         self.last_blocked[cpu as usize] = Some(self.now);
     }
 
+    /// `post_init_entity_util_avg()` (`wake_up_new_task()`, after the CPU is chosen): a new
+    /// task's utilization starts at its weight's share of its cfs_rq's, capped at half the
+    /// CPU's spare capacity (half the capacity on an idle queue); runnable starts equal.
+    pub fn post_init_entity_util_avg(&mut self, se: EntityId) {
+        if !self.pelt() {
+            return;
+        }
+        let q = self.ents[se as usize].cfs_rq;
+        let (cq_util, cq_load) = (self.qs[q as usize].avg.util_avg, self.qs[q as usize].avg.load_avg);
+        let cap = (1i64 << SCHED_CAPACITY_SHIFT) - cq_util as i64;
+        let cap = cap / 2;
+        let w = self.se_weight(se);
+        let sa = &mut self.ents[se as usize].avg;
+        if cap > 0 {
+            sa.util_avg = if cq_util != 0 { (cq_util * w / (cq_load + 1)).min(cap as u64) } else { cap as u64 };
+        }
+        sa.runnable_avg = sa.util_avg;
+    }
+
     /// The periodic blocked-load updates, run at a tick of `cpu` (module docs): `cpu` itself,
     /// and every idle CPU not updated for 32 ms. No-op unless `group_shares = pelt`.
     pub fn pelt_periodic(&mut self, cpu: u32) {

@@ -103,6 +103,8 @@ pub struct TaskConfig {
     pub slice_ns: Option<u64>,
     /// Allowed CPUs, ascending.
     pub affinity: Vec<u32>,
+    /// The CPU its creator forked it from (scenario `parent_cpu`).
+    pub parent_cpu: Option<u32>,
     /// VM index if this task is a vCPU thread.
     pub vm: Option<u32>,
     /// Task group id (0 = root; cgroup i of the scenario = i + 1).
@@ -328,6 +330,7 @@ impl SimConfig {
                     policy: t.policy,
                     slice_ns: t.slice.map(|d| d.ns()),
                     affinity,
+                    parent_cpu: t.parent_cpu,
                     tg,
                     start_ns: t.start.map(|d| d.ns()).unwrap_or(0),
                     stop_ns: t.stop.map(|d| d.ns()),

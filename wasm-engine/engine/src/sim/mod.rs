@@ -108,6 +108,9 @@ pub struct Task {
     pub seed: u64,
     /// A system call in progress under a cost model: Some(whether it ends in schedule()).
     pub syscall_pending: Option<bool>,
+    /// A process started by the scenario execs its program at its first run (`sched_exec()`
+    /// under `smp = "fair"`: exec balancing may move it, `sim/smp.rs`).
+    pub exec_pending: bool,
     /// Token ping-pong: holds the token.
     pub token: bool,
     /// Token ping-pong: hand-offs left (None: not inside a ping-pong step).
@@ -184,6 +187,7 @@ impl Simulation {
                 stats: TaskStats::default(),
                 seed: seeds.sub_seed("task", id as u64),
                 syscall_pending: None,
+                exec_pending: false,
                 token: false,
                 pp_left: None,
                 pp_seg: None,
@@ -308,7 +312,7 @@ impl Simulation {
             }
             Ev::Start { task } => {
                 if self.tasks[task as usize].state == TaskState::New {
-                    self.wake_up_new(task, None);
+                    self.wake_up_new(task, self.tasks[task as usize].cfg.parent_cpu);
                 }
             }
             Ev::Stop { task } => self.kill(task),
@@ -419,6 +423,7 @@ impl Simulation {
         let cpu = self.select_task_rq(task, None, WF_FORK, parent_cpu);
         self.move_to_cpu(task, cpu);
         let se = self.tasks[task as usize].se;
+        self.fair.post_init_entity_util_avg(se);
         let waker = parent_cpu.unwrap_or(NO_TASK);
         self.fair.log.event(self.fair.now, EventKind::WakeupNew, cpu, task, waker, 0);
         self.fair.enqueue_task(se, ENQUEUE_INITIAL);
@@ -619,6 +624,12 @@ impl Simulation {
                 self.arm_tick(cpu);
                 self.arm_hrtick(cpu);
                 self.arm_throttle_work(cpu);
+                if self.tasks[n as usize].exec_pending {
+                    self.tasks[n as usize].exec_pending = false;
+                    if self.sched_exec(cpu, n) {
+                        return;
+                    }
+                }
                 self.dispatch(cpu);
             }
             None => {

@@ -3,6 +3,7 @@
 //! (`sched/smp.rs`) from the scenario's host.
 
 use super::{Simulation, TaskState};
+use crate::obs::codes::MigrateClass;
 use crate::obs::log::EventKind;
 use crate::obs::log::{SwitchReason, NO_TASK};
 use crate::scenario::schema::PolicySpec;
@@ -10,6 +11,7 @@ use crate::sched::balance::CpuIdle;
 use crate::sched::select::PlacePath;
 use crate::sched::smp::{Smp, SmpMode};
 use crate::sched::topology::{CpuMask, CpuPlace, Host, Topology, LOCAL_DISTANCE, RECLAIM_DISTANCE};
+use crate::sched::wakeup::WF_EXEC;
 
 /// Distance between two NUMA nodes of different sockets (named shortcut: the common SLIT
 /// value; no scenario of ours has measured one).
@@ -54,6 +56,12 @@ impl Simulation {
         smp.lb.normal = self.tasks.iter().map(|t| t.cfg.policy == PolicySpec::Normal).collect();
         self.fair.smp = Some(Box::new(smp));
         self.fair.pelt_tracking = true;
+        // Processes the scenario starts are forked by a launcher and exec their program
+        // (`sched_exec()` at their first run); vCPU threads (clone, no exec) and fork steps'
+        // children (they run the parent's code) do not, nor do pinned tasks (nothing to pick).
+        for t in &mut self.tasks {
+            t.exec_pending = t.cfg.parent.is_none() && t.cfg.vm.is_none() && t.cfg.affinity.len() > 1;
+        }
         Ok(())
     }
 
@@ -137,6 +145,34 @@ impl Simulation {
         }
         self.sync_migrations();
         self.run_stoppers();
+    }
+
+    /// `sched_exec()` (core.c) of `task`, running on `cpu` at its exec: exec balancing
+    /// (`select_task_rq_fair()` with WF_EXEC, the slow path over the domains with
+    /// SD_BALANCE_EXEC) and, if another CPU is chosen, `stop_one_cpu()` with
+    /// `migration_cpu_stop()`: the stopper takes `cpu` at once (named shortcut, as for active
+    /// balancing), moves the task there (`move_queued_task()`) and `cpu` picks again. Returns
+    /// whether the task moved.
+    pub(crate) fn sched_exec(&mut self, cpu: u32, task: u32) -> bool {
+        if self.fair.smp.is_none() {
+            return false;
+        }
+        let dest = self.select_task_rq(task, Some(cpu), WF_EXEC, Some(cpu));
+        if dest == cpu {
+            return false;
+        }
+        self.charge_segment(task);
+        self.fair.force_next(cpu, None);
+        self.fair.log.event(self.fair.now, EventKind::Switch, cpu, NO_TASK, task, SwitchReason::Preempt as i64);
+        self.cpus[cpu as usize].work_gen += 1;
+        let t = &mut self.tasks[task as usize];
+        t.stats.switches_out += 1;
+        t.stats.switches_out_runnable += 1;
+        t.state = TaskState::Runnable;
+        self.fair.move_queued_task(task, dest, MigrateClass::Exec);
+        self.sync_migrations();
+        self.schedule(cpu, SwitchReason::Preempt);
+        true
     }
 
     /// The stopper (`active_load_balance_cpu_stop()`), named shortcut: it takes the busiest

@@ -146,6 +146,14 @@ impl Fair {
         self.smp.as_deref_mut().expect("smp").lb.moved.push((task, dst));
     }
 
+    /// `move_queued_task()` (core.c): a queued task (the stopper has put it back on its
+    /// queue) detached and attached on `dst`, as `migration_cpu_stop()` does for
+    /// `sched_exec()`.
+    pub fn move_queued_task(&mut self, task: u32, dst: u32, class: MigrateClass) {
+        self.detach_task(task, dst, class);
+        self.attach_task(dst, task);
+    }
+
     /// `attach_task()`: `activate_task()` (ENQUEUE_MIGRATED) and `wakeup_preempt(rq, p, 0)`.
     pub(super) fn attach_task(&mut self, dst: u32, task: u32) {
         let se = task;
