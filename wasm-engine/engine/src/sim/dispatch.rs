@@ -175,15 +175,16 @@ impl Simulation {
         self.schedule(cpu, SwitchReason::Sleep);
     }
 
-    /// `kvm_vcpu_kick()` of a halted vCPU: its thread is woken now (the HLT timer is dropped).
-    pub(crate) fn kick_halted(&mut self, task: u32) {
+    /// `kvm_vcpu_kick()` of a halted vCPU by the vCPU running on `waker_cpu` (its IPI or PV
+    /// kick exit): the halted thread is woken now from that CPU (the HLT timer is dropped).
+    pub(crate) fn kick_halted(&mut self, task: u32, waker_cpu: u32) {
         let v = &mut self.kvm.vcpu[task as usize];
         if !v.halted || self.tasks[task as usize].state != TaskState::Sleeping {
             return;
         }
         v.halted = false;
         self.tasks[task as usize].wake_gen += 1;
-        self.wake_up(task);
+        self.wake_up_flags(task, 0, Some(waker_cpu));
     }
 
     /// After a system call returns: if the same task still runs, it carries on with its program.

@@ -148,7 +148,7 @@ impl Simulation {
             self.queue.push(now + wire + IPI_HANDLE_NS + kick, Ev::IpiHandle { task: target });
         } else {
             // A halted receiver is kicked; it handles the IPI once it runs.
-            self.kick_halted(target);
+            self.kick_halted(target, cpu);
         }
     }
 

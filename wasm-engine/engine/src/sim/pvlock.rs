@@ -121,7 +121,7 @@ impl Simulation {
         }
         self.kvm.pv.kicks += 1;
         self.kvm.vcpu[head as usize].pv_wait = None;
-        self.kick_halted(head);
+        self.kick_halted(head, cpu);
         // kvm_sched_yield(): yield to the kicked vCPU if it is ready (woken, not running).
         let lost = self.kvm_sched_yield(cpu, task, head, YieldToReason::PvKick);
         self.kvm.pv.kick_yields += u64::from(lost.is_some());
