@@ -13,10 +13,11 @@ use schedlab_engine::sim::Simulation;
 const MS: u64 = 1_000_000;
 
 /// A 4-CPU host (one LLC, like our machine's MC domain but wider) at `at` ms, with the
-/// scenario's tasks.
+/// scenario's tasks, under 6.18.y stable's placement (`vcpu_pack = "6.18"`: the machine's
+/// vendor block is tested in `select_vendor.rs`).
 fn host_at(tasks: &str, at: u64, variants: &[(&str, &str)]) -> Simulation {
     let text = format!(
-        "version = 1\nname = \"select\"\nseed = 1\nduration = \"100ms\"\n[host]\ncpus = 4\nhz = 250\n[kernel]\nsmp = \"fair\"\n{tasks}"
+        "version = 1\nname = \"select\"\nseed = 1\nduration = \"100ms\"\n[host]\ncpus = 4\nhz = 250\n[kernel]\nsmp = \"fair\"\nvcpu_pack = \"6.18\"\n{tasks}"
     );
     let (_, mut sim) = schedlab_engine::load("select.toml", &text, &owned(variants)).expect("valid scenario");
     sim.check_invariants = true;

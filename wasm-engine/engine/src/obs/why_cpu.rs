@@ -30,6 +30,7 @@ impl PlacementRow {
             5 => PlacePath::Fallback,
             6 => PlacePath::Slow,
             7 => PlacePath::NotAllowed,
+            8 => PlacePath::VcpuPack,
             _ => return None,
         };
         let affine = match (val >> 8) & 0xff {
@@ -82,6 +83,7 @@ pub fn placement_words(log: &EventLog, i: usize, name: &dyn Fn(u32) -> String) -
         },
         PlacePath::Slow => format!("Fork/exec balancing (sched_balance_find_dst_cpu()) chose the idlest CPU, {cpu}."),
         PlacePath::NotAllowed => format!("The chosen CPU was not allowed; select_fallback_rq() took CPU {cpu}."),
+        PlacePath::VcpuPack => format!("This build's vendor block (vcpu_pack_room(), sched_vcpu_pack=15) packed the task onto CPU {cpu}: it had room (under 70 % utilized, at most one other runnable task), or its idle task ran the wakeup."),
     };
     w.push_str(&rule);
     w

@@ -3,14 +3,14 @@
 //! [`apply_variant`], which writes into a parsed [`ScenarioFile`]; callers validate after.
 
 use super::schema::{
-    GroupSharesSpec, LagClampMode, OnSpinSpec, ScenarioFile, SmpSpec, ThrottleSpec, TunableScaling, WakeupPreemptMode,
-    YieldMode, YieldToSpec,
+    GroupSharesSpec, LagClampMode, OnSpinSpec, ScenarioFile, SmpSpec, ThrottleSpec, TunableScaling, VcpuPackMode,
+    WakeupPreemptMode, YieldMode, YieldToSpec,
 };
 use super::units::{parse_duration, DurationSpec};
 use crate::sched::features::SchedFeatures;
 
 /// Names accepted by [`apply_variant`] besides the scheduler features.
-pub const VARIANT_KNOBS: [&str; 34] = [
+pub const VARIANT_KNOBS: [&str; 35] = [
     "yield",
     "yield_to",
     "yield_interval",
@@ -35,6 +35,7 @@ pub const VARIANT_KNOBS: [&str; 34] = [
     "smp",
     "lag_clamp",
     "wakeup_preempt",
+    "vcpu_pack",
     "autogroup",
     "profiling_timer",
     "hz",
@@ -159,6 +160,13 @@ pub fn apply_variant(s: &mut ScenarioFile, name: &str, value: &str) -> Result<()
                 "machine" => WakeupPreemptMode::Machine,
                 "6.18" => WakeupPreemptMode::Stable618,
                 _ => return Err(format!("wakeup_preempt={value}: expected machine or 6.18")),
+            })
+        }
+        "vcpu_pack" => {
+            s.kernel.vcpu_pack = Some(match value.trim() {
+                "machine" => VcpuPackMode::Machine,
+                "6.18" => VcpuPackMode::Stable618,
+                _ => return Err(format!("vcpu_pack={value}: expected machine or 6.18")),
             })
         }
         "autogroup" => s.host.autogroup = parse_bool(name, value)?,

@@ -249,6 +249,11 @@ pub struct KernelSpec {
     /// the 6.18.44 machine, which the captures follow; "6.18" is 6.18.y stable's).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub wakeup_preempt: Option<WakeupPreemptMode>,
+    /// This build's vendor wake placement, `vcpu_pack_room()` with `sched_vcpu_pack=15`
+    /// (default: machine, decoded from the 6.18.44 machine's text; "6.18" is 6.18.y stable's
+    /// placement, without it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub vcpu_pack: Option<VcpuPackMode>,
     /// What yield_to() does (default: mainline).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub yield_to: Option<YieldToSpec>,
@@ -382,6 +387,19 @@ pub enum SmpSpec {
     /// idle, else the lowest idle allowed CPU, else its previous CPU; nothing ever migrates
     /// a queued task.
     Static,
+}
+
+/// Whether this build's vendor wake placement (`sched/select_vendor.rs`) runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub enum VcpuPackMode {
+    /// The machine's build: `sched_vcpu_pack=15`, every task allowed on more than one CPU is
+    /// packed onto a busy CPU with room (`vcpu_pack_room()`: under 70 % utilized, at most one
+    /// other runnable task) before stable's placement runs. Decoded from the live text.
+    #[serde(rename = "machine")]
+    Machine,
+    /// 6.18.y stable's `select_task_rq_fair()`, without the vendor block.
+    #[serde(rename = "6.18")]
+    Stable618,
 }
 
 /// Shapes of `check_preempt_wakeup_fair()`.

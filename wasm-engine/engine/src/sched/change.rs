@@ -121,6 +121,7 @@ mod tests {
                 debooster_rate_limit: false,
                 yield_to: crate::sched::yield_to::YieldToFlavour::Mainline,
                 wakeup_preempt: crate::sched::wakeup::WakeupPreempt::Machine,
+                vcpu_pack: crate::sched::select_vendor::SCHED_VCPU_PACK_MACHINE,
             },
         );
         for (i, &lw) in weights.iter().enumerate() {

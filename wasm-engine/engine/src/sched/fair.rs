@@ -75,6 +75,9 @@ pub struct SchedParams {
     pub yield_to: super::yield_to::YieldToFlavour,
     /// Which `check_preempt_wakeup_fair()` runs.
     pub wakeup_preempt: super::wakeup::WakeupPreempt,
+    /// `sched_vcpu_pack=` of this build's vendor wake placement (`select_vendor.rs`): 15 on
+    /// the machine, 0 = 6.18.y stable's placement.
+    pub vcpu_pack: u32,
 }
 
 /// Per-CPU `struct rq` (the fair part of it).

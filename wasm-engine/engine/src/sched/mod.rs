@@ -14,6 +14,7 @@ pub mod hier;
 pub mod pelt;
 pub mod pick;
 pub mod select;
+pub mod select_vendor;
 pub mod smp;
 pub mod topology;
 pub mod wakeup;

@@ -10,9 +10,9 @@
 //! Not modelled: EAS (no energy model on x86), SMT and cluster scans (`select_idle_core()`,
 //! `select_idle_smt()`, `sched_cluster_active`: our machine has neither SMT nor clusters of
 //! more than one CPU; hosts with SMT get the plain CPU scan, a named shortcut), asymmetric
-//! capacity, the per-CPU-kthread waker rule (no kthreads are modelled), TTWU_QUEUE (a
-//! remote wakeup takes effect at once), and the vendor `vcpu_pack_room()` of our machine's
-//! build (present, its effect unmeasured; `docs/kernel-6.18.44-findings.md`).
+//! capacity, the per-CPU-kthread waker rule (no kthreads are modelled) and TTWU_QUEUE (a
+//! remote wakeup takes effect at once). Our machine's build runs a vendor block first
+//! (`vcpu_pack_room()`, `sched_vcpu_pack=15`): `select_vendor.rs`, knob `vcpu_pack`.
 
 use super::entity::EntityId;
 use super::fair::Fair;
@@ -40,6 +40,8 @@ pub enum PlacePath {
     Slow = 6,
     /// The chosen CPU was not allowed: `select_fallback_rq()`.
     NotAllowed = 7,
+    /// This build's vendor block (`select_vendor.rs`, `sched_vcpu_pack`) packed the task.
+    VcpuPack = 8,
 }
 
 impl PlacePath {
@@ -54,6 +56,7 @@ impl PlacePath {
             PlacePath::Fallback => "target_busy",
             PlacePath::Slow => "find_dst_cpu",
             PlacePath::NotAllowed => "fallback_rq",
+            PlacePath::VcpuPack => "vcpu_pack",
         }
     }
 }
@@ -303,6 +306,17 @@ impl Fair {
             };
         }
         let sync = wake_flags & WF_SYNC != 0;
+        // This build's vendor block (not 6.18.y stable): it runs before record_wakee().
+        let mode = self.params.vcpu_pack;
+        if let Some(cpu) = self.select_task_rq_vcpu_pack(mode, task, prev_cpu, wake_flags, waker_cpu, waker) {
+            return Placement {
+                cpu,
+                path: PlacePath::VcpuPack,
+                affine: AffinePath::None,
+                target: cpu,
+                nr_idle_scan: u32::MAX,
+            };
+        }
         let sd_flag = if wake_flags & WF_TTWU != 0 {
             SD_BALANCE_WAKE
         } else if wake_flags & WF_FORK != 0 {

@@ -2,7 +2,8 @@
 
 use crate::scenario::load::{cgroup_parent, parse_cpu_max};
 use crate::scenario::schema::{
-    LagClampMode, PolicySpec, ScenarioFile, ThrottleSpec, TunableScaling, WakeupPreemptMode, YieldMode, YieldToSpec,
+    LagClampMode, PolicySpec, ScenarioFile, ThrottleSpec, TunableScaling, VcpuPackMode, WakeupPreemptMode, YieldMode,
+    YieldToSpec,
 };
 use crate::sched::bandwidth::ThrottleMode;
 use crate::sched::fair::{LagClamp, SchedParams, YieldFlavour};
@@ -224,6 +225,10 @@ impl SimConfig {
             wakeup_preempt: match s.kernel.wakeup_preempt.unwrap_or(WakeupPreemptMode::Machine) {
                 WakeupPreemptMode::Machine => WakeupPreempt::Machine,
                 WakeupPreemptMode::Stable618 => WakeupPreempt::Stable618,
+            },
+            vcpu_pack: match s.kernel.vcpu_pack.unwrap_or(VcpuPackMode::Machine) {
+                VcpuPackMode::Machine => crate::sched::select_vendor::SCHED_VCPU_PACK_MACHINE,
+                VcpuPackMode::Stable618 => 0,
             },
         };
         let features = SchedFeatures::from_overrides(&s.kernel.features)?;
