@@ -468,13 +468,13 @@ fn a_cgroup_per_vcpu_stops_a_yield_from_handing_over_the_pcpu() {
     assert!(n_series * 2 > n_vcpu * 3, "{n_series} vs {n_vcpu}");
 }
 
-/// Unpinned vCPUs that never block: each starts on an idle pCPU, or the one with the fewest
-/// queued tasks, and nothing moves it afterwards; which vCPUs share a pCPU is decided by the
-/// order in which they start.
+/// Unpinned vCPUs that never block, under the static placement (`smp = "static"`): each
+/// starts on an idle pCPU, or the one with the fewest queued tasks, and nothing moves it
+/// afterwards; which vCPUs share a pCPU is decided by the order in which they start.
 #[test]
-fn unpinned_vcpus_are_placed_by_start_order_and_stay_put() {
+fn unpinned_vcpus_are_placed_by_start_order_and_stay_put_under_static_placement() {
     let placement = |starts: [u32; 8]| {
-        let sim = run_text("ring.toml", &two_vm_ring(None, true, starts), &[]);
+        let sim = run_text("ring.toml", &two_vm_ring(None, true, starts), &[("smp", "static")]);
         let e = &sim.fair.log.events;
         let mut cpus_of = [0u8; 8];
         for i in 0..e.kind.len() {

@@ -1593,9 +1593,21 @@ export const ENGINE_VARIANTS: readonly EngineVariant[] = [
       "check_preempt_wakeup_fair() of 6.18.y stable (6.18.26 fair.c l.8802): a fork wakeup runs the pick and may preempt at once, protection is tightened only for a shorter-slice wakee, NEXT_BUDDY marks every wakee, no buddy in the wakeup pick, a delayed winner blocks the preemption. Not what our machine runs: of 291 children forked onto their spinning parent's CPU none preempted it (all waited for a tick, 2.03 ms on average); with this function the mirror has 247 of 290 preempt at once.",
   },
   {
+    key: 'vcpu-pack-6.18',
+    overrides: [['vcpu_pack', '6.18']],
+    doc:
+      'select_task_rq_fair() of 6.18.y stable, without this build\'s vendor block (vcpu_pack_room(), sched_vcpu_pack=15), which first packs a waking or forked task onto a busy CPU under 70 % utilization with at most one other runnable task, and a wakeup run by an idle CPU onto that CPU. Only SMP runs (smp = "fair") see a difference.',
+  },
+  {
     key: 'cfs-rq-throttle',
     overrides: [['throttle', 'cfs_rq']],
     doc: 'The cfs_rq-based CFS bandwidth throttle of kernels up to 6.17.',
+  },
+  {
+    key: 'smp-static',
+    overrides: [['smp', 'static']],
+    doc:
+      "The engine's placement before the SMP model: an idle CPU first at each wakeup, and no load balancing (nothing ever migrates a queued task).",
   },
   {
     key: 'pelt-shares',

@@ -312,7 +312,13 @@ pub fn shadow_scenario(obs: &Observed, layout: &Layout, name: &str) -> Result<Sh
             timer_slack: Some(DurationSpec(0)),
             ..Default::default()
         },
-        kernel: Default::default(),
+        // Every shadow task is pinned to the CPU it ran on most, so placement and balancing
+        // have nothing to decide: the shadow keeps the static rule (no PELT tracking, any
+        // CPU count).
+        kernel: crate::scenario::schema::KernelSpec {
+            smp: Some(crate::scenario::schema::SmpSpec::Static),
+            ..Default::default()
+        },
         cgroups: layout.cgroups.clone(),
         vms: Vec::new(),
         tasks,

@@ -320,10 +320,10 @@ pub struct KernelSpec {
     /// PELT; pelt: the kernel's `calc_group_shares()` from PELT load averages).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub group_shares: Option<GroupSharesSpec>,
-    /// Where tasks free to run on several CPUs run (default: static for now, see
-    /// `sched/smp.rs`): "fair" is Linux 6.18's `select_task_rq_fair()` wakeup placement and
-    /// load balancing over the host's sched domains; "static" the engine's earlier rule
-    /// (an idle CPU first, no load balancing).
+    /// Where tasks free to run on several CPUs run (default: fair): "fair" is Linux 6.18's
+    /// `select_task_rq_fair()` wakeup placement (with our machine's vendor block,
+    /// `vcpu_pack`) and load balancing over the host's sched domains; "static" the engine's
+    /// earlier rule (an idle CPU first, no load balancing), a named shortcut.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub smp: Option<SmpSpec>,
 }

@@ -106,6 +106,11 @@ pub const VARIANTS: &[Variant] = &[
         doc: "The cfs_rq-based CFS bandwidth throttle of kernels up to 6.17.",
     },
     Variant {
+        name: "smp-static",
+        overrides: &[("smp", "static")],
+        doc: "The engine's placement before the SMP model: an idle CPU first at each wakeup, and no load balancing (nothing ever migrates a queued task).",
+    },
+    Variant {
         name: "pelt-shares",
         overrides: &[("group_shares", "pelt")],
         doc: "Group entity weights from PELT load averages, as calc_group_shares() computes them, instead of the engine's instantaneous runnable weights.",

@@ -126,7 +126,7 @@ impl Fair {
     /// `cfs_rq_clock_pelt()`: see the module's shortcuts.
     #[inline]
     pub fn clock_pelt(&self) -> u64 {
-        self.now + PELT_CLOCK_BASE
+        self.now.wrapping_add(PELT_CLOCK_BASE)
     }
 
     /// `se_runnable()`.

@@ -3,7 +3,7 @@
 //! `recent_used_cpu`), the LLC's shared state (`sched_domain_shared`) and the per-cfs_rq
 //! hierarchical load cache of `task_h_load()`.
 //!
-//! Present only under `smp = "fair"`: wakeup placement (`select.rs`) and load balancing read
+//! Present only under `smp = "fair"` (the default): wakeup placement (`select.rs`) and load balancing read
 //! it. Under `smp = "static"` (the engine's earlier rule, a named shortcut) `Fair::smp` is
 //! None and nothing here runs.
 //!
@@ -22,10 +22,10 @@ use super::topology::{CpuMask, Topology};
 /// Where unpinned tasks run (`smp` knob).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum SmpMode {
-    /// Linux 6.18's wakeup placement and load balancing.
+    /// Linux 6.18's wakeup placement and load balancing (the default).
+    #[default]
     Fair,
     /// The engine's earlier rule: no balancing (a named shortcut).
-    #[default]
     Static,
 }
 

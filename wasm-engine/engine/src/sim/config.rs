@@ -194,7 +194,7 @@ impl SimConfig {
     pub fn from_scenario(s: &ScenarioFile) -> Result<SimConfig, String> {
         let ncpus = s.host.ncpus();
         let max = crate::sched::topology::MAX_CPUS;
-        if s.kernel.smp == Some(crate::scenario::schema::SmpSpec::Fair) && ncpus as usize > max {
+        if s.kernel.smp != Some(crate::scenario::schema::SmpSpec::Static) && ncpus as usize > max {
             return Err(format!("kernel.smp = \"fair\" models at most {max} CPUs (NR_CPUS); this host has {ncpus}"));
         }
         let normalized = s.host.base_slice.map(|d| d.ns()).unwrap_or(NORMALIZED_BASE_SLICE_NS);
@@ -411,8 +411,8 @@ impl SimConfig {
                 _ => crate::sched::group_pelt::GroupShares::Instant,
             },
             smp: match s.kernel.smp {
-                Some(crate::scenario::schema::SmpSpec::Fair) => crate::sched::smp::SmpMode::Fair,
-                _ => crate::sched::smp::SmpMode::Static,
+                Some(crate::scenario::schema::SmpSpec::Static) => crate::sched::smp::SmpMode::Static,
+                _ => crate::sched::smp::SmpMode::Fair,
             },
             cgroups,
             vms,

@@ -171,6 +171,8 @@ impl Simulation {
         t.state = TaskState::Runnable;
         self.fair.move_queued_task(task, dest, MigrateClass::Exec);
         self.sync_migrations();
+        // The CPU is idle from the switch until schedule() finds a task (if any).
+        self.cpus[cpu as usize].idle_since.get_or_insert(self.fair.now);
         self.schedule(cpu, SwitchReason::Preempt);
         true
     }
@@ -203,6 +205,7 @@ impl Simulation {
             }
             self.fair.active_load_balance_cpu_stop(busiest, target);
             self.sync_migrations();
+            self.cpus[busiest as usize].idle_since.get_or_insert(self.fair.now);
             self.schedule(busiest, SwitchReason::Preempt);
         }
     }
