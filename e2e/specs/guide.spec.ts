@@ -117,9 +117,9 @@ test('every claim of the guide gives the measured figures live', async ({ page }
   // (i) dbench-like, one hot lock per VM, libvirt's layout: guest locks and debooster penalties.
   const db = await liveTable(page, 'dbench-row');
   expect(db.map((r) => [r[0], r[1], r[3]])).toEqual([
-    ['baseline', '27988', '0/41451'],
-    ['debooster-v1', '29520', '6/33789'],
-    ['wanpeng-series', '29460', '2/66795'],
+    ['baseline', '27584', '0/37745'],
+    ['debooster-v1', '28932', '2/30656'],
+    ['wanpeng-series', '29254', '0/66174'],
   ]);
   const ap = await liveTable(page, 'apicv');
   expect(ap.map((r) => [r[0], r[1]])).toEqual([

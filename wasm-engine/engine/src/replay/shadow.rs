@@ -16,7 +16,8 @@
 //!
 //! Named shortcuts: real-time and idle-class tasks are left out (the engine models the fair
 //! class; their CPU time shows up as the model running fair tasks instead), one CPU per task
-//! (no load balancing in the engine), timer slack 0 (the observed sleeps include it).
+//! (each pinned where it ran most, under `smp = "static"`: issue 18 brings placement and
+//! balancing to the shadow), timer slack 0 (the observed sleeps include it).
 
 use super::observe::{Observed, ShadowOp};
 use crate::scenario::load::{first_issue, HZ_VALUES};

@@ -3,10 +3,9 @@
 //! of 6.18.26 stable) does at boot; the project's machine, running 6.18.44, has exactly the domains
 //! this build gives it (`traces/linux-6.18-smp/topology`, checked by `tests/topology.rs`).
 //!
-//! **Not wired into the simulator yet.** Nothing in `sim` or the scenario schema reads this module;
-//! it is the domain table the SMP model (periodic and newidle balancing, wakeup placement) will
-//! consult. The scenario schema and the TypeScript contract are generated and will name a host
-//! layout only when that model lands.
+//! Under `smp = "fair"` (the default) the simulation builds this table for its host
+//! (`sim/smp.rs`) and wakeup placement (`sched/select.rs`) and load balancing (`sched/balance`)
+//! walk it.
 //!
 //! What is modeled, with the kernel's names:
 //! * the topology levels of x86 (`x86_topology[]` in arch/x86/kernel/smpboot.c): `SMT` (hardware
