@@ -54,8 +54,13 @@ impl Simulation {
         smp.idle_policy_tasks = (0..self.tasks.len() as u32).filter(|&t| self.fair.ents[t as usize].idle).collect();
         smp.lb.seed_rng(self.cfg.seed);
         smp.lb.normal = self.tasks.iter().map(|t| t.cfg.policy == PolicySpec::Normal).collect();
+        // PELT is read by placement and balancing only for tasks that may move: when every
+        // task is pinned nothing reads it (balancing is skipped, placement asks no class), so
+        // it is not tracked unless group shares come from it (results are identical, and
+        // large pinned scenarios such as seed 002's 384 CPUs do not pay for it).
+        let movable = smp.lb.enabled;
         self.fair.smp = Some(Box::new(smp));
-        self.fair.pelt_tracking = true;
+        self.fair.pelt_tracking = movable || self.fair.pelt_shares();
         // Processes the scenario starts are forked by a launcher and exec their program
         // (`sched_exec()` at their first run); vCPU threads (clone, no exec) and fork steps'
         // children (they run the parent's code) do not, nor do pinned tasks (nothing to pick).
