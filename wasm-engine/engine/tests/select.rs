@@ -148,3 +148,25 @@ fn why_this_cpu_names_the_rule_and_its_numbers() {
     assert!(words.starts_with("select_task_rq placed s on CPU 0 (previous CPU 0)."), "{words}");
     assert!(words.contains("SIS_UTIL's nr_idle_scan was 0"), "{words}");
 }
+
+#[test]
+fn why_a_balance_pass_moved_a_task() {
+    use schedlab_engine::obs::why_cpu::balance_words;
+    // Three hogs on two CPUs: the periodic balance pulls one across once nr_balance_failed
+    // lets its load pass the imbalance (shr_bound).
+    let text = "version = 1\nname = \"b\"\nseed = 1\nduration = \"400ms\"\n[host]\ncpus = 2\nhz = 250\n\
+                [[tasks]]\nname = \"a\"\nprogram = [{ run = \"forever\" }]\n\
+                [[tasks]]\nname = \"b\"\nprogram = [{ run = \"forever\" }]\n\
+                [[tasks]]\nname = \"c\"\nprogram = [{ run = \"forever\" }]\n";
+    let (_, mut sim) = schedlab_engine::load("b.toml", text, &[]).expect("valid");
+    sim.check_invariants = true;
+    sim.run();
+    let e = &sim.fair.log.events;
+    let rows: Vec<usize> = (0..e.t.len()).filter(|&i| e.kind[i] == EventKind::Balance as u8).collect();
+    let moved = rows.iter().find(|&&i| (e.val[i] >> 32) & 0xff == 0).expect("a pass that moved a task");
+    let words = balance_words(&sim.fair.log, *moved);
+    assert!(words.contains("the busiest group was overloaded, migrate_load"), "{words}");
+    assert!(words.contains("1 task(s) pulled from CPU"), "{words}");
+    let failed = rows.iter().find(|&&i| (e.val[i] >> 32) & 0xff == 3).expect("a pass that failed first");
+    assert!(balance_words(&sim.fair.log, *failed).contains("refused because"));
+}

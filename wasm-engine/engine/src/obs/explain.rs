@@ -9,7 +9,7 @@
 use super::log::EventKind;
 use super::log::{flag, BuddySource, PickReason, NO_TASK};
 use super::why::pick_words;
-use super::why_cpu::{last_row, migration_words, placement_words};
+use super::why_cpu::{balance_words, last_row, migration_words, placement_words};
 use crate::sched::entity::vdiff;
 use crate::sched::group::GROUP_NODE;
 use crate::sim::Simulation;
@@ -162,24 +162,26 @@ pub fn explain(sim: &Simulation) -> (Value, String) {
         let pick = if picks.is_empty() { Value::Null } else { Value::Array(picks) };
         // Why tasks are on this CPU: the last placement onto it and the last migration to it.
         let rows = f.log.events.t.len();
-        let mut arrivals = [Value::Null, Value::Null];
-        for (slot, kind) in [EventKind::SelectRq, EventKind::Migrate].into_iter().enumerate() {
+        let mut arrivals = [Value::Null, Value::Null, Value::Null];
+        for (slot, kind) in [EventKind::SelectRq, EventKind::Migrate, EventKind::Balance].into_iter().enumerate() {
             if let Some(i) = last_row(&f.log, kind, rq.cpu, rows) {
                 let words = match kind {
                     EventKind::SelectRq => placement_words(&f.log, i, &|n| name(sim, n)),
-                    _ => migration_words(&f.log, i, &|n| name(sim, n)),
+                    EventKind::Migrate => migration_words(&f.log, i, &|n| name(sim, n)),
+                    _ => balance_words(&f.log, i),
                 };
                 let t = f.log.events.t[i];
-                let what = if slot == 0 { "placement" } else { "migration" };
-                text.push_str(&format!("  last {what} onto cpu {} at t={t}: {words}\n", rq.cpu));
+                let what = ["placement", "migration", "balance"][slot];
+                let onto = if slot == 2 { "by" } else { "onto" };
+                text.push_str(&format!("  last {what} {onto} cpu {} at t={t}: {words}\n", rq.cpu));
                 arrivals[slot] = json!({"t": t, "task": name(sim, f.log.events.task[i]), "why": words});
             }
         }
-        let [placement, migration] = arrivals;
+        let [placement, migration, balance] = arrivals;
         cpus.push(
             json!({"cpu": rq.cpu, "running": name(sim, running), "avg_vruntime": v_signed, "zero_vruntime": (q.zero_vruntime as i64),
             "nr_queued": q.nr_queued, "load_weight": q.load_weight, "entities": ents, "last_pick": pick,
-            "last_placement": placement, "last_migration": migration}),
+            "last_placement": placement, "last_migration": migration, "last_balance": balance}),
         );
     }
     (json!({"t": sim.now(), "cpus": cpus}), text)

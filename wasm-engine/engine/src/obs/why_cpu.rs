@@ -102,3 +102,58 @@ pub fn last_row(log: &EventLog, kind: EventKind, cpu: u32, end: usize) -> Option
     let e = &log.events;
     (0..end.min(e.t.len())).rev().find(|&i| e.kind[i] == kind as u8 && e.cpu[i] as u32 == cpu)
 }
+
+/// The words of the `balance` row `i` (packing in `obs::codes::EventKind::Balance`): who
+/// balanced, at which domain level and idle type, what the busiest group looked like, the
+/// imbalance and what came of it.
+pub fn balance_words(log: &EventLog, i: usize) -> String {
+    let e = &log.events;
+    debug_assert_eq!(e.kind[i], EventKind::Balance as u8);
+    let (cpu, imb, v) = (e.cpu[i], e.arg[i], e.val[i]);
+    let field = |shift: u32| ((v >> shift) & 0xff) as usize;
+    let idle =
+        ["busy (CPU_NOT_IDLE)", "idle (CPU_IDLE)", "newly idle (CPU_NEWLY_IDLE)"].get(field(8)).copied().unwrap_or("?");
+    let group = ["has_spare", "fully_busy", "misfit_task", "smt_balance", "asym_packing", "imbalanced", "overloaded"]
+        .get(field(16))
+        .copied()
+        .unwrap_or("?");
+    let (mt, unit) =
+        [("migrate_load", "load"), ("migrate_util", "util"), ("migrate_task", "tasks"), ("migrate_misfit", "misfit")]
+            .get(field(24))
+            .copied()
+            .unwrap_or(("?", ""));
+    let moved = field(40);
+    let reject = [
+        "",
+        "it was running",
+        "it was cache hot (ran within migration_cost)",
+        "its load was above the imbalance",
+        "it would be ineligible on the destination",
+        "it was delayed",
+        "it may not run here",
+        "its load was below LB_MIN's 16",
+    ]
+    .get(field(48))
+    .copied()
+    .unwrap_or("?");
+    let src = match field(56) {
+        0xff => "no CPU".to_string(),
+        s => format!("CPU {s}"),
+    };
+    let mut w = format!(
+        "sched_balance_rq on CPU {cpu}, domain level {}, {idle}: the busiest group was {group}, {mt} ({imb} {unit} of imbalance left after detaching); ",
+        field(0)
+    );
+    w.push_str(&match field(32) {
+        0 => format!("{moved} task(s) pulled from {src}."),
+        1 => "no CPU of the busiest group to pull from.".to_string(),
+        2 => format!("every task of {src} was pinned away from CPU {cpu}."),
+        3 => format!("nothing detached from {src}: the last candidate was refused because {reject}."),
+        4 => {
+            format!("nothing detached from {src} ({reject}): the stopper will push its running task (active balance).")
+        }
+        5 => format!("active balance wanted, but the running task of {src} may not run on CPU {cpu}."),
+        _ => "unknown outcome.".to_string(),
+    });
+    w
+}
