@@ -218,3 +218,51 @@ fn yield_to_task_fair_accepts_a_queued_target_in_a_throttled_hierarchy() {
         }
     }
 }
+
+/// ≤6.17's cfs_rq-based throttle (`throttle = "cfs_rq"`) with a sleeper in a quota group, found
+/// by random scenarios: `throttle_cfs_rq()` finishes an already delayed group entity with
+/// DEQUEUE_DELAYED (it was left marked delayed, and the unthrottle dequeued it again), and
+/// `set_delayed()`/`clear_delayed()` stop at a throttled cfs_rq (the levels above had dropped
+/// the hierarchy's counts: h_nr_runnable ended above h_nr_queued). The invariant checker runs
+/// after every event.
+#[test]
+fn throttle_cfs_rq_with_a_delayed_group_entity_and_set_delayed_under_a_throttled_cfs_rq() {
+    let text = r#"
+version = 1
+name = "cfs-rq-sleeper-in-quota-group"
+seed = 1
+duration = "30ms"
+[host]
+cpus = 2
+hz = 1000
+[[cgroups]]
+path = "/a"
+[[cgroups]]
+path = "/b"
+[[cgroups]]
+path = "/c"
+quota = "4ms"
+period = "9ms"
+[[tasks]]
+name = "t0"
+cgroup = "/b"
+affinity = [1]
+program = [{ run = "forever" }]
+[[tasks]]
+name = "t1"
+cgroup = "/c"
+program = [{ loop = { body = [{ run = "1693us" }, { sleep = "726us" }] } }]
+[[tasks]]
+name = "t2"
+cgroup = "/a"
+start = "856us"
+program = [{ loop = { body = [{ run = "536us" }, { sleep = "1708us" }] } }]
+[[tasks]]
+name = "t3"
+program = [{ run = "forever" }]
+"#;
+    for smp in ["fair", "static"] {
+        let sim = common::run_text("cfs-rq.toml", text, &[("throttle", "cfs_rq"), ("smp", smp)]);
+        assert!(count(&sim, EventKind::Throttle) > 0, "the quota group throttles ({smp})");
+    }
+}

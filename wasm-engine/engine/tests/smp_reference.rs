@@ -156,9 +156,9 @@ fn every_scenario_file_matches_the_reference() {
 }
 
 /// A random scenario of 2 to 6 CPUs: hogs, sleepers and yielders, some pinned, some
-/// starting late or stopping early, some in (nested) cgroups with a quota. Sleepers stay in
-/// the root group: one in a group with a quota trips the engine's own checks under the
-/// cfs_rq-based throttle now and then (not a matter for these metrics).
+/// starting late or stopping early, some in (nested) cgroups with a quota. (Sleepers in a
+/// quota group once tripped the invariant checker under the cfs_rq-based throttle, 12 of
+/// 300 scenarios: two bugs of that variant, fixed; `tests/bandwidth.rs` keeps a case.)
 fn random_scenario(rng: &mut SplitMix64) -> String {
     let cpus = 2 + rng.below(5);
     let mut s =
@@ -188,7 +188,7 @@ fn random_scenario(rng: &mut SplitMix64) -> String {
             s += &format!("stop = \"{}us\"\n", 10_000 + rng.below(20_000));
         }
         let (run, sleep) = (50 + rng.below(3000), 50 + rng.below(3000));
-        s += &match rng.below(if group.is_some() { 2 } else { 3 }) {
+        s += &match rng.below(3) {
             0 => "program = [{ run = \"forever\" }]\n".to_string(),
             1 => format!("program = [{{ loop = {{ body = [{{ run = \"{run}us\" }}, {{ sched_yield = 1 }}] }} }}]\n"),
             _ => format!(

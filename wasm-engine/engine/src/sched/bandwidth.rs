@@ -281,7 +281,10 @@ impl Fair {
                 if !self.ents[s as usize].on_rq {
                     return;
                 }
-                self.dequeue_entity(pq, s, DEQUEUE_SLEEP | DEQUEUE_SPECIAL);
+                // DEQUEUE_SPECIAL keeps the dequeue from being delayed; an entity already
+                // delayed is finished with DEQUEUE_DELAYED, as ≤6.17's throttle_cfs_rq() does.
+                let delayed = if self.ents[s as usize].sched_delayed { super::fair::DEQUEUE_DELAYED } else { 0 };
+                self.dequeue_entity(pq, s, DEQUEUE_SLEEP | DEQUEUE_SPECIAL | delayed);
                 if self.qs[pq as usize].load_weight != 0 {
                     dequeuing = false;
                 }

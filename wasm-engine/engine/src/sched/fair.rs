@@ -419,6 +419,9 @@ impl Fair {
         if self.ents[se as usize].task.is_none() {
             return;
         }
+        // ≤6.17's cfs_rq-based throttle stops at a throttled cfs_rq (the levels above
+        // already dropped the hierarchy's counts); 6.18's task-based throttle walks them all.
+        let legacy = self.throttle_mode == super::bandwidth::ThrottleMode::CfsRq;
         let mut cur = Some(se);
         while let Some(s) = cur {
             let q = &mut self.qs[self.ents[s as usize].cfs_rq as usize];
@@ -426,6 +429,9 @@ impl Fair {
                 q.h_nr_runnable -= 1;
             } else {
                 q.h_nr_runnable += 1;
+            }
+            if legacy && q.throttled {
+                break;
             }
             cur = self.ents[s as usize].parent;
         }
