@@ -220,6 +220,12 @@ impl Summary {
         let mut ipis: Vec<(u64, u64)> = vec![(0, 0); n]; // (answered, total latency)
                                                          // Per yielder: (target, time, cpu, picks so far) of the last yield_to that yielded.
         let mut pending: Vec<Option<(u32, u64, u16, u64)>> = vec![None; n];
+        // Where to find the pending yields without scanning every task: by the CPU they were
+        // made on (for Pick rows) and by their target (for Switch rows), each entry tagged
+        // with its yielder's generation (entries of a settled or replaced yield are stale).
+        let mut gen = vec![0u32; n];
+        let mut by_cpu: Vec<Vec<(u32, u32)>> = vec![Vec::new(); ncpus as usize];
+        let mut by_target: Vec<Vec<(u32, u32)>> = vec![Vec::new(); n];
         let mut handoffs: Vec<(u64, u64, u64)> = vec![(0, 0, 0); n]; // (count, picks, delay)
         let mut wakeups = vec![0u64; n];
         let mut sleeps = vec![0u64; n];
@@ -243,13 +249,17 @@ impl Summary {
                         }
                     }
                     if task < n {
-                        for (y, p) in pending.iter_mut().enumerate() {
-                            if let Some((target, t0, _, picks)) = *p {
-                                if target as usize == task {
-                                    let h = &mut handoffs[y];
-                                    *h = (h.0 + 1, h.1 + picks, h.2 + (t - t0));
-                                    *p = None;
-                                }
+                        for (y, g) in std::mem::take(&mut by_target[task]) {
+                            let y = y as usize;
+                            if gen[y] != g {
+                                continue;
+                            }
+                            if let Some((target, t0, _, picks)) = pending[y] {
+                                debug_assert_eq!(target as usize, task);
+                                let h = &mut handoffs[y];
+                                *h = (h.0 + 1, h.1 + picks, h.2 + (t - t0));
+                                pending[y] = None;
+                                gen[y] += 1;
                             }
                         }
                     }
@@ -267,11 +277,21 @@ impl Summary {
                     yield_to_calls[task] += 1;
                     yields_to[task] += 1;
                     pending[task] = Some((e.arg[i], t, e.cpu[i], 0));
+                    gen[task] += 1;
+                    if let Some(l) = by_cpu.get_mut(e.cpu[i] as usize) {
+                        l.push((task as u32, gen[task]));
+                    }
+                    if let Some(l) = by_target.get_mut(e.arg[i] as usize) {
+                        l.push((task as u32, gen[task]));
+                    }
                 }
                 Some(EventKind::Pick) if e.task[i] < n as u32 => {
-                    for p in pending.iter_mut().flatten() {
-                        if p.2 == e.cpu[i] {
-                            p.3 += 1;
+                    if let Some(l) = by_cpu.get_mut(e.cpu[i] as usize) {
+                        l.retain(|&(y, g)| gen[y as usize] == g && pending[y as usize].is_some());
+                        for &(y, _) in l.iter() {
+                            if let Some(p) = pending[y as usize].as_mut() {
+                                p.3 += 1;
+                            }
                         }
                     }
                 }
