@@ -166,20 +166,31 @@ impl Simulation {
         if dest == cpu {
             return false;
         }
-        self.charge_segment(task);
-        self.fair.force_next(cpu, None);
-        self.fair.log.event(self.fair.now, EventKind::Switch, cpu, NO_TASK, task, SwitchReason::Preempt as i64);
-        self.cpus[cpu as usize].work_gen += 1;
-        let t = &mut self.tasks[task as usize];
-        t.stats.switches_out += 1;
-        t.stats.switches_out_runnable += 1;
-        t.state = TaskState::Runnable;
+        self.stopper_takes_cpu(cpu);
         self.fair.move_queued_task(task, dest, MigrateClass::Exec);
         self.sync_migrations();
-        // The CPU is idle from the switch until schedule() finds a task (if any).
-        self.cpus[cpu as usize].idle_since.get_or_insert(self.fair.now);
         self.schedule(cpu, SwitchReason::Preempt);
         true
+    }
+
+    /// The stopper takes `cpu` at once (named shortcut): its running task, if any, is switched
+    /// out still runnable (a switch to idle with reason `preempt`, its entity put back on the
+    /// queue), and the CPU counts as idle until `schedule()` finds a task.
+    fn stopper_takes_cpu(&mut self, cpu: u32) {
+        if let Some(prev) = self.running_task(cpu) {
+            self.charge_segment(prev);
+            self.fair.force_next(cpu, None);
+            self.fair.log.event(self.fair.now, EventKind::Switch, cpu, NO_TASK, prev, SwitchReason::Preempt as i64);
+            self.cpus[cpu as usize].work_gen += 1;
+            self.kvm_sched_out(prev, true);
+            let t = &mut self.tasks[prev as usize];
+            t.stats.switches_out += 1;
+            t.stats.switches_out_runnable += 1;
+            if t.state == TaskState::Running {
+                t.state = TaskState::Runnable;
+            }
+        }
+        self.cpus[cpu as usize].idle_since.get_or_insert(self.fair.now);
     }
 
     /// The stopper (`active_load_balance_cpu_stop()`), named shortcut: it takes the busiest
@@ -188,29 +199,9 @@ impl Simulation {
     fn run_stoppers(&mut self) {
         let work = std::mem::take(&mut self.fair.smp.as_deref_mut().expect("smp").lb.stopper);
         for (busiest, target) in work {
-            if let Some(prev) = self.running_task(busiest) {
-                self.charge_segment(prev);
-                self.fair.force_next(busiest, None);
-                self.fair.log.event(
-                    self.fair.now,
-                    crate::obs::log::EventKind::Switch,
-                    busiest,
-                    NO_TASK,
-                    prev,
-                    SwitchReason::Preempt as i64,
-                );
-                self.cpus[busiest as usize].work_gen += 1;
-                self.kvm_sched_out(prev, true);
-                let t = &mut self.tasks[prev as usize];
-                t.stats.switches_out += 1;
-                t.stats.switches_out_runnable += 1;
-                if t.state == TaskState::Running {
-                    t.state = TaskState::Runnable;
-                }
-            }
+            self.stopper_takes_cpu(busiest);
             self.fair.active_load_balance_cpu_stop(busiest, target);
             self.sync_migrations();
-            self.cpus[busiest as usize].idle_since.get_or_insert(self.fair.now);
             self.schedule(busiest, SwitchReason::Preempt);
         }
     }
