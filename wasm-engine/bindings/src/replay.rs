@@ -100,17 +100,24 @@ mod tests {
     #[test]
     fn shadow_of_a_capture_with_a_variant_and_a_layout() {
         let mut h = handle("nice-0-vs-2/trace.dat");
-        let r: Value = serde_json::from_str(&h.run("replay/nice-0-vs-2", "", "[]")).unwrap();
+        // The capture pinned its workload to CPU 1 (its layout file says `pin = "observed"`).
+        let pinned = "pin = \"observed\"\n";
+        let r: Value = serde_json::from_str(&h.run("replay/nice-0-vs-2", pinned, "[]")).unwrap();
         assert_eq!(r["kind"], "report", "{r}");
+        assert_eq!(r["report"]["pin"], "observed", "{r}");
         let k_a = r["report"]["tasks"].as_array().unwrap().iter().find(|t| t["name"] == "k_a").unwrap().clone();
         let err = (k_a["simulated_share_pct"].as_f64().unwrap() - k_a["observed_share_pct"].as_f64().unwrap()).abs();
         assert!(err < 1.0, "{k_a}");
         let r: Value =
-            serde_json::from_str(&h.run("replay/nice-0-vs-2", "", r#"[["RUN_TO_PARITY", "false"]]"#)).unwrap();
+            serde_json::from_str(&h.run("replay/nice-0-vs-2", pinned, r#"[["RUN_TO_PARITY", "false"]]"#)).unwrap();
         assert_eq!(r["kind"], "report", "{r}");
         assert_eq!(r["report"]["variants"][0][0], "RUN_TO_PARITY");
         let r: Value = serde_json::from_str(&h.run("x", "hz = \"fast\"\n", "[]")).unwrap();
         assert_eq!(r["kind"], "error");
         assert!(r["message"].as_str().unwrap().starts_with("layout:1:"), "{r}");
+        // Free by default: placed and balanced by the model, placement agreement reported.
+        let r: Value = serde_json::from_str(&h.run("replay/nice-0-vs-2", "", "[]")).unwrap();
+        assert_eq!(r["report"]["pin"], "free", "{r}");
+        assert!(r["report"]["placement_agreement_pct"].is_number(), "{r}");
     }
 }

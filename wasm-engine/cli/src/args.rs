@@ -346,6 +346,11 @@ pub struct ReplayArgs {
     /// The cgroup layout of the traced tasks (a .layout.toml file).
     #[arg(long, value_name = "LAYOUT")]
     pub cgroups: Option<String>,
+    /// Where the shadow's tasks run: free (placed and balanced by the model, the default;
+    /// a layout's [affinity] restricts them) or observed (each pinned where it ran most,
+    /// with sleeps as observed)
+    #[arg(long, value_name = "free|observed")]
+    pub pin: Option<String>,
     #[command(flatten)]
     pub variants: VariantArgs,
     /// Print the report as JSON.

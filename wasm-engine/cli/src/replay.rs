@@ -7,7 +7,7 @@
 use crate::args::ReplayArgs;
 use schedlab_engine::replay::compare::{replay, ReplayReport};
 use schedlab_engine::replay::observe::Observed;
-use schedlab_engine::replay::shadow::Layout;
+use schedlab_engine::replay::shadow::{Layout, Pin};
 use std::fmt::Write as _;
 
 /// Reads a trace (text or `.dat`) into the observed schedule.
@@ -28,6 +28,10 @@ pub fn run(a: &ReplayArgs) -> Result<String, String> {
         }
         None => Layout::default(),
     };
+    let mut layout = layout;
+    if let Some(pin) = a.pin.as_deref() {
+        layout.pin = Pin::parse(pin)?;
+    }
     let obs = observe(file)?;
     let name = format!("replay/{}", std::path::Path::new(file).file_stem().and_then(|s| s.to_str()).unwrap_or("trace"));
     let (shadow, report) = replay(&obs, &layout, &name, variants)?;
@@ -49,28 +53,45 @@ fn text(r: &ReplayReport) -> String {
     };
     let _ = writeln!(
         s,
-        "shadow re-simulation of {} ({v}): {:.3} ms on {} CPUs",
+        "shadow re-simulation of {} ({v}): {:.3} ms on {} CPUs, tasks {} ({} causal wakeups replayed)",
         r.scenario,
         r.window_ns as f64 / 1e6,
-        r.cpus
+        r.cpus,
+        if r.pin == "free" { "free (placed and balanced by the model)" } else { "pinned where each ran most" },
+        r.causal_wakeups
     );
     let _ = writeln!(
         s,
-        "{:<24} {:>4} {:>11} {:>11} {:>9} {:>9} {:>8} {:>8}",
-        "task", "cpu", "real ms", "model ms", "real %", "model %", "real sw", "model sw"
+        "{:<24} {:>4} {:>11} {:>11} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8}",
+        "task",
+        "cpu",
+        "real ms",
+        "model ms",
+        "real %",
+        "model %",
+        "real cpu%",
+        "model",
+        "real sw",
+        "model sw",
+        "real mig",
+        "model"
     );
     for t in &r.tasks {
         let _ = writeln!(
             s,
-            "{:<24} {:>4} {:>11.3} {:>11.3} {:>9.2} {:>9.2} {:>8} {:>8}",
+            "{:<24} {:>4} {:>11.3} {:>11.3} {:>8.2} {:>8.2} {:>9.2} {:>8.2} {:>8} {:>8} {:>8} {:>8}",
             t.name,
             t.cpu,
             t.observed_ns as f64 / 1e6,
             t.simulated_ns as f64 / 1e6,
             t.observed_share_pct,
             t.simulated_share_pct,
+            t.observed_cpu_pct,
+            t.simulated_cpu_pct,
             t.observed_switches,
-            t.simulated_switches
+            t.simulated_switches,
+            t.observed_migrations,
+            t.simulated_migrations
         );
     }
     for l in &r.left_out {
@@ -100,6 +121,34 @@ fn text(r: &ReplayReport) -> String {
             s,
             "CFS bandwidth replayed: {} tasks throttled at their return to user space, {} unthrottles",
             d.throttled, d.unthrottles
+        );
+    }
+    let p = &d.placements;
+    let _ = writeln!(
+        s,
+        "placements along the real schedule: the model chose the kernel's CPU at {} of {} wakeups ({:.1} %; {} new \
+         tasks, {} inferred sync); not scored: {} pinned, {} first seen; {} balance migrations (not scored)",
+        p.agreed, p.scored, p.agreement_pct, p.new_tasks, p.sync, p.pinned, p.first_seen, p.balance_migrations
+    );
+    if !p.by_rule.is_empty() {
+        let rules: Vec<String> = p.by_rule.iter().map(|(r, n, a)| format!("{r} {a}/{n}")).collect();
+        let _ = writeln!(s, "  by the model's rule: {}", rules.join(", "));
+    }
+    for x in p.first_disagreements.iter().take(5) {
+        let _ = writeln!(
+            s,
+            "  {:>12.3} ms {}: kernel cpu {}, model cpu {} (prev {}, woken from {}{}{}; rule {}, wake_affine {}, target {})",
+            x.at_ns as f64 / 1e6,
+            x.task,
+            x.kernel_cpu,
+            x.model_cpu,
+            x.prev_cpu,
+            x.waker_cpu,
+            if x.sync { ", sync" } else { "" },
+            if x.new_task { ", new task" } else { "" },
+            x.rule,
+            x.affine,
+            x.target
         );
     }
     for x in d.first_disagreements.iter().take(5) {

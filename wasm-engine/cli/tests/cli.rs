@@ -358,7 +358,7 @@ const COMMANDS: &[(&str, &[&str])] = &[
     ),
     ("bench-kvm", &["--preset", "--locks", "--placement", "--groups", "--layout-seed"]),
     ("import", &["--eevdf", "--json"]),
-    ("replay", &["--cgroups", "--variant", "--json", "--emit-scenario"]),
+    ("replay", &["--cgroups", "--pin", "--variant", "--json", "--emit-scenario"]),
     ("bench-import", &["--mb"]),
     ("lessons", &[]),
 ];
@@ -544,6 +544,22 @@ fn replay_takes_zero_length_steps_and_locates_refusals() {
     let wakeups = temp_file("wakeups-only", wake.as_bytes());
     let e = fails(&["replay", &wakeups.0]);
     assert!(e.starts_with(&format!("schedlab: {}: the trace has no sched_switch records", wakeups.0)), "{e}");
+
+    // Issue 18: the report's SMP fields, free by default, pinned with --pin observed.
+    for (pin, want) in [(None, "free"), (Some("observed"), "observed")] {
+        let mut args = vec!["replay", &t.0, "--json"];
+        if let Some(p) = pin {
+            args.extend(["--pin", p]);
+        }
+        let r = ok_json(&args);
+        assert_eq!(r["pin"], want, "{r}");
+        assert!(r["placement_agreement_pct"].is_number(), "{r}");
+        for k in ["observed_ns", "simulated_ns", "observed_migrations", "simulated_migrations"] {
+            assert!(r["tasks"][0][k].is_number(), "{k}: {r}");
+        }
+    }
+    let e = fails(&["replay", &t.0, "--pin", "everywhere"]);
+    assert!(e.contains("--pin: expected \"free\" or \"observed\", got \"everywhere\""), "{e}");
 
     let layout = temp_file("layout", b"hz = 250\n[tasks]\nk_z = \"/\"\n");
     let e = fails(&["replay", &t.0, "--cgroups", &layout.0]);

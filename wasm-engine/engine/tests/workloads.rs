@@ -284,3 +284,58 @@ fn pipe_and_fork_runs_are_deterministic() {
     assert_eq!(a, digest(&[]));
     assert_eq!(a, digest(&[1, 7 * MS, 33_333_333, 90 * MS]), "stepping must not change the run");
 }
+
+/// The `wake` and `wait_wakeup` steps: a waker's `wake` ends the wakee's `wait_wakeup`
+/// (a wakeup from the waker's CPU, `WF_SYNC` when the step says so); a wakeup sent before
+/// the wait is counted and the wait returns without blocking.
+#[test]
+fn wake_steps_wake_a_waiting_task_from_the_wakers_cpu() {
+    let body = r#"
+[[tasks]]
+name = "waker"
+affinity = [0]
+program = [{ run = "1ms" }, { wake = { task = "sleeper", sync = true } }, { run = "2ms" }, { wake = { task = "sleeper" } }, { run = "forever" }]
+[[tasks]]
+name = "sleeper"
+affinity = [1]
+program = [{ wait_wakeup = 1 }, { run = "100us" }, { sleep = "5ms" }, { wait_wakeup = 1 }, { run = "100us" }]
+"#;
+    let sim = run(body, "20ms", &[]);
+    let (w, s) = (id(&sim, "waker"), id(&sim, "sleeper"));
+    let wakeups = rows_of(&sim, EventKind::Wakeup, s);
+    // The first wake finds it waiting: woken at 1 ms, from CPU 0 with WF_SYNC. The second is
+    // sent at 3 ms while it sleeps its 5 ms: counted, so its second wait (at ~6.1 ms) returns
+    // at once; its only other wakeup is its sleep's timer.
+    assert_eq!(wakeups.len(), 2, "{wakeups:?}");
+    assert_eq!(wakeups[0].0, MS);
+    // Woken from the waker's CPU (the row's arg), with WF_SYNC in its flags (val).
+    assert_eq!((wakeups[0].3, wakeups[0].4 & WF_SYNC as i64 != 0), (0, true), "{:?} (waker {w})", wakeups[0]);
+    assert_eq!(sim.tasks[s as usize].state, TaskState::Exited);
+    let cpu = summary_agrees(&sim).tasks[s as usize].cpu_time_ns;
+    assert_eq!(cpu, 200 * US);
+    // With one wake fewer, the remaining one (at 3 ms) ends the first wait and the second
+    // never ends: a wait is a wait, not a sleep.
+    let fewer = body.replace(r#"{ wake = { task = "sleeper", sync = true } }, "#, "");
+    let sim = run(&fewer, "20ms", &[]);
+    let s = id(&sim, "sleeper");
+    assert_eq!(summary_agrees(&sim).tasks[s as usize].cpu_time_ns, 100 * US);
+    assert_eq!(rows_of(&sim, EventKind::Wakeup, s)[0].0, 3 * MS);
+    assert_eq!(sim.tasks[s as usize].state, TaskState::Sleeping);
+}
+
+/// A `wake` naming an unknown task, or the waker itself, and a `wait_wakeup` of 0 are refused
+/// at their keys.
+#[test]
+fn wake_steps_are_validated() {
+    let text = |step: &str| {
+        format!("version = 1\nname = \"w\"\nduration = \"1ms\"\n[[tasks]]\nname = \"a\"\nprogram = [{step}]\n")
+    };
+    let Err(e) = schedlab_engine::load("w.toml", &text(r#"{ wake = { task = "nobody" } }"#), &[]) else {
+        panic!("refused")
+    };
+    assert!(e.contains("tasks[0].program[0].wake.task") && e.contains("\"nobody\""), "{e}");
+    let Err(e) = schedlab_engine::load("w.toml", &text(r#"{ wake = { task = "a" } }"#), &[]) else { panic!("refused") };
+    assert!(e.contains("cannot wake itself"), "{e}");
+    let Err(e) = schedlab_engine::load("w.toml", &text("{ wait_wakeup = 0 }"), &[]) else { panic!("refused") };
+    assert!(e.starts_with("w.toml:6:") && e.contains("wait_wakeup count of at least 1"), "{e}");
+}

@@ -357,16 +357,27 @@ pub const REPLAY_RUN_NS: u64 = 5_000_000;
 /// one refusal allowed: no task a `sched_switch` names is fair-class (by the last priority the
 /// trace printed for it), said at the trace's name.
 pub fn check_replay(bytes: &[u8]) {
-    use schedlab_engine::replay::compare::compare;
-    use schedlab_engine::replay::decisions::decisions;
     use schedlab_engine::replay::observe::Observed;
-    use schedlab_engine::replay::shadow::{shadow_scenario, Layout};
-    use schedlab_engine::sim::{config::SimConfig, Simulation};
+    use schedlab_engine::replay::shadow::{Layout, Pin};
     let mut obs = Observed::default();
     obs.source = "f.txt".into();
     feed_chunks(bytes, &[bytes.len()], &mut obs);
     obs.finish();
-    let shadow = match shadow_scenario(&obs, &Layout::default(), "replay/f") {
+    // Both shadows: tasks free (placed and balanced, causal wakeups as `wake` steps) and
+    // pinned where each ran most.
+    for pin in [Pin::Free, Pin::Observed] {
+        let mut layout = Layout::default();
+        layout.pin = pin;
+        check_shadow(&obs, &layout);
+    }
+}
+
+fn check_shadow(obs: &schedlab_engine::replay::observe::Observed, layout: &schedlab_engine::replay::shadow::Layout) {
+    use schedlab_engine::replay::compare::compare;
+    use schedlab_engine::replay::decisions::decisions;
+    use schedlab_engine::replay::shadow::shadow_scenario;
+    use schedlab_engine::sim::{config::SimConfig, Simulation};
+    let shadow = match shadow_scenario(obs, layout, "replay/f") {
         Ok(s) => s,
         Err(e) if obs.switches == 0 => {
             assert!(e.starts_with("f.txt: "), "a refusal names the trace: {e}");
@@ -386,14 +397,15 @@ pub fn check_replay(bytes: &[u8]) {
         .unwrap_or_else(|e| panic!("the shadow scenario does not load: {e}\n{toml}"));
     assert_eq!(&again, sc, "the TOML reads back to the same scenario");
     let cfg = SimConfig::from_scenario(sc).expect("the shadow scenario's configuration");
-    let d = decisions(&obs, &shadow, cfg.clone());
+    let d = decisions(obs, &shadow, cfg.clone());
     assert!(d.agreed <= d.scored);
+    assert!(d.placements.agreed <= d.placements.scored);
     assert_eq!(d.per_cpu.iter().map(|c| c.scored).sum::<u64>(), d.scored, "per-CPU picks add up");
     assert_eq!(d.per_cpu.iter().map(|c| c.agreed).sum::<u64>(), d.agreed);
     let mut sim = Simulation::new(cfg);
     sim.check_invariants = true;
     sim.run_until(REPLAY_RUN_NS);
-    let r = compare(&obs, &shadow, &sim, &[], d);
+    let r = compare(obs, &shadow, &sim, &[], d);
     assert!((0.0..=100.0).contains(&r.agreement_pct), "agreement {}", r.agreement_pct);
     assert!(r.max_share_error_pp.is_finite() && r.max_share_error_pp <= 100.0);
     assert_eq!(r.tasks.len(), sc.tasks.len());

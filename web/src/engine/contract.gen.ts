@@ -244,6 +244,10 @@ export type DecisionReport = {
    * The first disagreements, in time order.
    */
   first_disagreements: Array<Disagreement>;
+  /**
+   * Wakeup placements scored against the kernel's (`place`).
+   */
+  placements: PlacementReport;
 };
 
 /**
@@ -644,6 +648,71 @@ export type PickReason =
   | 'delayed_dequeued';
 
 /**
+ * A wakeup placed on another CPU than the kernel's.
+ */
+export type PlacementDisagreement = {
+  /**
+   * ns since the trace's first record.
+   */
+  at_ns: number;
+  task: string;
+  /**
+   * The task's previous CPU, and the CPU the wakeup ran on.
+   */
+  prev_cpu: number;
+  waker_cpu: number;
+  sync: boolean;
+  new_task: boolean;
+  kernel_cpu: number;
+  model_cpu: number;
+  /**
+   * The model's rule (`select.rs` `PlacePath` name), `wake_affine()`'s part and the target
+   * `select_idle_sibling()` started from.
+   */
+  rule: string;
+  affine: string;
+  target: number;
+};
+
+/**
+ * Placement agreement over a trace.
+ */
+export type PlacementReport = {
+  /**
+   * Wakeups scored, and those placed where the kernel placed them.
+   */
+  scored: number;
+  agreed: number;
+  agreement_pct: number;
+  /**
+   * Of the scored: wakeups of new tasks (`WF_FORK`) and inferred synchronous ones.
+   */
+  new_tasks: number;
+  sync: number;
+  /**
+   * Scored wakeups per model rule: (rule, scored, agreed), by rule name.
+   */
+  by_rule: Array<[string, number, number]>;
+  /**
+   * Not scored: the task may run on one CPU only in the model.
+   */
+  pinned: number;
+  /**
+   * Not scored: the first wakeup the trace shows of a task that existed before it (its
+   * previous CPU is not in the trace).
+   */
+  first_seen: number;
+  /**
+   * Migrations the trace shows apart from wakeups (balancing, exec): counted, not scored.
+   */
+  balance_migrations: number;
+  /**
+   * The first disagreements, in time order.
+   */
+  first_disagreements: Array<PlacementDisagreement>;
+};
+
+/**
  * Scheduling policy.
  */
 export type PolicySpec = 'normal' | 'batch' | 'idle';
@@ -667,6 +736,25 @@ export type ReplayReport = {
    * Largest |simulated − observed| share over the tasks (percentage points).
    */
   max_share_error_pp: number;
+  /**
+   * Largest |simulated − observed| CPU time over the tasks, in percentage points of one
+   * CPU over the window.
+   */
+  max_cpu_error_pp: number;
+  /**
+   * Where tasks ran: `"free"` (placed and balanced by the model) or `"observed"` (each
+   * pinned where it ran most; `--pin observed`).
+   */
+  pin: string;
+  /**
+   * Causal wakeups (raised by a modeled task in task context) replayed as `wake` steps.
+   */
+  causal_wakeups: number;
+  /**
+   * Of the real wakeups the per-decision replay scored, the share where the model's
+   * `select_task_rq()` chose the CPU the kernel did (%; `decisions.placements`).
+   */
+  placement_agreement_pct: number;
   /**
    * The model's picks along the real schedule (`decisions`).
    */
@@ -946,9 +1034,22 @@ export type TaskMeta = {
 export type TaskReport = {
   name: string;
   pid: number;
+  /**
+   * The CPU it ran on most in the trace (its share is among the tasks of that CPU).
+   */
   cpu: number;
   observed_ns: number;
   simulated_ns: number;
+  /**
+   * CPU time over the trace's window (one CPU = 100 %).
+   */
+  observed_cpu_pct: number;
+  simulated_cpu_pct: number;
+  /**
+   * `sched_migrate_task` records of it, and migrations in the model.
+   */
+  observed_migrations: number;
+  simulated_migrations: number;
   /**
    * Share of the modeled tasks' CPU time on the task's CPU.
    */

@@ -16,9 +16,16 @@ use serde::Serialize;
 pub struct TaskReport {
     pub name: String,
     pub pid: i32,
+    /// The CPU it ran on most in the trace (its share is among the tasks of that CPU).
     pub cpu: u32,
     pub observed_ns: u64,
     pub simulated_ns: u64,
+    /// CPU time over the trace's window (one CPU = 100 %).
+    pub observed_cpu_pct: f64,
+    pub simulated_cpu_pct: f64,
+    /// `sched_migrate_task` records of it, and migrations in the model.
+    pub observed_migrations: u64,
+    pub simulated_migrations: u64,
     /// Share of the modeled tasks' CPU time on the task's CPU.
     pub observed_share_pct: f64,
     pub simulated_share_pct: f64,
@@ -52,6 +59,17 @@ pub struct ReplayReport {
     pub agreement_pct: f64,
     /// Largest |simulated − observed| share over the tasks (percentage points).
     pub max_share_error_pp: f64,
+    /// Largest |simulated − observed| CPU time over the tasks, in percentage points of one
+    /// CPU over the window.
+    pub max_cpu_error_pp: f64,
+    /// Where tasks ran: `"free"` (placed and balanced by the model) or `"observed"` (each
+    /// pinned where it ran most; `--pin observed`).
+    pub pin: String,
+    /// Causal wakeups (raised by a modeled task in task context) replayed as `wake` steps.
+    pub causal_wakeups: u64,
+    /// Of the real wakeups the per-decision replay scored, the share where the model's
+    /// `select_task_rq()` chose the CPU the kernel did (%; `decisions.placements`).
+    pub placement_agreement_pct: f64,
     /// The model's picks along the real schedule (`decisions`).
     pub decisions: DecisionReport,
 }
@@ -99,7 +117,7 @@ pub fn compare(
     let mut rows = Vec::new();
     for (i, t) in obs.tasks.iter().enumerate() {
         let Some(id) = shadow.task_of[i] else { continue };
-        let cpu = shadow.scenario.tasks[id as usize].affinity.as_ref().map_or(0, |a| a[0]);
+        let cpu = t.main_cpu().unwrap_or(0).min(ncpus.saturating_sub(1));
         let s = &sum.tasks[id as usize];
         // Saturating: a malformed trace can show runs that overlap, up to the end of the clock.
         obs_on[cpu as usize] = obs_on[cpu as usize].saturating_add(t.runtime_ns);
@@ -108,6 +126,14 @@ pub fn compare(
     }
     // a ≤ b throughout; with a past 2^53 ns the rounding can land a hair above 100.
     let pct = |a: u64, b: u64| if b == 0 { 0.0 } else { (100.0 * a as f64 / b as f64).min(100.0) };
+    let window = obs.t1.saturating_sub(t0);
+    let cpu_pct = |ns: u64| if window == 0 { 0.0 } else { 100.0 * ns as f64 / window as f64 };
+    let mut observed_migrations = vec![0u64; obs.tasks.len()];
+    for e in &obs.events {
+        if let super::decisions::ObsEvent::Migrate { task, .. } = e.ev {
+            observed_migrations[task as usize] += 1;
+        }
+    }
     let tasks: Vec<TaskReport> = rows
         .iter()
         .map(|&(i, id, cpu)| {
@@ -119,6 +145,10 @@ pub fn compare(
                 cpu,
                 observed_ns: t.runtime_ns,
                 simulated_ns: s.cpu_time_ns,
+                observed_cpu_pct: cpu_pct(t.runtime_ns),
+                simulated_cpu_pct: cpu_pct(s.cpu_time_ns),
+                observed_migrations: observed_migrations[i],
+                simulated_migrations: s.migrations,
                 observed_share_pct: pct(t.runtime_ns, obs_on[cpu as usize]),
                 simulated_share_pct: pct(s.cpu_time_ns, sim_on[cpu as usize]),
                 observed_switches: t.switches_out,
@@ -168,7 +198,18 @@ pub fn compare(
         .filter(|t| obs_on[t.cpu as usize] > 0)
         .map(|t| (t.simulated_share_pct - t.observed_share_pct).abs())
         .fold(0.0, f64::max);
+    let max_cpu_err = tasks.iter().map(|t| (t.simulated_cpu_pct - t.observed_cpu_pct).abs()).fold(0.0, f64::max);
+    let causal_wakeups = shadow
+        .scenario
+        .tasks
+        .iter()
+        .map(|t| t.program.iter().filter(|o| matches!(o, crate::scenario::schema::OpSpec::Wake(_))).count() as u64)
+        .sum();
     ReplayReport {
+        max_cpu_error_pp: max_cpu_err,
+        pin: if shadow.scenario.kernel.smp.is_some() { "observed" } else { "free" }.to_string(),
+        causal_wakeups,
+        placement_agreement_pct: decisions.placements.agreement_pct,
         scenario: shadow.scenario.name.clone(),
         variants: variants.to_vec(),
         window_ns: obs.t1.saturating_sub(t0),

@@ -70,6 +70,13 @@ use crate::import::record::{
 use crate::scenario::load::MAX_CPUS;
 use std::collections::BTreeMap;
 
+/// A causal wakeup is taken as synchronous (`WF_SYNC`) when its waker blocks next, having run
+/// at most this much CPU time since (a yield or another wakeup in between cancels it): what a
+/// pipe write followed by a read of the reply, or a parent's wake of a waiter followed by its
+/// own wait, looks like. The trace does not record `WF_SYNC`; this window is a named
+/// inference, not fitted to a capture.
+pub const SYNC_WAKE_WINDOW_NS: u64 = 20_000;
+
 /// One step of an inferred behaviour.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ShadowOp {
@@ -79,6 +86,11 @@ pub enum ShadowOp {
     Yield,
     /// Blocked for this long (ns).
     Sleep(u64),
+    /// Woke the observed task `wakee` (index into `Observed::tasks`) from task context: a
+    /// causal wakeup, numbered `id`; `sync` when inferred synchronous (see the module docs).
+    Wake { id: u32, wakee: u32, sync: bool },
+    /// Blocked for `ns` until the causal wakeup `id` (its waker's `Wake` step).
+    Wait { id: u32, ns: u64 },
 }
 
 /// A task as the trace shows it.
@@ -111,6 +123,10 @@ pub struct ObservedTask {
     pub op_lines: Vec<u64>,
     /// Still demanding CPU at the end of the trace.
     pub runs_on: bool,
+    /// The first CPU the trace shows it on (switched in or out, woken onto), and the CPU of
+    /// its `sched_wakeup_new` (its parent's, where it was forked) if the trace shows its fork.
+    pub first_cpu: Option<u32>,
+    pub forked_on: Option<u32>,
     /// When it was seen exiting (`Z`/`X`), and the source line of that record.
     pub exit_ns: Option<u64>,
     pub exit_line: u64,
@@ -139,6 +155,13 @@ pub struct ObservedTask {
     resched_at: Option<u64>,
     /// When those yield candidates were recorded.
     stat_ts: Vec<u64>,
+    /// Its last causal wakeup since it was switched in: the `Wake` op's index, the event's
+    /// index in `Observed::events` and when (for the sync inference at its next block).
+    last_wake: Option<(usize, usize, u64)>,
+    /// The causal wakeup that ends its current sleep (set by the waker's record).
+    woken_by: Option<u32>,
+    /// Its current run's CPU time up to here is already a step (a causal wakeup split it).
+    burst_from: Option<u64>,
 }
 
 impl ObservedTask {
@@ -160,7 +183,9 @@ impl ObservedTask {
         self.runtime_ns = self.runtime_ns.saturating_add(ran);
         let on = self.runtime_on.entry(cpu).or_default();
         *on = on.saturating_add(ran);
-        self.burst = self.burst.saturating_add(ran);
+        // A causal wakeup inside this run already took the burst up to it.
+        let from = self.burst_from.take().map_or(since, |b| b.clamp(since, until));
+        self.burst = self.burst.saturating_add(until - from);
         self.ran_since_step = true;
         if ran > 0 {
             runs.push(Run { cpu, task: me, start: since, end: until });
@@ -182,9 +207,14 @@ impl ObservedTask {
         }
     }
 
-    /// Blocked since `since`, woken at `until`: a sleep of at least 1 ns (see the module docs).
+    /// Blocked since `since`, woken at `until`: a sleep of at least 1 ns (see the module
+    /// docs), or a wait for the causal wakeup that woke it.
     fn slept(&mut self, since: u64, until: u64, line: u64) {
-        self.push(ShadowOp::Sleep(until.saturating_sub(since).max(1)), line);
+        let ns = until.saturating_sub(since).max(1);
+        match self.woken_by.take() {
+            Some(id) => self.push(ShadowOp::Wait { id, ns }, line),
+            None => self.push(ShadowOp::Sleep(ns), line),
+        }
     }
 
     /// The task exited at `ts` (the record on `line`).
@@ -236,6 +266,8 @@ pub struct Observed {
     pub missing_switches: u64,
     /// The scheduling events in time order (for the per-decision replay, `decisions`).
     pub events: Vec<Timed>,
+    /// Causal wakeups numbered so far (`ShadowOp::Wake`/`Wait` pairs).
+    pub causal_wakeups: u32,
     last_on_cpu: Vec<u64>,
     cpu_cur: Vec<Option<u32>>,
     /// The time of the record being read.
@@ -293,6 +325,7 @@ impl Observed {
         self.switches += 1;
         let prev = self.task(*prev_pid, prev_comm, *prev_prio, t0);
         let t = &mut self.tasks[prev];
+        t.first_cpu.get_or_insert(cpu);
         // Running since the last switch-in on this CPU, or since the trace began.
         let since = match t.on_cpu.take() {
             Some((c, s)) if c == cpu => s,
@@ -300,6 +333,22 @@ impl Observed {
         };
         t.switches_out += 1;
         t.ran(cpu, since, ts, prev as u32, &mut self.runs);
+        // Its last causal wakeup was synchronous if it blocks now, having run at most
+        // SYNC_WAKE_WINDOW_NS since (preempted in between or not).
+        let blocks = matches!(prev_state, PrevState::Blocked(b) if b & (state_bits::Z | state_bits::X) == 0);
+        let sync_wake = match t.last_wake {
+            Some((op, _, _)) if blocks => {
+                let since: u64 = t.ops[op + 1..]
+                    .iter()
+                    .map(|o| if let ShadowOp::Run(ns) = o { *ns } else { u64::MAX / 4 })
+                    .fold(t.burst, u64::saturating_add);
+                t.last_wake.take().filter(|_| since <= SYNC_WAKE_WINDOW_NS)
+            }
+            _ => None,
+        };
+        if matches!(prev_state, PrevState::Blocked(_)) {
+            t.last_wake = None;
+        }
         let out = match prev_state {
             PrevState::Preempted => {
                 t.switches_out_runnable += 1;
@@ -354,6 +403,14 @@ impl Observed {
                 SwitchOut::Sleep
             }
         };
+        if let Some((op, ev, _)) = sync_wake {
+            if let ShadowOp::Wake { sync, .. } = &mut self.tasks[prev].ops[op] {
+                *sync = true;
+            }
+            if let Some(ObsEvent::Wake { sync, .. }) = self.events.get_mut(ev).map(|e| &mut e.ev) {
+                *sync = true;
+            }
+        }
         if std::mem::take(&mut self.tasks[prev].exiting) {
             self.events.push(Timed { ts, ev: ObsEvent::Exiting { task: prev as u32 } });
         }
@@ -361,6 +418,7 @@ impl Observed {
         self.events.push(Timed { ts, ev: ObsEvent::Switch { cpu, prev: prev as u32, next: next as u32, out } });
         self.cpu_cur[cpu as usize] = Some(next as u32);
         let n = &mut self.tasks[next];
+        n.first_cpu.get_or_insert(cpu);
         n.stats = 0;
         n.stat_ts.clear();
         n.last_flags = None;
@@ -392,13 +450,37 @@ impl Observed {
         self.events.push(Timed { ts: at.clamp(since, ts), ev: ObsEvent::Vanished { task: i, cpu } });
     }
 
-    fn wakeup(&mut self, ts: u64, kind: WakeKind, p: &SchedPayload, ctx: u8) {
+    fn wakeup(&mut self, ts: u64, kind: WakeKind, p: &SchedPayload, rec: &TraceRecord) {
         let SchedPayload::Wakeup { comm, pid, prio, target_cpu, .. } = p else { return };
         let i = self.task(*pid, comm, *prio, ts);
+        let ctx = section(rec.flags);
+        // The task whose context raised it: the CPU's current task, outside interrupts.
+        let irq = trace_flags::HARDIRQ | trace_flags::SOFTIRQ;
+        let waker = self.cpu_cur[rec.cpu as usize]
+            .filter(|&w| w as usize != i && rec.pid != 0 && self.tasks[w as usize].pid == rec.pid)
+            .filter(|_| rec.flags.is_some_and(|f| f & irq == 0));
         if kind != WakeKind::Waking {
             if let Some(cpu) = self.named_cpu(*target_cpu) {
                 let (task, new) = (i as u32, kind == WakeKind::WakeupNew);
-                self.events.push(Timed { ts, ev: ObsEvent::Wake { task, cpu, new, ctx } });
+                let (from, sync) = (rec.cpu, false);
+                let t = &mut self.tasks[i];
+                t.first_cpu.get_or_insert(cpu);
+                if new {
+                    t.forked_on.get_or_insert(from);
+                }
+                if kind == WakeKind::Wakeup && self.tasks[i].blocked_since.is_some() {
+                    if let Some(w) = waker {
+                        self.causal_wakeup(ts, w, i as u32);
+                    }
+                }
+                let ev = ObsEvent::Wake { task, cpu, new, ctx, from, waker, sync };
+                if let Some(w) = waker.filter(|_| self.tasks[i].woken_by.is_some()) {
+                    // Where the sync inference at the waker's next block patches it.
+                    if let Some(lw) = self.tasks[w as usize].last_wake.as_mut() {
+                        lw.1 = self.events.len();
+                    }
+                }
+                self.events.push(Timed { ts, ev });
             }
         }
         let line = self.line;
@@ -413,6 +495,28 @@ impl Observed {
             // across CPUs): a sleep of at least 1 ns either way.
             t.slept(b, ts, line);
         }
+    }
+
+    /// `waker`, running, woke the blocked `wakee` at `ts` from task context: the waker's burst
+    /// so far is a step, then a `Wake` step; the wakee's sleep becomes a `Wait` for it.
+    fn causal_wakeup(&mut self, ts: u64, waker: u32, wakee: u32) {
+        let line = self.line;
+        let id = self.causal_wakeups;
+        self.causal_wakeups += 1;
+        let w = &mut self.tasks[waker as usize];
+        if let Some((_, since)) = w.on_cpu {
+            let from = w.burst_from.map_or(since, |b| b.max(since));
+            w.burst = w.burst.saturating_add(ts.saturating_sub(from));
+            w.burst_from = Some(ts.max(from));
+        }
+        let ns = std::mem::take(&mut w.burst);
+        if ns > 0 {
+            w.ran_since_step = false;
+            w.push(ShadowOp::Run(ns), line);
+        }
+        w.last_wake = Some((w.ops.len(), usize::MAX, ts));
+        w.push(ShadowOp::Wake { id, wakee, sync: false }, line);
+        self.tasks[wakee as usize].woken_by = Some(id);
     }
 
     /// Ends the inference at the last record: tasks on a CPU or runnable keep running.
@@ -520,8 +624,11 @@ impl Observed {
         }
         for e in &mut self.events {
             match &mut e.ev {
-                ObsEvent::Wake { cpu, .. }
-                | ObsEvent::Switch { cpu, .. }
+                ObsEvent::Wake { cpu, from, .. } => {
+                    *cpu = m(*cpu);
+                    *from = m(*from);
+                }
+                ObsEvent::Switch { cpu, .. }
                 | ObsEvent::Yield { cpu, .. }
                 | ObsEvent::Vanished { cpu, .. }
                 | ObsEvent::Runtime { cpu, .. }
@@ -603,7 +710,7 @@ impl TraceSink for Observed {
                 if let Some(cur) = self.cpu_cur[rec.cpu as usize] {
                     self.tasks[cur as usize].last_flags = rec.flags;
                 }
-                self.wakeup(ts, *kind, p, section(rec.flags))
+                self.wakeup(ts, *kind, p, &rec)
             }
             SchedPayload::Other { fields, .. } => {
                 // A forked child's pid starts a new task even if an earlier task had it.

@@ -22,7 +22,9 @@
 use super::observe::{Observed, ShadowOp};
 use crate::scenario::load::{first_issue, HZ_VALUES};
 use crate::scenario::locate::{toml_tree, KeyPath, Seg};
-use crate::scenario::schema::{CgroupSpec, HostSpec, LoopSpec, OpSpec, ScenarioFile, TaskSpec, SCENARIO_VERSION};
+use crate::scenario::schema::{
+    CgroupSpec, HostSpec, LoopSpec, OpSpec, ScenarioFile, TaskSpec, WakeSpec, SCENARIO_VERSION,
+};
 use crate::scenario::units::DurationSpec;
 use serde::Deserialize;
 use std::collections::BTreeMap;
@@ -49,9 +51,57 @@ pub struct Layout {
     /// comm (or "comm-pid") → cgroup path.
     #[serde(default)]
     pub tasks: BTreeMap<String, String>,
+    /// comm (or "comm-pid") → the CPUs it may run on (`taskset -c`), which a trace cannot
+    /// show. Tasks not named here may run on every CPU the trace covers, except per-CPU
+    /// kernel threads (see [`per_cpu_kthread`]).
+    #[serde(default)]
+    pub affinity: BTreeMap<String, Vec<u32>>,
+    /// `"observed"`: pin each task to the CPU it ran on most, with timed sleeps instead of
+    /// causal wakeups (the shadow before issue 18; `schedlab replay --pin observed`);
+    /// `"free"` (default): tasks run where the model places them.
+    #[serde(default)]
+    pub pin: Pin,
     /// The file name and text it was parsed from, to locate errors found later.
     #[serde(skip)]
     source: Option<(String, String)>,
+}
+
+/// Where the shadow's tasks may run.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Pin {
+    /// Every CPU the trace covers (or the layout's `affinity`), placed and balanced by the
+    /// model (`smp = "fair"`), each `sched_wakeup` a modeled task raised a `wake` step of it.
+    #[default]
+    Free,
+    /// Each task on the CPU it ran on most, sleeps as observed (`smp = "static"`).
+    Observed,
+}
+
+impl Pin {
+    /// Parses `--pin`'s value.
+    pub fn parse(s: &str) -> Result<Pin, String> {
+        match s {
+            "free" => Ok(Pin::Free),
+            "observed" => Ok(Pin::Observed),
+            _ => Err(format!("--pin: expected \"free\" or \"observed\", got {s:?}")),
+        }
+    }
+}
+
+/// The CPU a per-CPU kernel thread is bound to, read from its name (`ksoftirqd/1`,
+/// `kworker/0:2`, `kworker/1:1H`, `migration/0`, `cpuhp/1`, `rcuc/0`, `idle_inject/1`):
+/// `kthread_create_on_cpu()` names them after their CPU, and the trace shows no affinity. An
+/// unbound worker (`kworker/u8:0`) is not bound. Named shortcut: recognised by name only.
+pub fn per_cpu_kthread(comm: &str) -> Option<u32> {
+    let (base, rest) = comm.split_once('/')?;
+    if !matches!(base, "ksoftirqd" | "kworker" | "migration" | "cpuhp" | "rcuc" | "idle_inject" | "watchdog") {
+        return None;
+    }
+    let digits: String = rest.chars().take_while(|c| c.is_ascii_digit()).collect();
+    let tail = &rest[digits.len()..];
+    let ok = !digits.is_empty() && (tail.is_empty() || (base == "kworker" && tail.starts_with(':')));
+    ok.then(|| digits.parse().ok()).flatten()
 }
 
 /// `file:line:column: message` at byte `off` of `text` (the column in bytes).
@@ -107,6 +157,12 @@ impl Layout {
         };
         if let Some((path, msg)) = first_issue(&probe) {
             return Err(layout.error_at(&path, false, &format!("{path}: {msg}")));
+        }
+        for (comm, cpus) in &layout.affinity {
+            if cpus.is_empty() {
+                let msg = format!("affinity.{comm}: expected at least one CPU");
+                return Err(layout.error_at(&KeyPath::root().key("affinity").key(comm), false, &msg));
+            }
         }
         for (comm, cgroup) in &layout.tasks {
             if cgroup != "/" && !layout.cgroups.iter().any(|c| &c.path == cgroup) {
@@ -202,15 +258,25 @@ pub fn shadow_scenario(obs: &Observed, layout: &Layout, name: &str) -> Result<Sh
     for n in &names {
         *count.entry(n.as_str()).or_default() += 1;
     }
-    let mut tasks = Vec::new();
-    // Per scenario task: the observed task, and the source line of each program step.
-    let mut origin: Vec<(usize, Vec<u64>)> = Vec::new();
-    let mut task_of = vec![None; obs.tasks.len()];
+    let ncpus = obs.cpus.max(1);
+    // Named shortcut: the sched domains hold 512 CPUs (`sched::topology::MAX_CPUS`); a trace
+    // of more CPUs is replayed pinned where each task ran most.
+    let free = layout.pin == Pin::Free && ncpus as usize <= crate::sched::topology::MAX_CPUS;
+    // First pass: the modeled tasks, their names, and the part of each one's steps that is
+    // replayed as recorded (the rest, an open tail, becomes open-ended demand; see below).
+    struct Plan {
+        name: String,
+        /// Steps replayed as recorded, and whether an open tail follows.
+        kept: usize,
+        open_tail: bool,
+    }
+    let mut plans: Vec<Option<Plan>> = Vec::with_capacity(obs.tasks.len());
+    let mut taken: Vec<String> = Vec::new();
     for (i, t) in obs.tasks.iter().enumerate() {
         // Every fair-class task a sched_switch names (`main_cpu` is None only for tasks seen
         // in wakeups or migrations alone), even one that ran 0 ns: its switches are picks.
-        let Some(cpu) = t.main_cpu() else { continue };
-        if !t.is_fair() {
+        if t.main_cpu().is_none() || !t.is_fair() {
+            plans.push(None);
             continue;
         }
         let comm = names[i].as_str();
@@ -219,11 +285,11 @@ pub fn shadow_scenario(obs: &Observed, layout: &Layout, name: &str) -> Result<Sh
         // A reused pid with the same comm: the later task gets a generation suffix.
         let base = name.clone();
         let mut generation = 1;
-        while tasks.iter().any(|x: &TaskSpec| x.name == name) {
+        while taken.contains(&name) {
             generation += 1;
             name = format!("{base}.{generation}");
         }
-        let cgroup = layout.tasks.get(&name).or_else(|| layout.tasks.get(comm)).cloned();
+        taken.push(name.clone());
         // A task that exits after a last phase (since its last sleep) in which it yielded or
         // was preempted: when it exits is a fact of the workload (a timeout, work paced in
         // wall time), how much CPU it got on the way was the scheduler's doing. So it is
@@ -231,25 +297,62 @@ pub fn shadow_scenario(obs: &Observed, layout: &Layout, name: &str) -> Result<Sh
         // loop of its mean burst and a yield if it yielded. Replaying the CPU time it got as
         // its demand would let any scheduler reproduce the real shares. A last phase that ran
         // uninterrupted is replayed as it is, and the task is killed at its exit time too.
-        // Named shortcut: the phases before are replayed as recorded (open loop), so a
-        // periodic task the model serves faster than the kernel did finishes its recorded
-        // periods early and then idles; its share cannot come out higher than recorded.
-        let last_sleep = t.ops.iter().rposition(|o| matches!(o, ShadowOp::Sleep(_))).map_or(0, |i| i + 1);
-        let open_tail = t.preempted_since_block > 0 || t.ops[last_sleep..].contains(&ShadowOp::Yield);
-        let (ops, tail) = match t.exit_ns {
-            Some(_) if open_tail => (&t.ops[..last_sleep], Some(&t.ops[last_sleep..])),
-            _ => (&t.ops[..], None),
-        };
-        let mut program: Vec<OpSpec> = ops
-            .iter()
-            .map(|op| match *op {
+        // Named shortcut: the phases before are replayed as recorded (open loop for timed
+        // sleeps), so a periodic task the model serves faster than the kernel did finishes
+        // its recorded periods early and then idles; its share cannot come out higher than
+        // recorded.
+        let blocks = |o: &ShadowOp| matches!(o, ShadowOp::Sleep(_) | ShadowOp::Wait { .. });
+        let last_sleep = t.ops.iter().rposition(blocks).map_or(0, |i| i + 1);
+        let open_tail =
+            t.exit_ns.is_some() && (t.preempted_since_block > 0 || t.ops[last_sleep..].contains(&ShadowOp::Yield));
+        let kept = if open_tail { last_sleep } else { t.ops.len() };
+        plans.push(Some(Plan { name, kept, open_tail }));
+    }
+    // The causal wakeups replayed as `wake` and `wait_wakeup` steps: the waker and the wakee
+    // are modeled and the waker's `wake` is in its recorded part. Any other wait is replayed
+    // as the timed sleep it was.
+    let mut causal = vec![false; obs.causal_wakeups as usize];
+    if free {
+        for (i, t) in obs.tasks.iter().enumerate() {
+            let Some(plan) = &plans[i] else { continue };
+            for op in &t.ops[..plan.kept] {
+                if let ShadowOp::Wake { id, wakee, .. } = *op {
+                    causal[id as usize] = plans[wakee as usize].is_some();
+                }
+            }
+        }
+    }
+    let mut tasks = Vec::new();
+    // Per scenario task: the observed task, and the source line of each program step.
+    let mut origin: Vec<(usize, Vec<u64>)> = Vec::new();
+    let mut task_of = vec![None; obs.tasks.len()];
+    for (i, t) in obs.tasks.iter().enumerate() {
+        let Some(plan) = &plans[i] else { continue };
+        let name = plan.name.clone();
+        let comm = names[i].as_str();
+        let cpu = t.main_cpu().expect("modeled tasks ran");
+        let cgroup = layout.tasks.get(&name).or_else(|| layout.tasks.get(comm)).cloned();
+        let ops = &t.ops[..plan.kept];
+        let mut program = Vec::new();
+        let mut lines = Vec::new();
+        for (op, &line) in ops.iter().zip(&t.op_lines) {
+            let step = match *op {
                 ShadowOp::Run(ns) => OpSpec::Run(step(ns)),
                 ShadowOp::Yield => OpSpec::SchedYield(1),
                 ShadowOp::Sleep(ns) => OpSpec::Sleep(step(ns)),
-            })
-            .collect();
-        let mut lines: Vec<u64> = t.op_lines[..ops.len()].to_vec();
-        if let Some(tail) = tail {
+                ShadowOp::Wait { id, .. } if causal[id as usize] => OpSpec::WaitWakeup(1),
+                ShadowOp::Wait { ns, .. } => OpSpec::Sleep(step(ns)),
+                ShadowOp::Wake { id, wakee, sync } if causal[id as usize] => OpSpec::Wake(WakeSpec {
+                    task: plans[wakee as usize].as_ref().expect("causal wakees are modeled").name.clone(),
+                    sync,
+                }),
+                ShadowOp::Wake { .. } => continue,
+            };
+            program.push(step);
+            lines.push(line);
+        }
+        if plan.open_tail {
+            let tail = &t.ops[plan.kept..];
             let cpu: u64 =
                 tail.iter().map(|o| if let ShadowOp::Run(ns) = o { *ns } else { 0 }).fold(0, u64::saturating_add);
             let yields = tail.iter().filter(|o| **o == ShadowOp::Yield).count() as u64;
@@ -266,6 +369,25 @@ pub fn shadow_scenario(obs: &Observed, layout: &Layout, name: &str) -> Result<Sh
             program.push(OpSpec::Run(DurationSpec::FOREVER));
             lines.push(t.op_lines.last().copied().unwrap_or(t.first_line));
         }
+        if program.is_empty() {
+            // Only wakes of tasks left out: it ran, for 1 ns at least.
+            program.push(OpSpec::Run(DurationSpec(1)));
+            lines.push(t.first_line);
+        }
+        let affinity = if free {
+            layout
+                .affinity
+                .get(&name)
+                .or_else(|| layout.affinity.get(comm))
+                .cloned()
+                .or_else(|| per_cpu_kthread(comm).filter(|&c| c < ncpus).map(|c| vec![c]))
+                .unwrap_or_else(|| (0..ncpus).collect())
+        } else {
+            vec![cpu]
+        };
+        // Where it starts: forked on its parent's CPU when the trace shows the fork, else
+        // (running before the trace began) on the first CPU the trace shows it on.
+        let parent_cpu = if free { t.forked_on.or(t.first_cpu).filter(|&c| c < ncpus) } else { None };
         let start = t.first_ns.saturating_sub(t0).min(LONGEST - 1);
         task_of[i] = Some(tasks.len() as u32);
         origin.push((i, lines));
@@ -274,8 +396,8 @@ pub fn shadow_scenario(obs: &Observed, layout: &Layout, name: &str) -> Result<Sh
             nice: t.prio - 120,
             policy: Default::default(),
             slice: None,
-            affinity: Some(vec![cpu]),
-            parent_cpu: None,
+            affinity: Some(affinity),
+            parent_cpu,
             cgroup,
             vm: None,
             session: None,
@@ -313,11 +435,11 @@ pub fn shadow_scenario(obs: &Observed, layout: &Layout, name: &str) -> Result<Sh
             timer_slack: Some(DurationSpec(0)),
             ..Default::default()
         },
-        // Every shadow task is pinned to the CPU it ran on most, so placement and balancing
-        // have nothing to decide: the shadow keeps the static rule (no PELT tracking, any
-        // CPU count).
+        // Free tasks are placed and balanced as the kernel does (`smp = "fair"`, the
+        // default); pinned to where each ran most, there is nothing to decide and the shadow
+        // keeps the static rule (no PELT tracking, any CPU count).
         kernel: crate::scenario::schema::KernelSpec {
-            smp: Some(crate::scenario::schema::SmpSpec::Static),
+            smp: (!free).then_some(crate::scenario::schema::SmpSpec::Static),
             ..Default::default()
         },
         cgroups: layout.cgroups.clone(),
@@ -398,9 +520,11 @@ mod tests {
             k_a.ops,
             [
                 ShadowOp::Run(300_000),
-                ShadowOp::Sleep(1),
+                // Woken by k_b and k_c in task context (`d..2.`): causal wakeups, each sleep a
+                // wait for the waker's `wake` step (issue 18), its observed length kept.
+                ShadowOp::Wait { id: 0, ns: 1 },
                 ShadowOp::Run(1),
-                ShadowOp::Sleep(200_000),
+                ShadowOp::Wait { id: 1, ns: 200_000 },
                 ShadowOp::Run(1_000_000)
             ]
         );

@@ -321,6 +321,17 @@ fn check(s: &ScenarioFile) -> Vec<Issue> {
             }
         }
     }
+    for (ti, t) in s.tasks.iter().enumerate() {
+        let mut targets = Vec::new();
+        wake_targets(&KeyPath::root().key("tasks").index(ti).key("program"), &t.program, &mut targets);
+        for (path, target) in targets {
+            if target == t.name {
+                c.push(path, format!("task {:?} cannot wake itself", t.name));
+            } else if !s.tasks.iter().any(|o| o.name == target) {
+                c.push(path, format!("wake names {target:?}, which is not a task of this scenario"));
+            }
+        }
+    }
     check_fork_names(&mut c, s, &tasks);
     c.issues
 }
@@ -593,7 +604,9 @@ fn never_ends(op: &OpSpec) -> bool {
         | OpSpec::Unlock(_)
         | OpSpec::IpiWait(_)
         | OpSpec::TlbShootdown(_)
-        | OpSpec::Halt(_) => false,
+        | OpSpec::Halt(_)
+        | OpSpec::Wake(_)
+        | OpSpec::WaitWakeup(_) => false,
     }
 }
 
@@ -617,6 +630,17 @@ fn ipi_targets<'a>(seq: &KeyPath, ops: &'a [OpSpec], out: &mut Vec<(KeyPath, &'a
                 }
             }
             OpSpec::Loop(l) => ipi_targets(&seq.index(i).key("loop").key("body"), &l.body, out),
+            _ => {}
+        }
+    }
+}
+
+/// Every `wake` step of a program (loops included) with the key path of its task.
+fn wake_targets<'a>(seq: &KeyPath, ops: &'a [OpSpec], out: &mut Vec<(KeyPath, &'a str)>) {
+    for (i, op) in ops.iter().enumerate() {
+        match op {
+            OpSpec::Wake(w) => out.push((seq.index(i).key("wake").key("task"), w.task.as_str())),
+            OpSpec::Loop(l) => wake_targets(&seq.index(i).key("loop").key("body"), &l.body, out),
             _ => {}
         }
     }
@@ -705,12 +729,21 @@ fn check_ops(c: &mut Checker, seq: &KeyPath, ops: &[OpSpec], depth: usize, child
                 c.finite(&pp.key("work"), p.work, true, "pipe work");
             }
             OpSpec::Fork(f) => check_fork(c, &op_path.key("fork"), f, depth),
+            OpSpec::Wake(_) => {} // the task is checked against the task list in `check`
+            OpSpec::WaitWakeup(n) => {
+                if *n == 0 {
+                    c.push(op_path.key("wait_wakeup"), "expected a wait_wakeup count of at least 1");
+                }
+            }
         }
         if child {
             let what = match op {
                 OpSpec::Fork(_) => Some("fork (a fork's children cannot fork: nested forks are not modeled)"),
                 OpSpec::Pipe(_) => Some("pipe (a fork's children have no pipe peers)"),
                 OpSpec::PingPong(_) => Some("ping_pong (a fork's children have no ping-pong peers)"),
+                OpSpec::Wake(_) | OpSpec::WaitWakeup(_) => {
+                    Some("wake or wait_wakeup (a fork's children are not named tasks)")
+                }
                 OpSpec::Lock(_)
                 | OpSpec::Unlock(_)
                 | OpSpec::IpiWait(_)
@@ -796,8 +829,10 @@ fn takes_time(op: &OpSpec) -> bool {
         | OpSpec::Periodic(_)
         | OpSpec::PingPong(_)
         | OpSpec::Pipe(_)
-        | OpSpec::Halt(_) => true,
+        | OpSpec::Halt(_)
+        | OpSpec::WaitWakeup(_) => true,
         OpSpec::SchedYield(_)
+        | OpSpec::Wake(_)
         | OpSpec::YieldTo(_)
         | OpSpec::Lock(_)
         | OpSpec::Unlock(_)

@@ -553,6 +553,27 @@ pub enum OpSpec {
     /// get this task's cgroup, nice, policy, slice and affinity, and are named `name0`,
     /// `name1`, … (default name: this task's name + "/child").
     Fork(ForkSpec),
+    /// Wake the named task (`try_to_wake_up()` from this task's CPU, as a futex wake or a
+    /// write to a pipe it reads does): if it is blocked in a `wait_wakeup` step it is woken
+    /// and that step ends; otherwise the wakeup is kept and its next `wait_wakeup` returns at
+    /// once (a counting semaphore). `sync`: a synchronous wakeup (`WF_SYNC`: the waker says
+    /// it is about to sleep, as `pipe_write()` does). The trace replay's shadow writes a
+    /// `sched_wakeup` raised by a modeled task as this step.
+    Wake(WakeSpec),
+    /// Block until another task's `wake` step wakes this task, this many times in a row (a
+    /// wakeup sent before the wait is counted and consumed without blocking).
+    WaitWakeup(u32),
+}
+
+/// A `wake` step.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct WakeSpec {
+    /// The task to wake (another task of the scenario).
+    pub task: String,
+    /// A synchronous wakeup (`WF_SYNC`; default: false).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub sync: bool,
 }
 
 /// A pipe ping-pong step.

@@ -135,6 +135,15 @@ impl Simulation {
                     self.block(cpu, task, u64::MAX);
                 }
             }
+            Step::Wake { task: wakee, sync } => {
+                self.wake_step(cpu, wakee, sync);
+                self.dispatch(cpu);
+            }
+            Step::WaitWakeup => {
+                if self.wait_wakeup(cpu, task) {
+                    self.dispatch(cpu);
+                }
+            }
             Step::Exit => self.exit_running(cpu, task),
         }
     }

@@ -15,6 +15,7 @@ pub mod program;
 pub mod pvlock;
 mod smp;
 mod sync;
+mod wake_step;
 
 use crate::cost::cputimer::{CputimerCost, CputimerLine};
 use crate::obs::codes::MigrateClass;
@@ -123,6 +124,10 @@ pub struct Task {
     pub pipe_wait: Option<u32>,
     /// Children of its last fork step that have not exited yet (it waits while > 0).
     pub wait_children: u32,
+    /// Wakeups sent by other tasks' `wake` steps and not yet consumed by a `wait_wakeup`.
+    pub wakeups_pending: u64,
+    /// Blocked in a `wait_wakeup` step.
+    pub wakeup_wait: bool,
     /// CPU time of its earlier incarnations (a fork child forked again gets a fresh entity).
     pub exec_before: u64,
 }
@@ -194,6 +199,8 @@ impl Simulation {
                 pipe_bytes: 0,
                 pipe_wait: None,
                 wait_children: 0,
+                wakeups_pending: 0,
+                wakeup_wait: false,
                 exec_before: 0,
             });
             // A fork step's child has no start of its own: its parent's fork starts it.
@@ -534,6 +541,7 @@ impl Simulation {
         t.state = TaskState::Exited;
         t.wake_gen += 1;
         t.pipe_wait = None;
+        t.wakeup_wait = false;
         self.fair.log.event(self.fair.now, EventKind::Exit, t.cpu, task, NO_TASK, 0);
     }
 

@@ -59,6 +59,10 @@ pub enum Instr {
     Fork(u32),
     /// Wait until the children of `Program::forks[i]` have all exited (`do_wait()`).
     Wait(u32),
+    /// Wake a task (id) blocked in (or later reaching) a `WaitWakeup`; `sync`: `WF_SYNC`.
+    Wake { task: u32, sync: bool },
+    /// Block until another task's `Wake` (a wakeup sent earlier is consumed at once).
+    WaitWakeup,
 }
 
 /// The children of one fork step: task slots allocated when the scenario is loaded.
@@ -156,6 +160,15 @@ impl Program {
                     let i = self.forks.len() as u32 - 1;
                     self.code.extend([Instr::Fork(i), Instr::Wait(i)]);
                 }
+                OpSpec::Wake(w) => {
+                    let task = names.iter().position(|n| *n == w.task).expect("validated wake task") as u32;
+                    self.code.push(Instr::Wake { task, sync: w.sync });
+                }
+                OpSpec::WaitWakeup(n) => {
+                    for _ in 0..*n {
+                        self.code.push(Instr::WaitWakeup);
+                    }
+                }
             }
         }
     }
@@ -228,6 +241,11 @@ pub enum Step {
     /// At the wait for a fork step's children (the simulation drives it: `finish_step` once
     /// they have all exited).
     Wait(u32),
+    /// Wake a task (the cursor has moved on).
+    Wake { task: u32, sync: bool },
+    /// At a wait for a wakeup (the simulation drives it: `finish_step` once woken, or at once
+    /// when a wakeup is pending).
+    WaitWakeup,
     /// The program ended.
     Exit,
 }
@@ -341,6 +359,11 @@ impl Cursor {
                     return Step::Fork(f);
                 }
                 Instr::Wait(f) => return Step::Wait(f),
+                Instr::Wake { task, sync } => {
+                    self.advance();
+                    return Step::Wake { task, sync };
+                }
+                Instr::WaitWakeup => return Step::WaitWakeup,
                 Instr::LoopStart { times, .. } => {
                     if times == Some(0) {
                         if let Instr::LoopStart { end, .. } = ins {

@@ -177,13 +177,17 @@ impl Replayer<'_> {
         while let Some(s) = cur {
             let q = self.f.ents[s as usize].cfs_rq;
             self.f.update_curr(q);
-            if self.f.pelt_shares() {
+            // PELT is tracked when group shares come from it, and under `smp = "fair"`
+            // when a task may move (placement reads it).
+            if self.f.pelt() {
                 self.f.update_load_avg(q, s, crate::sched::group_pelt::UPDATE_TG);
+            }
+            if self.f.pelt_shares() {
                 self.f.update_cfs_group(s);
             }
             cur = self.f.ents[s as usize].parent;
         }
-        if self.f.pelt_shares() {
+        if self.f.pelt() {
             let cpu = self.f.qs[self.f.ents[se as usize].cfs_rq as usize].cpu;
             self.f.pelt_periodic(cpu);
         }

