@@ -172,6 +172,26 @@ impl Fair {
         self.qs[self.rqs[cpu as usize].cfs as usize].avg.load_avg
     }
 
+    /// Logs each CPU's `cpu_load()`, `cpu_util_cfs()` and `nr_running` as counter rows
+    /// (`CounterKind::CpuLoad`, `CpuUtil`, `CpuNrRunning`, keyed by CPU) when they changed
+    /// since they were last logged; run after every event. No-op unless `cpu_counters` is on.
+    pub fn record_cpu_counters(&mut self) {
+        let Some(mut last) = self.cpu_counters.take() else { return };
+        use crate::obs::log::CounterKind;
+        const KINDS: [CounterKind; 3] = [CounterKind::CpuLoad, CounterKind::CpuUtil, CounterKind::CpuNrRunning];
+        for (cpu, prev) in last.iter_mut().enumerate() {
+            let c = cpu as u32;
+            let now = [self.cpu_load(c) as i64, self.cpu_util_cfs(c) as i64, self.rqs[cpu].nr_running as i64];
+            for ((&v, p), &kind) in now.iter().zip(prev.iter_mut()).zip(KINDS.iter()) {
+                if v != *p {
+                    self.counter(kind, c, v);
+                    *p = v;
+                }
+            }
+        }
+        self.cpu_counters = Some(last);
+    }
+
     /// `cpu_runnable()`: the root cfs_rq's PELT `runnable_avg`.
     pub fn cpu_runnable(&self, cpu: u32) -> u64 {
         self.qs[self.rqs[cpu as usize].cfs as usize].avg.runnable_avg

@@ -61,6 +61,11 @@ impl Simulation {
         let movable = smp.lb.enabled;
         self.fair.smp = Some(Box::new(smp));
         self.fair.pelt_tracking = movable || self.fair.pelt_shares();
+        if movable {
+            // The UI's per-CPU load, util and nr_running tracks (pinned runs log none, so
+            // their logs stay as they were).
+            self.fair.cpu_counters = Some(vec![[-1; 3]; self.fair.rqs.len()]);
+        }
         // Processes the scenario starts are forked by a launcher and exec their program
         // (`sched_exec()` at their first run); vCPU threads (clone, no exec) and fork steps'
         // children (they run the parent's code) do not, nor do pinned tasks (nothing to pick).
