@@ -10,7 +10,7 @@ import type { ScenarioMeta, WindowData } from '../engine/protocol';
 import { COUNTER_TRACK_H, CPU_LANE_H, GUTTER_W, LABEL_ROW_H, SECTION_GAP, blockCanvasHeight } from './layout';
 import { LaneHighlights } from './LaneHighlights';
 import { counterTracks, throttleData } from './bandwidth';
-import { CPU_TRACK_H, renderCpuTracks } from './cpu_tracks';
+import { cpuTrackHeight, renderCpuTracks } from './cpu_tracks';
 import { entityLanes, MAX_ENTITY_LANES } from './lanes';
 import { renderCounterTracks, renderThrottles } from './render_bandwidth';
 import { cancelRedraw, scheduleRedraw } from './raf_scheduler';
@@ -63,7 +63,7 @@ export const TimelineBlock = memo(function TimelineBlock(props: TimelineBlockPro
   const vcpu = useMemo(() => vcpuLayout(meta, vmOverrides), [meta, vmOverrides]);
   const vstates = useMemo(() => (data && vcpu.rows.length ? vcpuStates(meta, data) : null), [meta, data, vcpu.rows.length]);
   const cpuLabels = useMemo(() => pcpuLabels(meta), [meta]);
-  const cpuTracksH = meta.cpu_counters ? meta.cpus * CPU_TRACK_H : 0;
+  const cpuTracksH = meta.cpu_counters ? meta.cpus * cpuTrackHeight(meta.cpus) : 0;
   const height = blockCanvasHeight(meta.cpus, lanes.length, tracks.length) + cpuTracksH + vcpu.height;
 
   useLayoutEffect(() => {

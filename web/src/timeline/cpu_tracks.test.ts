@@ -4,7 +4,7 @@ import { CounterKind } from '../engine/protocol';
 import { fakeCtx } from './fake_ctx';
 import { windowData } from './fixtures';
 import { GUTTER_W } from './layout';
-import { CPU_TRACK_H, cpuTrackData, renderCpuTracks, stepPoints, TRACK_STYLE, valueAt } from './cpu_tracks';
+import { CPU_TRACK_COMPACT_H, CPU_TRACK_H, cpuTrackData, cpuTrackHeight, renderCpuTracks, stepPoints, TRACK_STYLE, valueAt } from './cpu_tracks';
 import { makeTimeScale } from './time_scale';
 
 const K = CounterKind;
@@ -81,6 +81,17 @@ describe('renderCpuTracks', () => {
     // The scales, in the gutter: 1500 is the window's highest load, 3 its most tasks.
     const scaleChip = ctx.of('fillText').find((c) => c.args[0] === 'load ≤ 1500 · nr ≤ 3');
     expect(scaleChip).toBeDefined();
+  });
+
+  it('draws compact tracks on a host with many CPUs', () => {
+    expect(cpuTrackHeight(4)).toBe(CPU_TRACK_H);
+    expect(cpuTrackHeight(16)).toBe(CPU_TRACK_COMPACT_H);
+    const ctx = fakeCtx();
+    const r = renderCpuTracks(ctx, { data, cpus: 16, scale, width, top: 0, end: 1e9, gutter: GUTTER_W });
+    expect(r.tracks).toBe(16);
+    const labels = ctx.of('fillText').filter((c) => /^CPU \d+$/.test(String(c.args[0])));
+    expect(labels).toHaveLength(16);
+    expect((labels[15].args[2] as number) - (labels[0].args[2] as number)).toBe(15 * CPU_TRACK_COMPACT_H);
   });
 
   it('draws empty tracks before the window arrives', () => {

@@ -1,7 +1,7 @@
 // Per-CPU PELT tracks of the simulated view, one small track per CPU under the CPU lanes (when
 // the run logs them: `meta.cpu_counters`, smp = "fair" with a task that may move): the root
 // cfs_rq's util_avg as a filled area over the CPU's capacity (1024), its load_avg as a line
-// and rq->nr_running as a stepped line, both on scales shared by every CPU of the window so the
+// and rq->nr_running as a dashed stepped line, both on scales shared by every CPU of the window so the
 // tracks compare. The values come from the counters query (CounterKind cpu_load, cpu_util,
 // cpu_nr_running keyed by CPU, each series' last value before the window first); each is a
 // step function held until its next row.
@@ -10,10 +10,22 @@ import type { Ctx2D } from './layout';
 import { COLOURS } from './palette';
 import { affineOf, type TimeScale } from './time_scale';
 
-/** Height of one CPU's PELT track, CSS px. */
+/** Height of one CPU's PELT track, CSS px (gutter: name, legend, scales on three lines). */
 export const CPU_TRACK_H = 36;
+/** Height of one track on hosts with more than COMPACT_FROM CPUs (name and legend on one
+ * line, the scales on the second), so that 16 CPUs do not push the task lanes a screen down. */
+export const CPU_TRACK_COMPACT_H = 22;
+export const COMPACT_FROM = 4;
+
+/** The height of each PELT track on a host of `cpus` CPUs. */
+export function cpuTrackHeight(cpus: number): number {
+  return cpus > COMPACT_FROM ? CPU_TRACK_COMPACT_H : CPU_TRACK_H;
+}
 /** The util scale: a CPU's capacity (SCHED_CAPACITY_SCALE). */
 export const CAPACITY = 1024;
+
+/** nr_running's dash pattern (the legend draws its word the same way). */
+export const NR_DASH = [4, 3];
 
 export const TRACK_STYLE = {
   util: '#64b5f6',
@@ -115,7 +127,8 @@ export interface CpuTracksResult {
 
 /** Draws the tracks; see the file comment. */
 export function renderCpuTracks(ctx: Ctx2D, o: CpuTracksOpts): CpuTracksResult {
-  const h = CPU_TRACK_H;
+  const h = cpuTrackHeight(o.cpus);
+  const compact = h === CPU_TRACK_COMPACT_H;
   const res: CpuTracksResult = { tracks: 0, points: 0 };
   const { k, t0, x0 } = affineOf(o.scale);
   const x = (t: number) => x0 + (t - t0) * k;
@@ -132,16 +145,17 @@ export function renderCpuTracks(ctx: Ctx2D, o: CpuTracksOpts): CpuTracksResult {
     ctx.fillRect(0, top + h - 0.5, o.width, 0.5);
     ctx.textAlign = 'left';
     ctx.textBaseline = 'middle';
-    ctx.font = '10px system-ui, sans-serif';
+    ctx.font = compact ? '9px system-ui, sans-serif' : '10px system-ui, sans-serif';
     ctx.fillStyle = COLOURS.mutedText;
-    ctx.fillText(`CPU ${c} PELT`, 6, top + 8);
-    // The legend, each word in its series' colour.
-    ctx.font = '9px system-ui, sans-serif';
-    let lx = 6;
-    for (const [word, colour] of [['util', TRACK_STYLE.util], ['load', TRACK_STYLE.load], ['nr_running', TRACK_STYLE.nr]] as const) {
+    const name = compact ? `CPU ${c}` : `CPU ${c} PELT`;
+    ctx.fillText(name, 6, top + (compact ? 7 : 8));
+    // The legend, each word in its series' colour (beside the name when compact).
+    let lx = compact ? 6 + ctx.measureText(name).width + 5 : 6;
+    ctx.font = compact ? '8px system-ui, sans-serif' : '9px system-ui, sans-serif';
+    for (const [word, colour] of [['util', TRACK_STYLE.util], ['load', TRACK_STYLE.load], [compact ? 'nr' : 'nr_running', TRACK_STYLE.nr]] as const) {
       ctx.fillStyle = colour;
-      ctx.fillText(word, lx, top + 19);
-      lx += ctx.measureText(word).width + 5;
+      ctx.fillText(word, lx, top + (compact ? 7 : 19));
+      lx += ctx.measureText(word).width + 4;
     }
     res.tracks++;
     if (!d) continue;
@@ -164,26 +178,29 @@ export function renderCpuTracks(ctx: Ctx2D, o: CpuTracksOpts): CpuTracksResult {
       ctx.fill();
       ctx.globalAlpha = 1;
     }
-    const line = (pts: number[], colour: string, width: number) => {
+    const line = (pts: number[], colour: string, width: number, dash: number[]) => {
       if (!pts.length) return;
       ctx.beginPath();
       ctx.moveTo(pts[0], pts[1]);
       for (let i = 2; i < pts.length; i += 2) ctx.lineTo(pts[i], pts[i + 1]);
       ctx.strokeStyle = colour;
       ctx.lineWidth = width;
+      ctx.setLineDash(dash);
       ctx.stroke();
+      ctx.setLineDash([]);
     };
     const load = stepPoints(d.load[c], tEnd, x, yOf(d.maxLoad), plotX0, plotX1);
-    line(load, TRACK_STYLE.load, 1.25);
+    line(load, TRACK_STYLE.load, 1.5, []);
     const nr = stepPoints(d.nr[c], tEnd, x, yOf(d.maxNr), plotX0, plotX1);
-    line(nr, TRACK_STYLE.nr, 1);
+    // Dashed: for nice-0 hogs load ≈ 1024 × nr_running, and the two lines coincide.
+    line(nr, TRACK_STYLE.nr, 1, NR_DASH);
     res.points += (util.length + load.length + nr.length) / 2;
     ctx.restore();
     // The scales, in the gutter under the legend (util's is the capacity, 1024).
     ctx.font = '8px system-ui, sans-serif';
     ctx.fillStyle = COLOURS.mutedText;
     ctx.textBaseline = 'middle';
-    ctx.fillText(`load ≤ ${Math.round(d.maxLoad)} · nr ≤ ${d.maxNr}`, 6, top + 29);
+    ctx.fillText(`load ≤ ${Math.round(d.maxLoad)} · nr ≤ ${d.maxNr}`, 6, top + (compact ? 16 : 29));
   }
   return res;
 }

@@ -60,3 +60,19 @@ describe('CPU lane labels', () => {
     expect(r.kvm.reasonLabels).toBe(2);
   });
 });
+
+describe('CPU lane names', () => {
+  it('fall back to the last path component where the full name does not fit', () => {
+    const width = GUTTER_W + 1000;
+    const scale = makeTimeScale(0, 1000, GUTTER_W, width);
+    // The fake measures 6 px a character: "vm0/vcpu2" is 54 px, "vcpu2" 30 px.
+    const data = windowData(0, 1000, [
+      { cpu: 0, task: 0, start: 0, end: 100 },
+      { cpu: 0, task: 0, start: 100, end: 140 },
+      { cpu: 0, task: 0, start: 140, end: 160 },
+    ]);
+    const ctx = fakeCtx();
+    renderCpuLanes(ctx, { data, scale, width, top: 0, cpus: 1, taskNames: ['vm0/vcpu2'], selection: null });
+    expect(ctx.of('fillText').map((c) => c.args[0]).filter((t) => String(t).includes('vcpu'))).toEqual(['vm0/vcpu2', 'vcpu2']);
+  });
+});

@@ -124,6 +124,7 @@ export function renderCpuLanes(ctx: Ctx2D, opts: CpuLanesOpts): CpuLanesResult {
   const { cpu, task, start, end, count } = data.slices;
   const n = cpu.length;
   const nameWidth: number[] = [];
+  const shortWidth: number[] = [];
   // Every label of the lanes, so that the markers' and overlays' labels never cover a name.
   const boxes = new LabelBoxes();
   let rects = 0;
@@ -173,9 +174,15 @@ export function renderCpuLanes(ctx: Ctx2D, opts: CpuLanesOpts): CpuLanesResult {
     const id = task[i];
     const xa = Math.max(x0 + (start[i] - t0) * k, plotX0 - 1);
     const xb = Math.min(x0 + (end[i] - t0) * k, plotX1 + 1);
-    const name = taskNames[id] ?? `#${id}`;
+    // The full name, else its last path component ("vm0/vcpu2" → "vcpu2") where only that fits.
+    let name = taskNames[id] ?? `#${id}`;
     let tw = nameWidth[id];
     if (tw === undefined) tw = nameWidth[id] = ctx.measureText(name).width;
+    if (tw + 6 > xb - xa && name.includes('/')) {
+      name = name.slice(name.lastIndexOf('/') + 1);
+      tw = shortWidth[id];
+      if (tw === undefined) tw = shortWidth[id] = ctx.measureText(name).width;
+    }
     if (tw + 6 <= xb - xa) {
       const tx = Math.max(xa, plotX0) + 3;
       const ty = top + cpu[i] * laneH + 1 + (laneH - 2) / 2;
