@@ -48,6 +48,15 @@ test('spread-unpinned: migration arrows, PELT tracks and why this CPU', async ({
   await expect(why).not.toHaveAttribute('open', '');
   await page.keyboard.press('Enter');
   await expect(why).toHaveAttribute('open', '');
+  // Space presses the summary too, and does not start playback.
+  const cursor = (await page.evaluate(() => window.__schedlab!.state())).cursor_ns;
+  await page.keyboard.press(' ');
+  await expect(why).not.toHaveAttribute('open', '');
+  await page.keyboard.press(' ');
+  await expect(why).toHaveAttribute('open', '');
+  await waitForIdle(page);
+  expect((await page.evaluate(() => window.__schedlab!.state())).cursor_ns).toBe(cursor);
+  await expect(page.getByRole('button', { name: 'play', exact: true })).toBeVisible();
   await page.screenshot({ path: 'artifacts/smp-why-cpu.png' });
 });
 
