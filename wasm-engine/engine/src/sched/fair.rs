@@ -147,9 +147,9 @@ pub struct Fair {
     pub smp: Option<Box<super::smp::Smp>>,
     /// Per CPU, when its blocked PELT averages were last updated (`group_shares = pelt`).
     pub last_blocked: Vec<Option<u64>>,
-    /// Per CPU, the last logged (load_avg, util_avg, nr_running) counters; None: not logged
-    /// (`record_cpu_counters()`, on only under `smp = "fair"` with movable tasks).
-    pub cpu_counters: Option<Vec<[i64; 3]>>,
+    /// The per-CPU load, util and nr_running counters (`record_cpu_counters()`); None: not
+    /// logged (on only under `smp = "fair"` with movable tasks).
+    pub cpu_counters: Option<Box<super::smp::CpuCounters>>,
 }
 
 impl Fair {
