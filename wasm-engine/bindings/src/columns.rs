@@ -266,17 +266,34 @@ column_set! {
 }
 
 column_set! {
-    /// CFS bandwidth counters of a window (`CounterKind`), each series' last value before the
-    /// window first (timed at the window's start).
+    /// Counters of a window (`CounterKind`: CFS bandwidth, per-CPU PELT load/util and
+    /// nr_running), each series' last value before the window first (timed at the window's start).
     CounterCols {
         /// Time (ns).
         t: F64,
         /// `CounterKind` code.
         kind: U32,
-        /// cfs_rq id (runtime_remaining) or task group id (pool).
+        /// cfs_rq id (runtime_remaining), task group id (pool) or CPU (cpu_load, cpu_util, cpu_nr_running).
         key: U32,
-        /// Value (ns).
+        /// Value (ns for the bandwidth counters).
         value: F64,
+    }
+}
+
+column_set! {
+    /// Migrations of a window (`obs::query::migrations`: Migrate rows; none when the window
+    /// holds more than the limit).
+    MigrationCols {
+        /// Time (ns).
+        t: F64,
+        /// Task id.
+        task: U32,
+        /// The CPU it left.
+        from: U32,
+        /// The CPU it moved to.
+        to: U32,
+        /// `MigrateClass` code.
+        class: U32,
     }
 }
 
@@ -347,11 +364,12 @@ column_set! {
 }
 
 /// Every column set, for the generated contract.
-pub const COLUMN_SETS: [ColumnLayout; 7] = [
+pub const COLUMN_SETS: [ColumnLayout; 8] = [
     SliceCols::LAYOUT,
     SampleCols::LAYOUT,
     MarkerCols::LAYOUT,
     CounterCols::LAYOUT,
+    MigrationCols::LAYOUT,
     LatencyCols::LAYOUT,
     ReplayWindowCols::LAYOUT,
     EevdfWindowCols::LAYOUT,

@@ -27,7 +27,7 @@ pub mod protocol;
 mod reader;
 pub mod replay;
 
-use columns::{Columns, CounterCols, LatencyCols, MarkerCols, SampleCols, SliceCols};
+use columns::{Columns, CounterCols, LatencyCols, MarkerCols, MigrationCols, SampleCols, SliceCols};
 use protocol::LoadOutcome;
 
 /// A located error for input that has no better location.
@@ -186,6 +186,23 @@ impl SimHandle {
             }
         }
         out.into_columns()
+    }
+
+    /// `MigrationCols`: the migrations of `[t0, t1)` (`obs::query::migrations`; none when
+    /// there are more than `limit`).
+    pub fn migrations(&self, t0: f64, t1: f64, limit: u32) -> Columns {
+        let mut m = MigrationCols::default();
+        if let Some(s) = self.sim.as_ref() {
+            let e = &s.fair.log.events;
+            for i in query::migrations(&s.fair.log, ns(t0), ns(t1), limit as usize) {
+                m.t.push(e.t[i] as f64);
+                m.task.push(e.task[i]);
+                m.from.push(e.val[i] as u32);
+                m.to.push(e.cpu[i] as u32);
+                m.class.push(e.arg[i]);
+            }
+        }
+        m.into_columns()
     }
 
     /// `CursorState` at `t` as JSON (`obs::cursor::state_at`), `null` before a load.

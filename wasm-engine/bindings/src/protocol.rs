@@ -9,7 +9,9 @@
 // does not matter.
 #![allow(clippy::large_enum_variant)]
 
-use crate::columns::{CounterCols, EevdfWindowCols, LatencyCols, MarkerCols, ReplayWindowCols, SampleCols, SliceCols};
+use crate::columns::{
+    CounterCols, EevdfWindowCols, LatencyCols, MarkerCols, MigrationCols, ReplayWindowCols, SampleCols, SliceCols,
+};
 use schedlab_engine::import::align::Alignment;
 use schedlab_engine::import::report::{ImportReport, SpanInfo, TraceRecordView, TraceTask};
 use schedlab_engine::obs::cursor::CursorState;
@@ -38,6 +40,7 @@ pub struct WindowData {
     pub samples: SampleCols,
     pub markers: MarkerCols,
     pub counters: CounterCols,
+    pub migrations: MigrationCols,
     /// Task ids (and group nodes) whose samples were requested (empty: every task).
     pub tasks: Vec<u32>,
 }

@@ -46,6 +46,8 @@ export function bindPageEvents(ctx: ShellCtx, { loader, view, playback, imports 
     // Playback keys while the simulated view is on screen.
     if (ctx.imports.get().trace || !ctx.session.get().sim.meta) return;
     if (e.key === ' ') {
+      // Space on a focused button or <summary> (the inspector's "Why CPU n?") presses it.
+      if (isPressable(e.target)) return;
       e.preventDefault();
       playback.toggle();
     } else if (e.key === ']') playback.step(1);
@@ -60,4 +62,11 @@ export function bindPageEvents(ctx: ShellCtx, { loader, view, playback, imports 
     }),
   );
   return () => offs.forEach((off) => off());
+}
+
+/** Whether Space on `target` is its own action (a button, a link, a <details> summary). */
+function isPressable(target: EventTarget | null): boolean {
+  const el = target as HTMLElement | null;
+  if (!el || typeof el.tagName !== 'string') return false;
+  return ['BUTTON', 'SUMMARY', 'A'].includes(el.tagName.toUpperCase());
 }

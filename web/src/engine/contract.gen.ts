@@ -126,11 +126,12 @@ export type ClockCheck = {
   estimate: OffsetEstimate | null;
 };
 
-/** CFS bandwidth counters of a window (`CounterKind`), each series' last value before the window first (timed at the window's start). */
+/** Counters of a window (`CounterKind`: CFS bandwidth, per-CPU PELT load/util and nr_running), each series' last value before the window first (timed at the window's start). */
 export type CounterCols = {
   /** Time (ns). */ t: Float64Array; /** `CounterKind` code. */
-  kind: Uint32Array; /** cfs_rq id (runtime_remaining) or task group id (pool). */
-  key: Uint32Array; /** Value (ns). */
+  kind:
+    Uint32Array; /** cfs_rq id (runtime_remaining), task group id (pool) or CPU (cpu_load, cpu_util, cpu_nr_running). */
+  key: Uint32Array; /** Value (ns for the bandwidth counters). */
   value: Float64Array;
 };
 
@@ -149,12 +150,40 @@ export type CpuDecisions = {
 /**
  * One CPU at the cursor: its queued task entities and its latest task-level pick.
  */
-export type CpuState = { cpu: number; entities: Array<EntityState>; pick: Pick | null };
+export type CpuState = {
+  cpu: number;
+  entities: Array<EntityState>;
+  pick: Pick | null;
+  /**
+   * "Why this CPU": its latest placement, migration onto it and balance pass at or before
+   * the cursor, newest first (none before any, and none under `smp = "static"`).
+   */
+  why_cpu: Array<CpuWhy>;
+};
 
 /**
  * One CPU's place in the host topology.
  */
 export type CpuTopology = { socket: number; core: number; thread: number };
+
+/**
+ * One placement, migration or balance pass of a CPU, in words with its numbers
+ * (`why_cpu.rs`).
+ */
+export type CpuWhy = {
+  kind: CpuWhyKind;
+  t: number;
+  /**
+   * The task placed or moved (None for a balance pass).
+   */
+  task: number | null;
+  why: string;
+};
+
+/**
+ * What a "why this CPU" entry explains.
+ */
+export type CpuWhyKind = 'placement' | 'migration' | 'balance';
 
 /**
  * The profiling-timer contention model's totals (`cost::cputimer`), when it is on.
@@ -567,6 +596,15 @@ export type MarkerCols = {
   val: Float64Array;
 };
 
+/** Migrations of a window (`obs::query::migrations`: Migrate rows; none when the window holds more than the limit). */
+export type MigrationCols = {
+  /** Time (ns). */ t: Float64Array; /** Task id. */
+  task: Uint32Array; /** The CPU it left. */
+  from: Uint32Array; /** The CPU it moved to. */
+  to: Uint32Array; /** `MigrateClass` code. */
+  class: Uint32Array;
+};
+
 /**
  * Something a view needs that the trace does not have.
  */
@@ -910,6 +948,11 @@ export type ScenarioMeta = {
    * Host topology per CPU, when the scenario declares one (absent for a flat host).
    */
   topology?: Array<CpuTopology>;
+  /**
+   * Whether the log holds each CPU's PELT load, util and nr_running counters
+   * (`CounterKind::CpuLoad` …: `smp = "fair"` with a task that may move).
+   */
+  cpu_counters: boolean;
 };
 
 /**
@@ -1261,6 +1304,7 @@ export type WindowData = {
   samples: SampleCols;
   markers: MarkerCols;
   counters: CounterCols;
+  migrations: MigrationCols;
   /**
    * Task ids (and group nodes) whose samples were requested (empty: every task).
    */
@@ -1331,6 +1375,13 @@ export const MARKER_COLS_LAYOUT: ColumnLayout<MarkerCols> = {
   val: 'f64',
 };
 export const COUNTER_COLS_LAYOUT: ColumnLayout<CounterCols> = { t: 'f64', kind: 'u32', key: 'u32', value: 'f64' };
+export const MIGRATION_COLS_LAYOUT: ColumnLayout<MigrationCols> = {
+  t: 'f64',
+  task: 'u32',
+  from: 'u32',
+  to: 'u32',
+  class: 'u32',
+};
 export const LATENCY_COLS_LAYOUT: ColumnLayout<LatencyCols> = { task: 'u32', ns: 'f64' };
 export const REPLAY_WINDOW_COLS_LAYOUT: ColumnLayout<ReplayWindowCols> = {
   span_cpu: 'u32',
@@ -1539,10 +1590,13 @@ export const Flag = {
   protected: 16,
   nextBuddy: 32,
 } as const;
-/** CFS bandwidth counters (`CounterCols.kind`): a cfs_rq's runtime_remaining keyed by cfs_rq id, a group's pool keyed by task group id. */
+/** Counters (`CounterCols.kind`): CFS bandwidth (a cfs_rq's runtime_remaining keyed by cfs_rq id, a group's pool keyed by task group id) and, under `smp = "fair"` with movable tasks, each CPU's PELT load_avg, util_avg and nr_running keyed by CPU. */
 export const CounterKind = {
   runtimeRemaining: 0,
   poolRuntime: 1,
+  cpuLoad: 2,
+  cpuUtil: 3,
+  cpuNrRunning: 4,
 } as const;
 /** How a task left its CPU (`ReplayWindowCols.span_state`, `PrevState::code`): R, R+ (TASK_REPORT_MAX), the blocked states' report bits (or-ed), an undecoded letter, and `raw | n` for an undecoded number. */
 export const PrevStateCode = {

@@ -9,6 +9,7 @@ import {
   COUNTER_COLS_LAYOUT,
   LATENCY_COLS_LAYOUT,
   MARKER_COLS_LAYOUT,
+  MIGRATION_COLS_LAYOUT,
   SAMPLE_COLS_LAYOUT,
   SLICE_COLS_LAYOUT,
   takeColumns,
@@ -23,6 +24,8 @@ import { handleImportRequest, type WorkerCtx } from './import_worker';
 
 /** Markers are sent for windows with at most this many of them (zoomed-in views). */
 const MARKER_LIMIT = 20_000;
+/** At most this many migrations of a window are drawn (beyond it: none, zoom in). */
+const MIGRATION_LIMIT = 4_000;
 
 let ready: Promise<InitOutput> | null = null;
 let wasm: InitOutput | null = null;
@@ -125,9 +128,10 @@ function windowData(id: number, req: Extract<Request, { type: 'window' }>) {
   const samples = takeColumns(h.samples(req.t0, req.t1, new Uint32Array(req.tasks)), SAMPLE_COLS_LAYOUT);
   const markers = takeColumns(h.markers(req.t0, req.t1, MARKER_LIMIT), MARKER_COLS_LAYOUT);
   const counters = takeColumns(h.counters(req.t0, req.t1), COUNTER_COLS_LAYOUT);
-  const transfer = [...slices.transfer, ...samples.transfer, ...markers.transfer, ...counters.transfer];
+  const migrations = takeColumns(h.migrations(req.t0, req.t1, MIGRATION_LIMIT), MIGRATION_COLS_LAYOUT);
+  const transfer = [...slices.transfer, ...samples.transfer, ...markers.transfer, ...counters.transfer, ...migrations.transfer];
   const { variant, t0, t1, bucket, tasks } = req;
-  const data = { variant, t0, t1, bucket, tasks, slices: slices.cols, samples: samples.cols, markers: markers.cols, counters: counters.cols };
+  const data = { variant, t0, t1, bucket, tasks, slices: slices.cols, samples: samples.cols, markers: markers.cols, counters: counters.cols, migrations: migrations.cols };
   post({ id, type: 'window', data }, transfer);
 }
 

@@ -16,7 +16,7 @@ const leaf = pick('A', 'the cfs_rq of /CG0', 'only_entity', [cand('A', true)]);
 const ent = (name: string, on_rq: boolean, delayed: boolean): EntityState => ({
   task: 0, cpu: 0, on_rq, name, t: 0, vruntime: 0, deadline: 0, vlag: 0, vprot: 0, avg_vruntime: 0, lag: 0, eligible: true, curr: false, delayed, protected: false, buddy: false,
 });
-const state: CursorState = { t: 4_250_000, cpus: [{ cpu: 0, entities: [], pick: { ...leaf, levels: [root, leaf] } }], tasks: [ent('A', true, false), ent('B', true, true), ent('C', false, false)] };
+const state: CursorState = { t: 4_250_000, cpus: [{ cpu: 0, entities: [], pick: { ...leaf, levels: [root, leaf] }, why_cpu: [] }], tasks: [ent('A', true, false), ent('B', true, true), ent('C', false, false)] };
 const meta = scenarioMeta({
   tasks: [taskMeta('A'), taskMeta('B'), taskMeta('C')],
   groups: [

@@ -34,6 +34,13 @@ export function HelpOverlay({ onClose }: { onClose: () => void }) {
           zero line. The band between V and vruntime is the lag: green while the task is eligible (lag ≥ 0),
           red while it is not.
         </p>
+        <p>
+          On several CPUs an arrow between CPU lanes is a migration, from the CPU the task left to the one it
+          moved to: dashed teal for a wakeup placement, purple for load balancing (periodic, newly idle, nohz,
+          active), orange for affinity and exec moves. Under the CPU lanes each CPU's PELT track shows its
+          util_avg (blue area, up to the capacity 1024), load_avg (orange) and nr_running (dashed). The
+          inspector's “Why CPU n?” explains each CPU's latest placement, migration and balance pass.
+        </p>
         <button onClick={onClose}>close</button>
       </div>
     </div>

@@ -1,8 +1,11 @@
 // The inspector: for each variant, the runqueue of every CPU at the cursor (ordered by
-// deadline, eligibility marked), every field of the selected entity, and "why this pick".
+// deadline, eligibility marked), every field of the selected entity, "why this pick", and
+// "why this CPU": each CPU's latest placement, migration onto it and balance pass at or
+// before the cursor, in words with their numbers (a <details> per CPU, open by default, its
+// summary reachable with Tab and toggled with Enter or Space).
 
 import { memo } from 'react';
-import type { CursorState, EntityState, ScenarioMeta } from '../engine/protocol';
+import type { CpuState, CursorState, EntityState, ScenarioMeta } from '../engine/protocol';
 import { formatNs } from '../timeline/time_scale';
 import { taskColor } from '../timeline/palette';
 
@@ -52,6 +55,31 @@ function EntityFields({ e, meta }: { e: EntityState; meta: ScenarioMeta }) {
   );
 }
 
+const WHY_CPU_KIND: Record<CpuState['why_cpu'][number]['kind'], string> = {
+  placement: 'Placement',
+  migration: 'Migration',
+  balance: 'Load balance',
+};
+
+function WhyCpu({ c, variant }: { c: CpuState; variant: string }) {
+  if (c.why_cpu.length === 0) return null;
+  return (
+    <details className="why why-cpu" open data-testid="why-cpu" data-variant={variant} data-cpu={c.cpu}>
+      <summary>
+        <strong>Why CPU {c.cpu}?</strong> <span className="muted">(its latest {c.why_cpu.length === 1 ? 'decision' : `${c.why_cpu.length} decisions`})</span>
+      </summary>
+      {c.why_cpu.map((w) => (
+        <p key={`${w.kind}-${w.t}`} data-testid="why-cpu-entry" data-kind={w.kind} data-t={w.t}>
+          <span className="muted">
+            {WHY_CPU_KIND[w.kind]} at {formatNs(w.t)}:{' '}
+          </span>
+          {w.why}
+        </p>
+      ))}
+    </details>
+  );
+}
+
 export const Inspector = memo(function Inspector({ meta, cursor, selection, states, order, error, onSelect }: Props) {
   return (
     <aside className="inspector" aria-label="inspector" data-testid="inspector">
@@ -69,7 +97,7 @@ export const Inspector = memo(function Inspector({ meta, cursor, selection, stat
           <section key={key} className="variant-state">
             {order.length > 1 && <h3>{key}</h3>}
             {st.cpus
-              .filter((c) => c.entities.length > 0 || c.pick)
+              .filter((c) => c.entities.length > 0 || c.pick || c.why_cpu.length > 0)
               .map((c) => {
                 const rq = [...c.entities].sort((a, b) => (a.curr ? -1 : b.curr ? 1 : a.deadline - b.deadline));
                 return (
@@ -122,6 +150,7 @@ export const Inspector = memo(function Inspector({ meta, cursor, selection, stat
                         ))}
                       </div>
                     )}
+                    <WhyCpu c={c} variant={key} />
                   </div>
                 );
               })}

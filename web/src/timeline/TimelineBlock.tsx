@@ -1,14 +1,16 @@
-// One variant's block of the timeline: a label row and one <canvas> holding its CPU lanes and
+// One variant's block of the timeline: a label row and one <canvas> holding its CPU lanes (with
+// migration arrows), the per-CPU PELT tracks when the run logs them (cpu_tracks.ts), and
 // entity lanes (tasks and, with cgroups, group entities), plus CFS bandwidth throttled strips
 // and counter tracks, and with VMs the vCPU lanes grouped by VM under the CPU lanes (each VM's
 // header row has a button over its name that collapses or expands its lanes). Painting goes through the raf scheduler; the canvas reports what it drew
-// in data attributes (data-slices-drawn, data-samples-drawn, data-group-lanes,
+// in data attributes (data-slices-drawn, data-migration-arrows, data-cpu-tracks, data-samples-drawn, data-group-lanes,
 // data-throttle-strips, data-counter-tracks, data-vcpu-lanes, …) and its hit-test index to the parent.
 import { memo, useEffect, useLayoutEffect, useMemo, useRef } from 'react';
 import type { ScenarioMeta, WindowData } from '../engine/protocol';
 import { COUNTER_TRACK_H, CPU_LANE_H, GUTTER_W, LABEL_ROW_H, SECTION_GAP, blockCanvasHeight } from './layout';
 import { LaneHighlights } from './LaneHighlights';
 import { counterTracks, throttleData } from './bandwidth';
+import { cpuTrackHeight, renderCpuTracks } from './cpu_tracks';
 import { entityLanes, MAX_ENTITY_LANES } from './lanes';
 import { renderCounterTracks, renderThrottles } from './render_bandwidth';
 import { cancelRedraw, scheduleRedraw } from './raf_scheduler';
@@ -61,7 +63,8 @@ export const TimelineBlock = memo(function TimelineBlock(props: TimelineBlockPro
   const vcpu = useMemo(() => vcpuLayout(meta, vmOverrides), [meta, vmOverrides]);
   const vstates = useMemo(() => (data && vcpu.rows.length ? vcpuStates(meta, data) : null), [meta, data, vcpu.rows.length]);
   const cpuLabels = useMemo(() => pcpuLabels(meta), [meta]);
-  const height = blockCanvasHeight(meta.cpus, lanes.length, tracks.length) + vcpu.height;
+  const cpuTracksH = meta.cpu_counters ? meta.cpus * cpuTrackHeight(meta.cpus) : 0;
+  const height = blockCanvasHeight(meta.cpus, lanes.length, tracks.length) + cpuTracksH + vcpu.height;
 
   useLayoutEffect(() => {
     const canvas = canvasRef.current;
@@ -82,7 +85,8 @@ export const TimelineBlock = memo(function TimelineBlock(props: TimelineBlockPro
       const cpu = renderCpuLanes(ctx, { data, scale, width, top: 0, cpus: meta.cpus, taskNames, selection, dpr, labels: cpuLabels });
       const bw = renderThrottles(ctx, { data, throttle, scale, width, top: 0, cpus: meta.cpus });
       const cpuDone = performance.now();
-      const vcpuTop = meta.cpus * CPU_LANE_H;
+      const pelt = cpuTracksH ? renderCpuTracks(ctx, { data, cpus: meta.cpus, scale, width, top: meta.cpus * CPU_LANE_H, end: meta.duration_ns, gutter: GUTTER_W }) : { tracks: 0, points: 0 };
+      const vcpuTop = meta.cpus * CPU_LANE_H + cpuTracksH;
       const vcpuStarted = performance.now();
       const vc = renderVcpuLanes(ctx, { data, layout: vcpu, states: vstates, scale, width, top: vcpuTop, selection });
       const vcpuMs = performance.now() - vcpuStarted;
@@ -92,6 +96,11 @@ export const TimelineBlock = memo(function TimelineBlock(props: TimelineBlockPro
       const groups = meta.groups?.length ?? 0;
       const entity = renderEntityLanes(ctx, { data, scale, width, top, taskNames, lanes, groups, selection, mode, dpr });
       canvas.dataset.slicesDrawn = String(cpu.rects);
+      canvas.dataset.migrationArrows = String(cpu.migrations.wake + cpu.migrations.balance + cpu.migrations.other);
+      canvas.dataset.migrationWake = String(cpu.migrations.wake);
+      canvas.dataset.migrationBalance = String(cpu.migrations.balance);
+      canvas.dataset.cpuTracks = String(pelt.tracks);
+      canvas.dataset.cpuTrackPoints = String(pelt.points);
       canvas.dataset.groupLanes = String(entity.groupLanes);
       canvas.dataset.throttleStrips = String(bw.strips);
       canvas.dataset.unthrottleTicks = String(bw.unthrottles);
@@ -121,7 +130,7 @@ export const TimelineBlock = memo(function TimelineBlock(props: TimelineBlockPro
       canvas.dataset.paintMs = (performance.now() - started).toFixed(2);
       hits.set(variantKey, { canvas, cpu: cpu.hit, entity: entity.hit, vcpu: vc.hit });
     }, canvas);
-  }, [meta, variantKey, data, t0, t1, width, height, selection, mode, hits, lanes, tracks, throttle, vcpu, vstates, cpuLabels]);
+  }, [meta, variantKey, data, t0, t1, width, height, selection, mode, hits, lanes, tracks, throttle, vcpu, vstates, cpuLabels, cpuTracksH]);
 
   useEffect(() => {
     const canvas = canvasRef.current;
@@ -146,7 +155,7 @@ export const TimelineBlock = memo(function TimelineBlock(props: TimelineBlockPro
           data-lanes={meta.cpus + lanes.length}
           style={{ display: 'block', width: Math.max(width, 0), height }}
         />
-        <LaneHighlights lanes={lanes} ids={props.highlight} top={meta.cpus * CPU_LANE_H + vcpu.height + tracks.length * COUNTER_TRACK_H + SECTION_GAP} width={width} />
+        <LaneHighlights lanes={lanes} ids={props.highlight} top={meta.cpus * CPU_LANE_H + cpuTracksH + vcpu.height + tracks.length * COUNTER_TRACK_H + SECTION_GAP} width={width} />
         {vcpu.rows
           .filter((r) => r.kind === 'vm')
           .map((r) => (
@@ -159,7 +168,7 @@ export const TimelineBlock = memo(function TimelineBlock(props: TimelineBlockPro
               title={`${r.collapsed ? 'Show' : 'Hide'} the vCPU lanes of ${r.label}`}
               onClick={() => onToggleVm?.(r.vm)}
               className="vm-toggle"
-              style={{ position: 'absolute', left: 0, top: meta.cpus * CPU_LANE_H + r.y, width: GUTTER_W, height: r.h, padding: 0, border: 'none', background: 'transparent', cursor: 'pointer' }}
+              style={{ position: 'absolute', left: 0, top: meta.cpus * CPU_LANE_H + cpuTracksH + r.y, width: GUTTER_W, height: r.h, padding: 0, border: 'none', background: 'transparent', cursor: 'pointer' }}
             />
           ))}
       </div>

@@ -29,6 +29,15 @@ export interface MarkerRow {
   val?: number;
 }
 
+export interface MigrationRow {
+  t: number;
+  task?: number;
+  from: number;
+  to: number;
+  /** `MigrateClass` code (default 0, wake). */
+  class?: number;
+}
+
 export interface CounterRow {
   t: number;
   kind: number;
@@ -37,7 +46,15 @@ export interface CounterRow {
 }
 
 /** Builds a WindowData from rows. */
-export function windowData(t0: number, t1: number, slices: SliceRow[], samples: SampleRow[] = [], markers: MarkerRow[] = [], counters: CounterRow[] = []): WindowData {
+export function windowData(
+  t0: number,
+  t1: number,
+  slices: SliceRow[],
+  samples: SampleRow[] = [],
+  markers: MarkerRow[] = [],
+  counters: CounterRow[] = [],
+  migrations: MigrationRow[] = [],
+): WindowData {
   return {
     variant: 'base',
     t0,
@@ -76,6 +93,13 @@ export function windowData(t0: number, t1: number, slices: SliceRow[], samples: 
       arg: Uint32Array.from(markers, (m) => m.arg ?? 0),
       val: Float64Array.from(markers, (m) => m.val ?? 0),
     },
+    migrations: {
+      t: Float64Array.from(migrations, (m) => m.t),
+      task: Uint32Array.from(migrations, (m) => m.task ?? 0),
+      from: Uint32Array.from(migrations, (m) => m.from),
+      to: Uint32Array.from(migrations, (m) => m.to),
+      class: Uint32Array.from(migrations, (m) => m.class ?? 0),
+    },
   };
 }
 
@@ -103,6 +127,7 @@ export function scenarioMeta(over: Partial<ScenarioMeta> = {}): ScenarioMeta {
     groups: [{ tg: 0, path: '/', node: 0x8000_0000, parent: null, cfs_rq: [0], quota_ns: null, period_ns: null }],
     tasks: [],
     vms: [],
+    cpu_counters: false,
     ...over,
   };
 }

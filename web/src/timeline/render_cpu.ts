@@ -1,6 +1,6 @@
 // Pure canvas renderer of the CPU lanes: one lane per CPU with a rect per run slice coloured
-// by task, task names where they fit, and markers (wakeups, yields, wakeup preemptions,
-// sleeps, exits). Returns how much it drew and a hit-test index for clicks. Above
+// by task, task names where they fit, markers (wakeups, yields, wakeup preemptions,
+// sleeps, exits) and migration arrows between lanes (migrations.ts). Returns how much it drew and a hit-test index for clicks. Above
 // BITMAP_MIN_SLICES visible slices the rectangles are rasterized into one bitmap instead
 // (raster_cpu.ts), since one canvas call per slice is what makes dense views slow to paint.
 import { EventKind, NO_TASK, SwitchReason, type WindowData } from '../engine/protocol';
@@ -10,6 +10,8 @@ import { groupByCached, lastAtOrBefore, type Groups } from './columns';
 import { rasterCpuLanes } from './raster_cpu';
 import { drawKvmOverlay, type KvmOverlayResult } from './render_kvm';
 import { CPU_LANE_H, GUTTER_W, type Ctx2D } from './layout';
+import { LabelBoxes } from './label_layout';
+import { drawMigrationArrows, migrationArrows, type MigrationCounts } from './migrations';
 
 export interface CpuLanesOpts {
   /** The window to draw; null draws empty lanes. */
@@ -49,6 +51,8 @@ export interface CpuLanesResult {
   markers: number;
   /** The KVM overlay: pause-loop exits, IPI arrows, directed-yield arrows. */
   kvm: KvmOverlayResult;
+  /** Migration arrows drawn, per style. */
+  migrations: MigrationCounts;
   hit: CpuHitIndex;
 }
 
@@ -112,11 +116,17 @@ export function renderCpuLanes(ctx: Ctx2D, opts: CpuLanesOpts): CpuLanesResult {
     ctx.fillStyle = COLOURS.mutedText;
     ctx.fillText(opts.labels?.[c] ?? `CPU ${c}`, 6, y + laneH / 2);
   }
-  if (!data) return { rects: 0, markers: 0, kvm: { pleExits: 0, ipiArrows: 0, yieldArrows: 0, reasonLabels: 0, lockHolds: 0, spinBands: 0 }, hit };
+  if (!data) {
+    const kvm = { pleExits: 0, ipiArrows: 0, yieldArrows: 0, reasonLabels: 0, lockHolds: 0, spinBands: 0 };
+    return { rects: 0, markers: 0, kvm, migrations: { wake: 0, balance: 0, other: 0, trace: 0 }, hit };
+  }
 
   const { cpu, task, start, end, count } = data.slices;
   const n = cpu.length;
   const nameWidth: number[] = [];
+  const shortWidth: number[] = [];
+  // Every label of the lanes, so that the markers' and overlays' labels never cover a name.
+  const boxes = new LabelBoxes();
   let rects = 0;
   const named: number[] = [];
   if (bitmap) {
@@ -157,16 +167,27 @@ export function renderCpuLanes(ctx: Ctx2D, opts: CpuLanesOpts): CpuLanesResult {
     rects++;
     if (w > 24) named.push(i);
   }
+  // Names are placed now (their boxes keep the overlay's labels off them) and drawn last, over
+  // the markers and the KVM bands.
+  const nameAt: [string, number, number, number][] = [];
   for (const i of named) {
     const id = task[i];
     const xa = Math.max(x0 + (start[i] - t0) * k, plotX0 - 1);
     const xb = Math.min(x0 + (end[i] - t0) * k, plotX1 + 1);
-    const name = taskNames[id] ?? `#${id}`;
+    // The full name, else its last path component ("vm0/vcpu2" → "vcpu2") where only that fits.
+    let name = taskNames[id] ?? `#${id}`;
     let tw = nameWidth[id];
     if (tw === undefined) tw = nameWidth[id] = ctx.measureText(name).width;
+    if (tw + 6 > xb - xa && name.includes('/')) {
+      name = name.slice(name.lastIndexOf('/') + 1);
+      tw = shortWidth[id];
+      if (tw === undefined) tw = shortWidth[id] = ctx.measureText(name).width;
+    }
     if (tw + 6 <= xb - xa) {
-      ctx.fillStyle = taskTextColour(id);
-      ctx.fillText(name, Math.max(xa, plotX0) + 3, top + cpu[i] * laneH + 1 + (laneH - 2) / 2);
+      const tx = Math.max(xa, plotX0) + 3;
+      const ty = top + cpu[i] * laneH + 1 + (laneH - 2) / 2;
+      nameAt.push([name, tx, ty, id]);
+      boxes.add({ x: tx, y: ty - 6, w: tw, h: 12 });
     }
   }
 
@@ -185,10 +206,19 @@ export function renderCpuLanes(ctx: Ctx2D, opts: CpuLanesOpts): CpuLanesResult {
     ctx.stroke();
   }
 
-  const markers = drawMarkers(ctx, data, { k, t0, x0 }, plotX0, plotX1, top, laneH, cpus);
-  const kvm = drawKvmOverlay(ctx, data, { k, t0, x0 }, plotX0, plotX1, top, laneH, cpus);
+  const markers = drawMarkers(ctx, data, { k, t0, x0 }, plotX0, plotX1, top, laneH, cpus, boxes);
+  const kvm = drawKvmOverlay(ctx, data, { k, t0, x0 }, plotX0, plotX1, top, laneH, cpus, boxes);
+  ctx.font = '11px system-ui, sans-serif';
+  ctx.textBaseline = 'middle';
+  ctx.textAlign = 'left';
+  for (const [name, tx, ty, id] of nameAt) {
+    ctx.fillStyle = taskTextColour(id);
+    ctx.fillText(name, tx, ty);
+  }
+  const arrows = migrationArrows(data.migrations, { a: { k, t0, x0 }, plotX0, plotX1, top, laneH, cpus });
+  const migrations = drawMigrationArrows(ctx, arrows);
   ctx.restore();
-  return { rects, markers, kvm, hit };
+  return { rects, markers, kvm, migrations, hit };
 }
 
 /** How many slices on the drawn CPUs overlap [plotX0, plotX1]. */
@@ -215,6 +245,7 @@ function drawMarkers(
   top: number,
   laneH: number,
   cpus: number,
+  boxes: LabelBoxes,
 ): number {
   const { t, kind, cpu, task, val } = data.markers;
   const n = t.length;
@@ -270,7 +301,7 @@ function drawMarkers(
       ctx.closePath();
     },
   );
-  // The "Y" letters of the yields, only when they are not crammed together.
+  // The "Y" letters of the yields, only when they are not crammed together nor on a name.
   const lastX = new Float64Array(cpus).fill(-Infinity);
   ctx.font = 'bold 8px system-ui, sans-serif';
   ctx.fillStyle = COLOURS.yield;
@@ -280,6 +311,7 @@ function drawMarkers(
     if (kind[i] !== EventKind.yield || cpu[i] >= cpus) continue;
     const x = a.x0 + (t[i] - a.t0) * a.k;
     if (x < plotX0 || x > plotX1 || x - lastX[cpu[i]] < 8) continue;
+    if (!boxes.place([{ x: x - 3, y: top + cpu[i] * laneH + 9, w: 6, h: 9 }])) continue;
     ctx.fillText('Y', x, top + cpu[i] * laneH + 9);
     lastX[cpu[i]] = x;
   }

@@ -7,10 +7,12 @@
 // when it returned early). Everything comes from the window's marker columns, so an IPI or a
 // yield whose other end lies outside the window is drawn as a tick only. Each directed yield
 // KVM made is labelled with the reason its target was chosen. IPI arrows are left
-// out while they are too dense to read.
+// out while they are too dense to read. Labels are laid out so that none overlaps a task
+// name or another label (label_layout.ts): one that would is moved left or dropped.
 import { EventKind, YieldToReasonWords, type WindowData } from '../engine/protocol';
 import { COLOURS } from './palette';
 import { type Ctx2D } from './layout';
+import { LabelBoxes, type Box } from './label_layout';
 import { formatNs } from './time_scale';
 
 export interface KvmOverlayResult {
@@ -141,6 +143,8 @@ export function drawKvmOverlay(
   top: number,
   laneH: number,
   cpus: number,
+  /** Labels already on the lanes (task names); the overlay's labels avoid them. */
+  boxes: LabelBoxes = new LabelBoxes(),
 ): KvmOverlayResult {
   const m = data.markers;
   const { t, kind, cpu, val } = m;
@@ -231,7 +235,10 @@ export function drawKvmOverlay(
     ctx.fillStyle = COLOURS.ipi;
     ctx.textAlign = 'center';
     ctx.textBaseline = 'bottom';
-    for (const [x, y, s] of labels) ctx.fillText(s, x, y);
+    for (const [x, y, s] of labels) {
+      const w = ctx.measureText(s).width;
+      if (x - w / 2 >= plotX0 && x + w / 2 <= plotX1 && boxes.place([{ x: x - w / 2, y: y - 10, w, h: 10 }])) ctx.fillText(s, x, y);
+    }
     ctx.textAlign = 'left';
   }
 
@@ -257,7 +264,7 @@ export function drawKvmOverlay(
       arrowHead(ctx, x1, y1, x2, y2);
       res.yieldArrows++;
       any = true;
-      if (val[y] >> 1 !== 0) reasons.push([x1, y1, yieldToVal(val[y]).reason]);
+      if (val[y] >> 1 !== 0) reasons.push([x1, top + cpu[y] * laneH + laneH - 11, yieldToVal(val[y]).reason]);
     }
     if (!any) continue;
     ctx.strokeStyle = yielded ? COLOURS.yieldTo : COLOURS.yieldToFailed;
@@ -269,16 +276,23 @@ export function drawKvmOverlay(
   ctx.fillStyle = COLOURS.yieldTo;
   ctx.textAlign = 'left';
   ctx.textBaseline = 'top';
-  let lastEnd = -Infinity;
   for (const [x, y, text] of reasons.sort((p, q) => p[0] - q[0])) {
-    if (x < plotX0 || x > plotX1 || x < lastEnd + 4) continue;
-    // On a light plate, so that it reads over any task colour.
+    if (x < plotX0 || x > plotX1) continue;
+    // On a light plate, so that it reads over any task colour; right of the arrow's start,
+    // else left of it, else not at all (label_layout.ts: it never covers a name or a label).
     const w = ctx.measureText(text).width;
+    const fits = (b: Box) => b.x >= plotX0 && b.x + b.w <= plotX1;
+    const at = boxes.place(
+      [
+        { x: x + 1, y, w: w + 2, h: 10 },
+        { x: x - w - 3, y, w: w + 2, h: 10 },
+      ].filter(fits),
+    );
+    if (!at) continue;
     ctx.fillStyle = 'rgba(255, 255, 255, 0.85)';
-    ctx.fillRect(x + 1, y, w + 2, 10);
+    ctx.fillRect(at.x, at.y, at.w, at.h);
     ctx.fillStyle = COLOURS.yieldTo;
-    ctx.fillText(text, x + 2, y + 1);
-    lastEnd = x + 2 + w;
+    ctx.fillText(text, at.x + 1, at.y + 1);
     res.reasonLabels++;
   }
   return res;

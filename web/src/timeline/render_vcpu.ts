@@ -6,11 +6,12 @@
 // holds a guest lock, and IPI and directed-yield arrows between the vCPU lanes (as on the
 // pCPU overlay: purple IPIs, green yield_to that yielded, grey ones that returned early, each
 // labelled with the reason its target was chosen where the lanes have room; either kind left
-// out while denser than one arrow per IPI_MIN_PX).
+// out while denser than one arrow per IPI_MIN_PX). No label covers another (label_layout.ts).
 import type { WindowData } from '../engine/protocol';
 import { COLOURS, taskColour, taskColourMerged, taskTextColour } from './palette';
 import { affineOf, type TimeScale } from './time_scale';
 import { GUTTER_W, type Ctx2D } from './layout';
+import { LabelBoxes, type Box } from './label_layout';
 import { arrowHead, IPI_MIN_PX, matchIpis, matchYieldTo, yieldToVal } from './render_kvm';
 import { opsIn, VCPU_LANE_H, type VcpuLayout, type VcpuRow, type VcpuStates } from './vcpu_lanes';
 
@@ -245,13 +246,20 @@ export function renderVcpuLanes(ctx: Ctx2D, opts: VcpuLanesOpts): VcpuLanesResul
   }
 
   // The pCPU numbers, after the bands so that they stay readable.
+  const boxes = new LabelBoxes();
   for (const [xa, w, cpu, r] of named) {
-    ctx.font = `${r.h >= 14 ? 9 : 8}px system-ui, sans-serif`;
+    const px = r.h >= 14 ? 9 : 8;
+    ctx.font = `${px}px system-ui, sans-serif`;
     const long = `cpu${cpu}`;
-    const text = ctx.measureText(long).width + 4 <= w ? long : ctx.measureText(String(cpu)).width + 4 <= w ? String(cpu) : '';
+    const lw = ctx.measureText(long).width;
+    const sw = ctx.measureText(String(cpu)).width;
+    const text = lw + 4 <= w ? long : sw + 4 <= w ? String(cpu) : '';
     if (!text) continue;
+    const tx = Math.max(xa, plotX0) + 2;
+    const ty = top + r.y + r.h / 2;
     ctx.fillStyle = taskTextColour(r.task);
-    ctx.fillText(text, Math.max(xa, plotX0) + 2, top + r.y + r.h / 2);
+    ctx.fillText(text, tx, ty);
+    boxes.add({ x: tx, y: ty - px / 2, w: text === long ? lw : sw, h: px });
   }
 
   // Guest locks held: a strip along the top of the lane, running on while the holder is
@@ -331,15 +339,23 @@ export function renderVcpuLanes(ctx: Ctx2D, opts: VcpuLanesOpts): VcpuLanesResul
   ctx.font = '8px system-ui, sans-serif';
   ctx.textAlign = 'left';
   ctx.textBaseline = 'top';
-  let lastEnd = -Infinity;
   for (const [x, y, text] of reasons.sort((p, q) => p[0] - q[0])) {
-    if (x < plotX0 || x > plotX1 || x < lastEnd + 4) continue;
+    if (x < plotX0 || x > plotX1) continue;
+    // Right of the arrow's start, else left of it, else dropped: never over a pCPU number
+    // or another reason (label_layout.ts).
     const w = ctx.measureText(text).width;
+    const fits = (b: Box) => b.x >= plotX0 && b.x + b.w <= plotX1;
+    const at = boxes.place(
+      [
+        { x: x + 1, y: y + 2, w: w + 2, h: 9 },
+        { x: x - w - 3, y: y + 2, w: w + 2, h: 9 },
+      ].filter(fits),
+    );
+    if (!at) continue;
     ctx.fillStyle = 'rgba(255, 255, 255, 0.85)';
-    ctx.fillRect(x + 1, y + 2, w + 2, 9);
+    ctx.fillRect(at.x, at.y, at.w, at.h);
     ctx.fillStyle = COLOURS.yieldTo;
-    ctx.fillText(text, x + 2, y + 2.5);
-    lastEnd = x + 2 + w;
+    ctx.fillText(text, at.x + 1, at.y + 0.5);
     res.reasonLabels++;
   }
   ctx.restore();

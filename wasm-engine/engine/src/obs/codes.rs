@@ -555,6 +555,15 @@ pub enum CounterKind {
     RuntimeRemaining = 0,
     /// A task group's global bandwidth pool `runtime` (key = task group id; ns).
     PoolRuntime = 1,
+    /// A CPU's `cpu_load()`: its root cfs_rq's PELT `load_avg` (key = CPU). Logged (like the
+    /// next two) only while PELT is tracked for placement and balancing (`smp = "fair"` with a
+    /// task that may move), after each event that changed it.
+    CpuLoad = 2,
+    /// A CPU's `cpu_util_cfs()`: its root cfs_rq's PELT `util_avg`, capped at the CPU's
+    /// capacity (key = CPU; 1024 = the CPU's whole capacity).
+    CpuUtil = 3,
+    /// A CPU's `rq->nr_running` (key = CPU).
+    CpuNrRunning = 4,
 }
 
 /// One table of codes as the UI's generated constants show it: a stable snake_case name per
@@ -641,10 +650,13 @@ pub fn code_tables() -> Vec<CodeTable> {
         CodeTable {
             name: "CounterKind",
             names: None,
-            doc: "CFS bandwidth counters (`CounterCols.kind`): a cfs_rq's runtime_remaining keyed by cfs_rq id, a group's pool keyed by task group id.",
+            doc: "Counters (`CounterCols.kind`): CFS bandwidth (a cfs_rq's runtime_remaining keyed by cfs_rq id, a group's pool keyed by task group id) and, under `smp = \"fair\"` with movable tasks, each CPU's PELT load_avg, util_avg and nr_running keyed by CPU.",
             entries: vec![
                 ("runtime_remaining", CounterKind::RuntimeRemaining as u32),
                 ("pool_runtime", CounterKind::PoolRuntime as u32),
+                ("cpu_load", CounterKind::CpuLoad as u32),
+                ("cpu_util", CounterKind::CpuUtil as u32),
+                ("cpu_nr_running", CounterKind::CpuNrRunning as u32),
             ],
             words: vec![],
         },

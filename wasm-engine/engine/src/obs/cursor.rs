@@ -8,8 +8,10 @@
 //! exact as JSON numbers.
 
 use super::explain::{decision_levels, level_name, node_name};
+use super::log::EventKind;
 use super::log::{flag, BuddySource, EventLog, PickReason, NO_TASK};
 use super::why::pick_words;
+use super::why_cpu::{balance_words, migration_words, placement_words};
 use crate::sched::features::SchedFeatures;
 use crate::sched::group::GROUP_NODE;
 use crate::sim::Simulation;
@@ -177,6 +179,75 @@ pub struct CpuState {
     pub cpu: u32,
     pub entities: Vec<EntityState>,
     pub pick: Option<Pick>,
+    /// "Why this CPU": its latest placement, migration onto it and balance pass at or before
+    /// the cursor, newest first (none before any, and none under `smp = "static"`).
+    pub why_cpu: Vec<CpuWhy>,
+}
+
+/// What a "why this CPU" entry explains.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, TS)]
+#[serde(rename_all = "snake_case")]
+pub enum CpuWhyKind {
+    /// A `select_rq` row: `select_task_rq()` placed a waking or new task on this CPU.
+    Placement,
+    /// A `migrate` row: a task moved onto this CPU.
+    Migration,
+    /// A `balance` row: a load-balance pass run by this CPU that found an imbalance.
+    Balance,
+}
+
+/// One placement, migration or balance pass of a CPU, in words with its numbers
+/// (`why_cpu.rs`).
+#[derive(Debug, Clone, PartialEq, Serialize, TS)]
+pub struct CpuWhy {
+    pub kind: CpuWhyKind,
+    pub t: u64,
+    /// The task placed or moved (None for a balance pass).
+    pub task: Option<u32>,
+    pub why: String,
+}
+
+/// How far back (in event rows) `why_cpu_at` looks for a CPU's decisions.
+pub const WHY_CPU_LOOKBACK: usize = 200_000;
+
+/// Each CPU's latest `select_rq`, `migrate` and `balance` rows at or before `t`, in words,
+/// newest first.
+pub fn why_cpu_at(log: &EventLog, ncpus: usize, t: u64, name: &dyn Fn(u32) -> String) -> Vec<Vec<CpuWhy>> {
+    let e = &log.events;
+    let hi = e.t.partition_point(|&x| x <= t);
+    let lo = hi.saturating_sub(WHY_CPU_LOOKBACK);
+    let kinds = [EventKind::SelectRq, EventKind::Migrate, EventKind::Balance];
+    let mut found: Vec<[Option<usize>; 3]> = vec![[None; 3]; ncpus];
+    let mut left = ncpus * 3;
+    for i in (lo..hi).rev() {
+        if left == 0 {
+            break;
+        }
+        let Some(k) = kinds.iter().position(|&k| k as u8 == e.kind[i]) else { continue };
+        let c = e.cpu[i] as usize;
+        if c < ncpus && found[c][k].is_none() {
+            found[c][k] = Some(i);
+            left -= 1;
+        }
+    }
+    found
+        .into_iter()
+        .map(|rows| {
+            let mut rows: Vec<(usize, usize)> =
+                rows.iter().enumerate().filter_map(|(k, r)| r.map(|i| (i, k))).collect();
+            rows.sort_unstable_by_key(|r| std::cmp::Reverse(r.0));
+            rows.into_iter()
+                .map(|(i, k)| {
+                    let (kind, task, why) = match k {
+                        0 => (CpuWhyKind::Placement, Some(e.task[i]), placement_words(log, i, name)),
+                        1 => (CpuWhyKind::Migration, Some(e.task[i]), migration_words(log, i, name)),
+                        _ => (CpuWhyKind::Balance, None, balance_words(log, i)),
+                    };
+                    CpuWhy { kind, t: e.t[i], task, why }
+                })
+                .collect()
+        })
+        .collect()
 }
 
 /// The state at a cursor time (`SimHandle.state_at`, the inspector).
@@ -225,6 +296,8 @@ pub fn state_at(sim: &Simulation, t: u64) -> CursorState {
     let latest = latest_samples(log, names.len(), t);
     let smp = &log.samples;
     let tg = |task: usize| sim.tasks[task].cfg.tg;
+    let task_name = |k: u32| names.get(k as usize).cloned().unwrap_or_else(|| format!("#{k}"));
+    let mut why_cpu = why_cpu_at(log, sim.cpus.len(), t, &task_name).into_iter();
     let cpus = (0..sim.cpus.len() as u32)
         .map(|cpu| {
             let queued: Vec<(usize, usize)> = latest
@@ -254,7 +327,7 @@ pub fn state_at(sim: &Simulation, t: u64) -> CursorState {
                 };
                 Pick { levels: Some(decision_levels(sim, i).into_iter().map(at_level).collect()), ..at_level(i) }
             });
-            CpuState { cpu, entities, pick }
+            CpuState { cpu, entities, pick, why_cpu: why_cpu.next().unwrap_or_default() }
         })
         .collect();
     let tasks = latest

@@ -93,6 +93,9 @@ pub struct ScenarioMeta {
     #[ts(optional)]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub topology: Option<Vec<CpuTopology>>,
+    /// Whether the log holds each CPU's PELT load, util and nr_running counters
+    /// (`CounterKind::CpuLoad` …: `smp = "fair"` with a task that may move).
+    pub cpu_counters: bool,
 }
 
 impl ScenarioMeta {
@@ -160,6 +163,7 @@ impl ScenarioMeta {
                     .map(|t| CpuTopology { socket: t.socket, core: t.core, thread: t.thread })
                     .collect()
             }),
+            cpu_counters: sim.fair.cpu_counters.is_some(),
         }
     }
 }

@@ -144,6 +144,23 @@ pub fn markers(log: &EventLog, t0: u64, t1: u64, limit: usize) -> Vec<usize> {
     (lo..hi).filter(|&i| EventKind::from_u8(kind[i]).is_some_and(EventKind::is_marker)).collect()
 }
 
+/// Migrate rows in `[t0, t1)` (the simulated view's migration arrows). A window with more
+/// than `limit` of them gives none (a lane of overlapping arrows says nothing; zoom in).
+pub fn migrations(log: &EventLog, t0: u64, t1: u64, limit: usize) -> Vec<usize> {
+    let (lo, hi) = log.event_window(t0, t1);
+    let mut rows = Vec::new();
+    for (i, &kind) in log.events.kind[lo..hi].iter().enumerate() {
+        let i = lo + i;
+        if kind == EventKind::Migrate as u8 {
+            if rows.len() == limit {
+                return Vec::new();
+            }
+            rows.push(i);
+        }
+    }
+    rows
+}
+
 /// At most this many counter series are looked up before a window (their last value).
 pub const MAX_PRIOR_SERIES: usize = 4096;
 
@@ -197,5 +214,18 @@ mod tests {
         let m = cpu_slices(&log, 1, 0, 400, 20, 1000);
         assert_eq!(m.len(), 3);
         assert_eq!((m.start[1], m.end[1], m.count[1]), (100, 110, 2));
+    }
+
+    #[test]
+    fn migrations_in_window_up_to_the_limit() {
+        let mut log = EventLog::new();
+        log.event(5, EventKind::Migrate, 1, 3, 0, 0);
+        log.event(6, EventKind::Wakeup, 1, 3, 0, 0);
+        log.event(10, EventKind::Migrate, 0, 3, 1, 1);
+        log.event(20, EventKind::Migrate, 1, 4, 2, 0);
+        assert_eq!(migrations(&log, 0, 15, 10), vec![0, 2]);
+        assert_eq!(migrations(&log, 6, 30, 10), vec![2, 3]);
+        assert_eq!(migrations(&log, 0, 30, 3), vec![0, 2, 3]);
+        assert!(migrations(&log, 0, 30, 2).is_empty());
     }
 }

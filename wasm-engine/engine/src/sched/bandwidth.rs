@@ -301,6 +301,7 @@ impl Fair {
         }
         let cpu = self.qs[q as usize].cpu as usize;
         self.rqs[cpu].nr_running -= queued;
+        self.touch_cpu_counters(cpu as u32);
         if self.rqs[cpu].curr.is_some() {
             self.resched(cpu as u32, SwitchReason::Preempt);
         }
@@ -383,6 +384,7 @@ impl Fair {
         }
         let cpu = self.qs[q as usize].cpu as usize;
         self.rqs[cpu].nr_running += queued;
+        self.touch_cpu_counters(cpu as u32);
     }
 
     /// Models the throttle task_work (`throttle_cfs_rq_work`): `task` was picked from a

@@ -147,6 +147,9 @@ pub struct Fair {
     pub smp: Option<Box<super::smp::Smp>>,
     /// Per CPU, when its blocked PELT averages were last updated (`group_shares = pelt`).
     pub last_blocked: Vec<Option<u64>>,
+    /// The per-CPU load, util and nr_running counters (`record_cpu_counters()`); None: not
+    /// logged (on only under `smp = "fair"` with movable tasks).
+    pub cpu_counters: Option<Box<super::smp::CpuCounters>>,
 }
 
 impl Fair {
@@ -178,6 +181,7 @@ impl Fair {
             pelt_tracking: false,
             smp: None,
             last_blocked: vec![None; ncpus as usize],
+            cpu_counters: None,
         }
     }
 

@@ -151,6 +151,7 @@ impl Fair {
         if !self.pelt() {
             return;
         }
+        self.touch_cpu_counters(self.qs[q as usize].cpu);
         let now = self.clock_pelt();
         if self.ents[se as usize].avg.last_update_time != 0 && flags & SKIP_AGE_LOAD == 0 {
             let (weight, on_rq) = (self.ents[se as usize].load.weight, self.ents[se as usize].on_rq);
@@ -370,6 +371,7 @@ impl Fair {
             set_weight(self);
             return;
         }
+        self.touch_cpu_counters(self.qs[q as usize].cpu);
         let (w, sa) = (self.se_weight(se), self.ents[se as usize].avg);
         let pa = &mut self.qs[q as usize].avg;
         sub_positive(&mut pa.load_avg, sa.load_avg);
@@ -389,6 +391,7 @@ impl Fair {
     /// parents, is aged (and refreshes its `tg->load_avg` contribution), then its group entity
     /// unless it has nothing left to decay (`skip_blocked_update()`).
     pub fn update_blocked_averages(&mut self, cpu: u32) {
+        self.touch_cpu_counters(cpu);
         let now = self.clock_pelt();
         for tg in (0..self.tgs.len()).rev() {
             let q = self.tgs[tg].cfs_rq[cpu as usize];

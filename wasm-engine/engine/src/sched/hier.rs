@@ -73,6 +73,7 @@ impl Fair {
             cur = self.ents[s as usize].parent;
         }
         self.rqs[cpu as usize].nr_running += 1;
+        self.touch_cpu_counters(cpu);
         self.note_nr_running(cpu);
         self.log.event(self.now, EventKind::Enqueue, cpu, task, NO_TASK, 0);
         // place_entity() sampled the entity before it was queued; sample it (and the levels
@@ -161,6 +162,7 @@ impl Fair {
             cur = self.ents[s as usize].parent;
         }
         self.rqs[cpu as usize].nr_running -= h_nr;
+        self.touch_cpu_counters(cpu);
         self.finish_dequeue_log(se, cpu, node, finishing_delay, is_task)
     }
 

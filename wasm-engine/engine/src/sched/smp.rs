@@ -124,6 +124,36 @@ impl Smp {
     }
 }
 
+/// The per-CPU counters' state (`Fair::record_cpu_counters()`).
+#[derive(Debug, Clone, Default)]
+pub struct CpuCounters {
+    /// Per CPU.
+    pub cpus: Vec<CpuCounterState>,
+    /// CPUs touched since the last record, each once.
+    pub dirty: Vec<u32>,
+}
+
+/// One CPU's last logged counters.
+#[derive(Debug, Clone, Copy)]
+pub struct CpuCounterState {
+    /// load_avg, util_avg (capped) and nr_running as last logged (-1: never).
+    pub last: [i64; 3],
+    /// The CPU's capacity (`capacity_of()`, constant): `cpu_util_cfs()`'s cap.
+    pub capacity: i64,
+    /// In `dirty`.
+    pub dirty: bool,
+}
+
+impl CpuCounters {
+    /// Every CPU touched, nothing logged yet.
+    pub fn new(capacities: impl Iterator<Item = u64>) -> CpuCounters {
+        let cpus: Vec<CpuCounterState> =
+            capacities.map(|c| CpuCounterState { last: [-1; 3], capacity: c as i64, dirty: true }).collect();
+        let dirty = (0..cpus.len() as u32).collect();
+        CpuCounters { cpus, dirty }
+    }
+}
+
 impl Fair {
     /// The SMP state; only called on paths that run under `smp = "fair"`.
     #[inline]
@@ -170,6 +200,47 @@ impl Fair {
     /// `cpu_load()`: the root cfs_rq's PELT `load_avg`.
     pub fn cpu_load(&self, cpu: u32) -> u64 {
         self.qs[self.rqs[cpu as usize].cfs as usize].avg.load_avg
+    }
+
+    /// Notes that `cpu`'s root cfs_rq PELT averages or its `nr_running` may have changed
+    /// (called where they change: `update_load_avg()`, `reweight_load_avg()`,
+    /// `update_blocked_averages()`, the enqueue/dequeue and throttle paths), so that
+    /// `record_cpu_counters()` reads only those CPUs.
+    #[inline]
+    pub fn touch_cpu_counters(&mut self, cpu: u32) {
+        if let Some(cc) = self.cpu_counters.as_mut() {
+            let c = &mut cc.cpus[cpu as usize];
+            if !c.dirty {
+                c.dirty = true;
+                cc.dirty.push(cpu);
+            }
+        }
+    }
+
+    /// Logs each touched CPU's `cpu_load()`, `cpu_util_cfs()` and `nr_running` as counter
+    /// rows (`CounterKind::CpuLoad`, `CpuUtil`, `CpuNrRunning`, keyed by CPU) when they
+    /// changed since they were last logged; run after every event. No-op unless
+    /// `cpu_counters` is on.
+    pub fn record_cpu_counters(&mut self) {
+        let Some(mut cc) = self.cpu_counters.take() else { return };
+        use crate::obs::log::CounterKind;
+        const KINDS: [CounterKind; 3] = [CounterKind::CpuLoad, CounterKind::CpuUtil, CounterKind::CpuNrRunning];
+        cc.dirty.sort_unstable();
+        for &cpu in &cc.dirty {
+            let c = &mut cc.cpus[cpu as usize];
+            c.dirty = false;
+            let rq = &self.rqs[cpu as usize];
+            let avg = &self.qs[rq.cfs as usize].avg;
+            let now = [avg.load_avg as i64, (avg.util_avg as i64).min(c.capacity), rq.nr_running as i64];
+            for (k, &kind) in KINDS.iter().enumerate() {
+                if now[k] != c.last[k] {
+                    self.counter(kind, cpu, now[k]);
+                    c.last[k] = now[k];
+                }
+            }
+        }
+        cc.dirty.clear();
+        self.cpu_counters = Some(cc);
     }
 
     /// `cpu_runnable()`: the root cfs_rq's PELT `runnable_avg`.

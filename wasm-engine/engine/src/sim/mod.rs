@@ -283,6 +283,7 @@ impl Simulation {
             self.handle(ev);
             self.process_resched();
             self.drain_bandwidth();
+            self.fair.record_cpu_counters();
             if self.check_invariants {
                 if let Err(e) = crate::check::check(self) {
                     panic!("invariant violated at t={} after {:?}: {e}", et, ev);

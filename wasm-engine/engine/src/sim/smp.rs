@@ -61,6 +61,13 @@ impl Simulation {
         let movable = smp.lb.enabled;
         self.fair.smp = Some(Box::new(smp));
         self.fair.pelt_tracking = movable || self.fair.pelt_shares();
+        if movable {
+            // The UI's per-CPU load, util and nr_running tracks (pinned runs log none, so
+            // their logs stay as they were).
+            let fair = &self.fair;
+            let cc = crate::sched::smp::CpuCounters::new((0..fair.rqs.len() as u32).map(|c| fair.capacity_of(c)));
+            self.fair.cpu_counters = Some(Box::new(cc));
+        }
         // Processes the scenario starts are forked by a launcher and exec their program
         // (`sched_exec()` at their first run); vCPU threads (clone, no exec) and fork steps'
         // children (they run the parent's code) do not, nor do pinned tasks (nothing to pick).

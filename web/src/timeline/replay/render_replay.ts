@@ -6,6 +6,7 @@
 import type { ReplayWindowData, WindowData } from '../../engine/protocol';
 import { CPU_LANE_H, GUTTER_W, type Ctx2D } from '../layout';
 import { affineOf, type TimeScale } from '../time_scale';
+import { drawMigrationArrows, migrationArrows, MIGRATION_STYLE } from '../migrations';
 import { spanState, type StateKind } from './states';
 
 const EMPTY_F64 = new Float64Array(0);
@@ -23,6 +24,7 @@ export function asWindowData(d: ReplayWindowData): WindowData {
     samples: { t: EMPTY_F64, task: EMPTY_U32, cpu: EMPTY_U32, vruntime: EMPTY_F64, deadline: EMPTY_F64, vlag: EMPTY_F64, vprot: EMPTY_F64, avg: EMPTY_F64, flags: EMPTY_U32 },
     markers: { t: EMPTY_F64, kind: EMPTY_U32, cpu: EMPTY_U32, task: EMPTY_U32, arg: EMPTY_U32, val: EMPTY_F64 },
     counters: { t: EMPTY_F64, kind: EMPTY_U32, key: EMPTY_U32, value: EMPTY_F64 },
+    migrations: { t: EMPTY_F64, task: EMPTY_U32, from: EMPTY_U32, to: EMPTY_U32, class: EMPTY_U32 },
   };
 }
 
@@ -37,7 +39,7 @@ export const LETTER_MIN_PX = 16;
 export const LINK_PX = 4;
 
 export const WAKE_COLOUR = '#1b5e20';
-export const MIGRATE_COLOUR = '#7b1fa2';
+export const MIGRATE_COLOUR = MIGRATION_STYLE.trace.colour;
 
 export interface OverlayOpts {
   data: ReplayWindowData;
@@ -166,27 +168,10 @@ export function renderReplayOverlay(ctx: Ctx2D, o: OverlayOpts): OverlayResult {
     ctx.stroke();
   }
 
-  // Migrations: an arrow from the old CPU's lane to the new one's at the migration time.
-  ctx.strokeStyle = MIGRATE_COLOUR;
-  ctx.lineWidth = 1.5;
-  ctx.beginPath();
-  for (let i = 0; i < d.mig_t.length; i++) {
-    const xm = x(d.mig_t[i]);
-    if (xm < gutter || xm > plotX1) continue;
-    const from = d.mig_orig[i];
-    const to = d.mig_dest[i];
-    if (to < 0 || to >= cpus) continue;
-    const yb = top + to * laneH + laneH / 2;
-    const ya = from >= 0 && from < cpus && from !== to ? top + from * laneH + laneH / 2 : yb - laneH / 2 + 2;
-    ctx.moveTo(xm, ya);
-    ctx.lineTo(xm, yb);
-    const dir = yb >= ya ? -1 : 1;
-    ctx.moveTo(xm - 3, yb + 4 * dir);
-    ctx.lineTo(xm, yb);
-    ctx.lineTo(xm + 3, yb + 4 * dir);
-    res.migrations++;
-  }
-  ctx.stroke();
+  // Migrations: an arrow from the old CPU's lane to the new one's at the migration time
+  // (the simulated view's arrows, migrations.ts).
+  const arrows = migrationArrows({ t: d.mig_t, from: d.mig_orig, to: d.mig_dest }, { a: { k, t0, x0 }, plotX0: gutter, plotX1, top, laneH, cpus });
+  res.migrations = drawMigrationArrows(ctx, arrows).trace;
   ctx.restore();
   return res;
 }
