@@ -1340,6 +1340,8 @@ export const MigrateClass = {
   affinity: 5,
   exec: 6,
 } as const;
+/** MigrateClass names, by code. */
+export const MIGRATE_CLASS_NAMES = ['wake', 'periodic', 'newidle', 'nohz', 'active', 'affinity', 'exec'] as const;
 /** How a load-balance pass ended (bits 32-39 of a balance row's `val`). */
 export const BalanceOutcome = {
   moved: 0,
@@ -1443,6 +1445,39 @@ export const CounterKind = {
   runtimeRemaining: 0,
   poolRuntime: 1,
 } as const;
+/** The rule of `select_task_rq()` that placed a task (bits 0-7 of a select_rq marker's `val`). */
+export const PlacePath = {
+  pinned: 0,
+  targetIdle: 1,
+  prevIdle: 2,
+  recentUsedCpu: 3,
+  idleScan: 4,
+  targetBusy: 5,
+  findDstCpu: 6,
+  fallbackRq: 7,
+  vcpuPack: 8,
+} as const;
+/** PlacePath names, by code. */
+export const PLACE_PATH_NAMES = [
+  'pinned',
+  'target_idle',
+  'prev_idle',
+  'recent_used_cpu',
+  'idle_scan',
+  'target_busy',
+  'find_dst_cpu',
+  'fallback_rq',
+  'vcpu_pack',
+] as const;
+/** wake_affine()'s part in a placement (bits 8-15 of a select_rq marker's `val`). */
+export const AffinePath = {
+  none: 0,
+  idle: 1,
+  weight: 2,
+  prev: 3,
+} as const;
+/** AffinePath names, by code. */
+export const AFFINE_PATH_NAMES = ['none', 'idle', 'weight', 'prev'] as const;
 /** How a task left its CPU (`ReplayWindowCols.span_state`, `PrevState::code`): R, R+ (TASK_REPORT_MAX), the blocked states' report bits (or-ed), an undecoded letter, and `raw | n` for an undecoded number. */
 export const PrevStateCode = {
   runnable: 0,

@@ -125,6 +125,110 @@ pub struct Expect {
     /// Event counts within the step's range.
     #[serde(default)]
     pub counts: Vec<CountExpect>,
+    /// Tasks on a given CPU (`task_cpu()`: running, queued or asleep there) at `at`, by their
+    /// latest sample.
+    #[serde(default)]
+    pub on_cpu: Vec<OnCpuExpect>,
+    /// Whole-run CPU time of a task, on one CPU or on all, as a percentage of the run.
+    #[serde(default)]
+    pub cpu_time: Vec<CpuTimeExpect>,
+    /// Migrations (`migrate` rows) within the step's range, by task and class.
+    #[serde(default)]
+    pub migrations: Vec<MigrationsExpect>,
+    /// Wakeup placements (`select_rq` rows) within the step's range, by task, rule and
+    /// wake_affine()'s part.
+    #[serde(default)]
+    pub placements: Vec<PlacementsExpect>,
+}
+
+/// A task on `cpu` at an instant, as `task_cpu()` says: running, queued or asleep there (the
+/// CPU of its latest sample at or before the instant).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OnCpuExpect {
+    /// Which variant (default: the expect's).
+    #[serde(default)]
+    pub variant: Option<String>,
+    /// The instant (default: the expect's).
+    #[serde(default)]
+    pub at: Option<String>,
+    /// The task.
+    pub task: String,
+    /// The CPU.
+    pub cpu: u32,
+}
+
+/// A task's CPU time over the whole run as a percentage of the run's length (one CPU = 100):
+/// on `cpu` (`cpu_time_ns_by_cpu` of `schedlab simulate --json`), or on every CPU.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CpuTimeExpect {
+    /// Which variant (default: the expect's).
+    #[serde(default)]
+    pub variant: Option<String>,
+    /// The task.
+    pub task: String,
+    /// The CPU (default: all of them).
+    #[serde(default)]
+    pub cpu: Option<u32>,
+    /// Lower bound, % of a CPU (inclusive).
+    pub min_pct: f64,
+    /// Upper bound, % of a CPU (inclusive).
+    pub max_pct: f64,
+}
+
+/// The number of migrations in `[start, end)`: the step's range unless `range`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MigrationsExpect {
+    /// Which variant (default: the expect's).
+    #[serde(default)]
+    pub variant: Option<String>,
+    /// Only this task's.
+    #[serde(default)]
+    pub task: Option<String>,
+    /// Only this class (`obs::codes::MigrateClass`: wake, periodic, newidle, nohz, active,
+    /// affinity, exec).
+    #[serde(default)]
+    pub class: Option<String>,
+    /// The time range counted (default: the step's range).
+    #[serde(default)]
+    pub range: Option<[String; 2]>,
+    /// Lower bound (inclusive).
+    pub min: u64,
+    /// Upper bound (inclusive).
+    pub max: u64,
+}
+
+/// The number of wakeup placements (`select_task_rq()`) in `[start, end)`: the step's range
+/// unless `range`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PlacementsExpect {
+    /// Which variant (default: the expect's).
+    #[serde(default)]
+    pub variant: Option<String>,
+    /// Only this task's.
+    #[serde(default)]
+    pub task: Option<String>,
+    /// Only this rule (`sched::select::PlacePath`'s names: pinned, target_idle, prev_idle,
+    /// recent_used_cpu, idle_scan, target_busy, find_dst_cpu, fallback_rq, vcpu_pack).
+    #[serde(default)]
+    pub rule: Option<String>,
+    /// Only with this part of wake_affine() (`sched::select::AffinePath`'s names: none,
+    /// idle, weight, prev).
+    #[serde(default)]
+    pub affine: Option<String>,
+    /// Only those that chose this CPU.
+    #[serde(default)]
+    pub cpu: Option<u32>,
+    /// The time range counted (default: the step's range).
+    #[serde(default)]
+    pub range: Option<[String; 2]>,
+    /// Lower bound (inclusive).
+    pub min: u64,
+    /// Upper bound (inclusive).
+    pub max: u64,
 }
 
 /// A whole-run metric within `[min, max]`.
