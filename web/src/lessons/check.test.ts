@@ -136,10 +136,10 @@ describe('SMP facts', () => {
       'A is on CPU 1 (baseline, 4.25 ms)',
       'B is on CPU 0 (baseline, 2 ms)',
       'A ran 39–41 % of a CPU on CPU 1 over the run (baseline)',
-      'A ran 60 % of a CPU in all over the run (baseline)',
+      'A ran 60 % of a CPU on all CPUs together over the run (baseline)',
       'migrations of A by periodic balancing: 1 in [0 ns, 10 ms) (baseline)',
       'migrations: 2 in [0 ns, 5 ms) (baseline)',
-      'placements of A onto CPU 1 (rule target_busy, wake_affine idle): 1 in [0 ns, 10 ms) (baseline)',
+      'placements of A onto CPU 1 (rule target_busy, wake_affine_idle() chose): 1 in [0 ns, 10 ms) (baseline)',
       'placements (rule vcpu_pack): 1 in [3 ms, 4 ms) (baseline)',
     ]);
   });

@@ -111,6 +111,14 @@ export function valueWords(kind: string, val: number): string {
 /** The select_rq event kind's code (placements are markers, not countable kinds). */
 const SELECT_RQ = EVENT_KIND_NAMES.indexOf('select_rq');
 
+/** wake_affine()'s part of a placement in words (`AffinePath`). */
+const AFFINE_WORDS: Record<string, string> = {
+  none: 'no wake_affine() choice',
+  idle: 'wake_affine_idle() chose',
+  weight: 'wake_affine_weight() chose',
+  prev: 'wake_affine() kept the previous CPU',
+};
+
 /** A migration class in words (`MigrateClass`). */
 const CLASS_WORDS: Record<string, string> = {
   wake: 'at wakeup',
@@ -214,7 +222,7 @@ export async function checkExpect(e: Expect, d: FactDefaults, meta: ScenarioMeta
     const v = c.variant ?? variant;
     const got = cpuTimePct(src.summary(v), c.task, c.cpu);
     const span = c.min_pct === c.max_pct ? `${c.min_pct}` : `${c.min_pct}–${c.max_pct}`;
-    const on = c.cpu === undefined ? 'in all' : `on CPU ${c.cpu}`;
+    const on = c.cpu === undefined ? 'on all CPUs together' : `on CPU ${c.cpu}`;
     out.push({ label: `${c.task} ran ${span} % of a CPU ${on} over the run (${v})`, ok: got !== undefined && got >= c.min_pct && got <= c.max_pct, detail: got === undefined ? 'missing' : `${+got.toFixed(2)} %` });
   }
   const ranged = async (v: string, task: string | undefined, range: [string, string] | undefined) => {
@@ -240,7 +248,7 @@ export async function checkExpect(e: Expect, d: FactDefaults, meta: ScenarioMeta
   for (const c of e.placements) {
     const v = c.variant ?? variant;
     const { t0, t1, id, w } = await ranged(v, c.task, c.range);
-    const by = [c.rule !== undefined ? `rule ${c.rule}` : '', c.affine !== undefined ? `wake_affine ${c.affine}` : ''].filter((x) => x).join(', ');
+    const by = [c.rule !== undefined ? `rule ${c.rule}` : '', c.affine !== undefined ? (AFFINE_WORDS[c.affine] ?? c.affine) : ''].filter((x) => x).join(', ');
     const what = `placements${c.task ? ` of ${c.task}` : ''}${c.cpu !== undefined ? ` onto CPU ${c.cpu}` : ''}${by ? ` (${by})` : ''}`;
     const span = c.min === c.max ? `${c.min}` : `${c.min}–${c.max}`;
     const label = `${what}: ${span} in [${fmt(t0)}, ${fmt(t1)}) (${v})`;
