@@ -58,6 +58,8 @@ test('the load-balancing lesson: every step shows its SMP facts checked true', a
     const where = `step ${i + 1} (${st.title})`;
     if (i > 0) await page.getByRole('button', { name: 'next step' }).click();
     await stepShown(page, i);
+    // The step starts at the top of the drawer (the list was scrolled to reach lesson 13).
+    expect(await page.getByTestId('lesson-panel').evaluate((el) => el.scrollTop), where).toBe(0);
     const s = await appState(page);
     expect(s.scenario, where).toBe(st.scenario ?? LESSON.scenario);
     expect(s.window_ns, where).toEqual([ns(st.range[0]), ns(st.range[1])]);
