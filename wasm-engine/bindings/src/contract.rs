@@ -219,6 +219,15 @@ pub fn typescript() -> String {
          export const SPAN_LOST = 0x{LOST:x};\n"
     ));
     out.push_str(
+        "\n/** The fields of each fact shape of a lesson step's `expect` (`lesson::FACT_FIELDS`): the lesson parser accepts exactly these. */\n\
+         export const LESSON_FACT_FIELDS = {\n",
+    );
+    for (k, fields) in schedlab_engine::lesson::FACT_FIELDS {
+        let f: Vec<String> = fields.iter().map(|x| js(x)).collect();
+        out.push_str(&format!("  {k}: [{}],\n", f.join(", ")));
+    }
+    out.push_str("} as const;\n");
+    out.push_str(
         "\n/** A named kernel variant of the engine (`schedlab variants`): overrides of the Linux 6.18.44 baseline. */\n\
          export type EngineVariant = { key: string; overrides: [string, string][]; doc: string };\n\
          /** The engine's named variants, in the engine's order (`scenario::variants::VARIANTS`). */\n\

@@ -1537,6 +1537,35 @@ export const SPAN_OPEN = 0xffffffff;
 /** `span_state` of a span whose switch-out is missing from the trace. */
 export const SPAN_LOST = 0xfffffffe;
 
+/** The fields of each fact shape of a lesson step's `expect` (`lesson::FACT_FIELDS`): the lesson parser accepts exactly these. */
+export const LESSON_FACT_FIELDS = {
+  expect: [
+    'variant',
+    'at',
+    'cpu',
+    'level',
+    'picked',
+    'reason',
+    'buddy',
+    'eligible',
+    'not_eligible',
+    'delayed',
+    'sleeping',
+    'metrics',
+    'counts',
+    'on_cpu',
+    'cpu_time',
+    'migrations',
+    'placements',
+  ],
+  metrics: ['variant', 'task', 'field', 'min', 'max'],
+  counts: ['variant', 'kind', 'task', 'val', 'range', 'min', 'max'],
+  on_cpu: ['variant', 'at', 'task', 'cpu'],
+  cpu_time: ['variant', 'task', 'cpu', 'min_pct', 'max_pct'],
+  migrations: ['variant', 'task', 'class', 'range', 'min', 'max'],
+  placements: ['variant', 'task', 'rule', 'affine', 'cpu', 'range', 'min', 'max'],
+} as const;
+
 /** A named kernel variant of the engine (`schedlab variants`): overrides of the Linux 6.18.44 baseline. */
 export type EngineVariant = { key: string; overrides: [string, string][]; doc: string };
 /** The engine's named variants, in the engine's order (`scenario::variants::VARIANTS`). */

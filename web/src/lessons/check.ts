@@ -1,6 +1,7 @@
 // Checking a step's stated facts in the browser, against the runs the worker holds: the pick
 // at the step's cursor (the same latest task-level pick the inspector explains, with its
-// levels), each task's latest state, the run's summary, and the markers of a time range.
+// levels), each task's latest state (its CPU too), the run's summary (CPU time per CPU), and
+// the markers of a time range (counts, migrations by class, placements by rule).
 // The engine's lesson test checks the same facts natively (wasm-engine/engine/src/lesson).
 // Evaluation is pure; `FactSource` is how the facts are fetched.
 

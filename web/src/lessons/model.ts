@@ -1,8 +1,10 @@
 // Lessons as data: the shape of `lessons/*.json` (the same files the engine's lesson test
 // checks, wasm-engine/engine/src/lesson/mod.rs) and a strict parser: unknown fields, wrong
-// types and malformed times are errors naming the lesson, the step and the field.
+// types and malformed times are errors naming the lesson, the step and the field. The fields
+// each fact may have, and the names of migration classes, placement rules and wake_affine()
+// parts, are the engine's (LESSON_FACT_FIELDS and the code tables of the generated contract).
 
-import { AFFINE_PATH_NAMES, BUDDY_SOURCES, EVENT_KIND_NAMES, MARKER_KINDS, MIGRATE_CLASS_NAMES, PICK_REASONS, PLACE_PATH_NAMES } from '../engine/protocol';
+import { AFFINE_PATH_NAMES, BUDDY_SOURCES, EVENT_KIND_NAMES, LESSON_FACT_FIELDS as FIELDS, MARKER_KINDS, MIGRATE_CLASS_NAMES, PICK_REASONS, PLACE_PATH_NAMES } from '../engine/protocol';
 
 export interface MetricExpect {
   variant?: string;
@@ -140,7 +142,7 @@ type Obj = Record<string, unknown>;
 class Fail extends Error {}
 
 /** Field readers that report where a value is wrong. */
-function reader(where: string, o: unknown, allowed: string[]) {
+function reader(where: string, o: unknown, allowed: readonly string[]) {
   if (typeof o !== 'object' || o === null || Array.isArray(o)) throw new Fail(`${where}: expected an object`);
   const obj = o as Obj;
   for (const k of Object.keys(obj)) if (!allowed.includes(k)) throw new Fail(`${where}: unknown field "${k}"`);
@@ -199,7 +201,7 @@ function reader(where: string, o: unknown, allowed: string[]) {
 }
 
 function parseExpect(where: string, o: unknown): Expect {
-  const r = reader(where, o, ['variant', 'at', 'cpu', 'level', 'picked', 'reason', 'buddy', 'eligible', 'not_eligible', 'delayed', 'sleeping', 'metrics', 'counts', 'on_cpu', 'cpu_time', 'migrations', 'placements']);
+  const r = reader(where, o, FIELDS.expect);
   const reason = r.optStr('reason');
   if (reason !== undefined && !PICK_REASON_NAMES.includes(reason)) throw new Fail(`${where}.reason: unknown pick reason "${reason}"`);
   const buddy = r.optStr('buddy');
@@ -211,7 +213,7 @@ function parseExpect(where: string, o: unknown): Expect {
   };
   const metrics = list('metrics').map((m, i) => {
     const w = `${where}.metrics[${i}]`;
-    const mr = reader(w, m, ['variant', 'task', 'field', 'min', 'max']);
+    const mr = reader(w, m, FIELDS.metrics);
     const x: MetricExpect = { field: mr.str('field'), min: mr.num('min'), max: mr.num('max') };
     const [variant, task] = [mr.optStr('variant'), mr.optStr('task')];
     if (variant !== undefined) x.variant = variant;
@@ -221,7 +223,7 @@ function parseExpect(where: string, o: unknown): Expect {
   });
   const counts = list('counts').map((c, i) => {
     const w = `${where}.counts[${i}]`;
-    const cr = reader(w, c, ['variant', 'kind', 'task', 'val', 'min', 'max', 'range']);
+    const cr = reader(w, c, FIELDS.counts);
     const kind = cr.str('kind');
     if (!(kind in COUNT_KINDS)) throw new Fail(`${w}.kind: "${kind}" is not a countable event kind`);
     const x: CountExpect = { kind, min: cr.optInt('min') ?? 0, max: cr.optInt('max') ?? 0 };
@@ -235,7 +237,7 @@ function parseExpect(where: string, o: unknown): Expect {
   });
   const onCpu = list('on_cpu').map((c, i) => {
     const w = `${where}.on_cpu[${i}]`;
-    const cr = reader(w, c, ['variant', 'at', 'task', 'cpu']);
+    const cr = reader(w, c, FIELDS.on_cpu);
     const cpu = cr.optInt('cpu');
     if (cpu === undefined) throw new Fail(`${w}.cpu: expected a non-negative integer`);
     const x: OnCpuExpect = { task: task(w, cr), cpu };
@@ -246,7 +248,7 @@ function parseExpect(where: string, o: unknown): Expect {
   });
   const cpuTime = list('cpu_time').map((c, i) => {
     const w = `${where}.cpu_time[${i}]`;
-    const cr = reader(w, c, ['variant', 'task', 'cpu', 'min_pct', 'max_pct']);
+    const cr = reader(w, c, FIELDS.cpu_time);
     const x: CpuTimeExpect = { task: task(w, cr), min_pct: cr.num('min_pct'), max_pct: cr.num('max_pct') };
     const [variant, cpu] = [cr.optStr('variant'), cr.optInt('cpu')];
     if (variant !== undefined) x.variant = variant;
@@ -265,7 +267,7 @@ function parseExpect(where: string, o: unknown): Expect {
   };
   const migrations = list('migrations').map((c, i) => {
     const w = `${where}.migrations[${i}]`;
-    const cr = reader(w, c, ['variant', 'task', 'class', 'range', 'min', 'max']);
+    const cr = reader(w, c, FIELDS.migrations);
     const x: MigrationsExpect = bounds(w, cr);
     const [variant, t, cls] = [cr.optStr('variant'), cr.optStr('task'), named(w, 'class', cr.optStr('class'), MIGRATION_CLASSES, 'migration class')];
     if (variant !== undefined) x.variant = variant;
@@ -276,7 +278,7 @@ function parseExpect(where: string, o: unknown): Expect {
   });
   const placements = list('placements').map((c, i) => {
     const w = `${where}.placements[${i}]`;
-    const cr = reader(w, c, ['variant', 'task', 'rule', 'affine', 'cpu', 'range', 'min', 'max']);
+    const cr = reader(w, c, FIELDS.placements);
     const x: PlacementsExpect = bounds(w, cr);
     const [variant, t, cpu] = [cr.optStr('variant'), cr.optStr('task'), cr.optInt('cpu')];
     const rule = named(w, 'rule', cr.optStr('rule'), PLACEMENT_RULES, 'placement rule');

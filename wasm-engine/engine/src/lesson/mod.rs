@@ -300,6 +300,40 @@ pub const COUNTABLE: [&str; 19] = [
     "migrate",
 ];
 
+/// The fields of each fact shape of an `expect` block, as lesson files spell them: the web
+/// app's strict parser accepts exactly these (it reads them from the generated contract), and
+/// a test holds them equal to the serde structs' fields.
+pub const FACT_FIELDS: [(&str, &[&str]); 7] = [
+    (
+        "expect",
+        &[
+            "variant",
+            "at",
+            "cpu",
+            "level",
+            "picked",
+            "reason",
+            "buddy",
+            "eligible",
+            "not_eligible",
+            "delayed",
+            "sleeping",
+            "metrics",
+            "counts",
+            "on_cpu",
+            "cpu_time",
+            "migrations",
+            "placements",
+        ],
+    ),
+    ("metrics", &["variant", "task", "field", "min", "max"]),
+    ("counts", &["variant", "kind", "task", "val", "range", "min", "max"]),
+    ("on_cpu", &["variant", "at", "task", "cpu"]),
+    ("cpu_time", &["variant", "task", "cpu", "min_pct", "max_pct"]),
+    ("migrations", &["variant", "task", "class", "range", "min", "max"]),
+    ("placements", &["variant", "task", "rule", "affine", "cpu", "range", "min", "max"]),
+];
+
 /// Parses one lesson file; errors name the file, line and column.
 pub fn parse_lesson(file: &str, text: &str) -> Result<Lesson, String> {
     serde_json::from_str(text).map_err(|e| format!("{file}:{}:{}: {e}", e.line(), e.column()))
@@ -333,6 +367,27 @@ mod tests {
         for bad in ["12", "ms", " 12ms", "1.ms", ".5ms", "1.2.3ms", "forever", "12 ms", "12min"] {
             assert!(lesson_time(bad).is_err(), "{bad}");
         }
+    }
+
+    /// The fields serde names in its unknown-field error ("expected one of `a`, `b`").
+    fn serde_fields<T: serde::de::DeserializeOwned + std::fmt::Debug>() -> Vec<String> {
+        let e = serde_json::from_str::<T>("{\"__no_such_field__\": 0}").unwrap_err().to_string();
+        let list = e.split("expected one of ").nth(1).unwrap_or_else(|| panic!("{e}"));
+        list.split(", ").map(|f| f.split('`').nth(1).expect("`field`").to_string()).collect()
+    }
+
+    #[test]
+    fn fact_fields_are_the_structs_fields() {
+        let of = |k: &str| -> Vec<String> {
+            FACT_FIELDS.iter().find(|(n, _)| *n == k).expect(k).1.iter().map(|f| f.to_string()).collect()
+        };
+        assert_eq!(of("expect"), serde_fields::<Expect>());
+        assert_eq!(of("metrics"), serde_fields::<MetricExpect>());
+        assert_eq!(of("counts"), serde_fields::<CountExpect>());
+        assert_eq!(of("on_cpu"), serde_fields::<OnCpuExpect>());
+        assert_eq!(of("cpu_time"), serde_fields::<CpuTimeExpect>());
+        assert_eq!(of("migrations"), serde_fields::<MigrationsExpect>());
+        assert_eq!(of("placements"), serde_fields::<PlacementsExpect>());
     }
 
     #[test]
