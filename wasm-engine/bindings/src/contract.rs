@@ -94,6 +94,28 @@ fn code_table(t: &CodeTable) -> String {
     out
 }
 
+/// Names of the SMP placement codes (a `select_rq` marker's `val`: the rule in bits 0-7,
+/// wake_affine()'s part in bits 8-15), which lessons name.
+fn smp_code_tables() -> Vec<CodeTable> {
+    use schedlab_engine::sched::select::{AffinePath, PlacePath};
+    vec![
+        CodeTable {
+            name: "PlacePath",
+            names: Some("PLACE_PATH_NAMES"),
+            doc: "The rule of `select_task_rq()` that placed a task (bits 0-7 of a select_rq marker's `val`).",
+            entries: PlacePath::ALL.iter().map(|p| (p.name(), *p as u32)).collect(),
+            words: vec![],
+        },
+        CodeTable {
+            name: "AffinePath",
+            names: Some("AFFINE_PATH_NAMES"),
+            doc: "wake_affine()'s part in a placement (bits 8-15 of a select_rq marker's `val`).",
+            entries: AffinePath::ALL.iter().map(|p| (p.name(), *p as u32)).collect(),
+            words: vec![],
+        },
+    ]
+}
+
 /// Codes of the replay view's columns (from the trace importer).
 fn import_code_tables() -> Vec<CodeTable> {
     use state_bits as b;
@@ -178,7 +200,7 @@ pub fn typescript() -> String {
         out.push_str(&l.ts_layout_const());
     }
     out.push_str("\n// Codes stored in columns.\n");
-    for t in code_tables().iter().chain(import_code_tables().iter()) {
+    for t in code_tables().iter().chain(smp_code_tables().iter()).chain(import_code_tables().iter()) {
         out.push_str(&code_table(t));
     }
     let markers: Vec<String> = marker_kinds().iter().map(u32::to_string).collect();
@@ -196,6 +218,15 @@ pub fn typescript() -> String {
          /** `span_state` of a span whose switch-out is missing from the trace. */\n\
          export const SPAN_LOST = 0x{LOST:x};\n"
     ));
+    out.push_str(
+        "\n/** The fields of each fact shape of a lesson step's `expect` (`lesson::FACT_FIELDS`): the lesson parser accepts exactly these. */\n\
+         export const LESSON_FACT_FIELDS = {\n",
+    );
+    for (k, fields) in schedlab_engine::lesson::FACT_FIELDS {
+        let f: Vec<String> = fields.iter().map(|x| js(x)).collect();
+        out.push_str(&format!("  {k}: [{}],\n", f.join(", ")));
+    }
+    out.push_str("} as const;\n");
     out.push_str(
         "\n/** A named kernel variant of the engine (`schedlab variants`): overrides of the Linux 6.18.44 baseline. */\n\
          export type EngineVariant = { key: string; overrides: [string, string][]; doc: string };\n\

@@ -1492,6 +1492,8 @@ export const MigrateClass = {
   affinity: 5,
   exec: 6,
 } as const;
+/** MigrateClass names, by code. */
+export const MIGRATE_CLASS_NAMES = ['wake', 'periodic', 'newidle', 'nohz', 'active', 'affinity', 'exec'] as const;
 /** How a load-balance pass ended (bits 32-39 of a balance row's `val`). */
 export const BalanceOutcome = {
   moved: 0,
@@ -1598,6 +1600,39 @@ export const CounterKind = {
   cpuUtil: 3,
   cpuNrRunning: 4,
 } as const;
+/** The rule of `select_task_rq()` that placed a task (bits 0-7 of a select_rq marker's `val`). */
+export const PlacePath = {
+  pinned: 0,
+  targetIdle: 1,
+  prevIdle: 2,
+  recentUsedCpu: 3,
+  idleScan: 4,
+  targetBusy: 5,
+  findDstCpu: 6,
+  fallbackRq: 7,
+  vcpuPack: 8,
+} as const;
+/** PlacePath names, by code. */
+export const PLACE_PATH_NAMES = [
+  'pinned',
+  'target_idle',
+  'prev_idle',
+  'recent_used_cpu',
+  'idle_scan',
+  'target_busy',
+  'find_dst_cpu',
+  'fallback_rq',
+  'vcpu_pack',
+] as const;
+/** wake_affine()'s part in a placement (bits 8-15 of a select_rq marker's `val`). */
+export const AffinePath = {
+  none: 0,
+  idle: 1,
+  weight: 2,
+  prev: 3,
+} as const;
+/** AffinePath names, by code. */
+export const AFFINE_PATH_NAMES = ['none', 'idle', 'weight', 'prev'] as const;
 /** How a task left its CPU (`ReplayWindowCols.span_state`, `PrevState::code`): R, R+ (TASK_REPORT_MAX), the blocked states' report bits (or-ed), an undecoded letter, and `raw | n` for an undecoded number. */
 export const PrevStateCode = {
   runnable: 0,
@@ -1656,6 +1691,35 @@ export const NO_TASK = 0xffffffff;
 export const SPAN_OPEN = 0xffffffff;
 /** `span_state` of a span whose switch-out is missing from the trace. */
 export const SPAN_LOST = 0xfffffffe;
+
+/** The fields of each fact shape of a lesson step's `expect` (`lesson::FACT_FIELDS`): the lesson parser accepts exactly these. */
+export const LESSON_FACT_FIELDS = {
+  expect: [
+    'variant',
+    'at',
+    'cpu',
+    'level',
+    'picked',
+    'reason',
+    'buddy',
+    'eligible',
+    'not_eligible',
+    'delayed',
+    'sleeping',
+    'metrics',
+    'counts',
+    'on_cpu',
+    'cpu_time',
+    'migrations',
+    'placements',
+  ],
+  metrics: ['variant', 'task', 'field', 'min', 'max'],
+  counts: ['variant', 'kind', 'task', 'val', 'range', 'min', 'max'],
+  on_cpu: ['variant', 'at', 'task', 'cpu'],
+  cpu_time: ['variant', 'task', 'cpu', 'min_pct', 'max_pct'],
+  migrations: ['variant', 'task', 'class', 'range', 'min', 'max'],
+  placements: ['variant', 'task', 'rule', 'affine', 'cpu', 'range', 'min', 'max'],
+} as const;
 
 /** A named kernel variant of the engine (`schedlab variants`): overrides of the Linux 6.18.44 baseline. */
 export type EngineVariant = { key: string; overrides: [string, string][]; doc: string };

@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import type { BuddySource, Candidate, CursorState, EntityState, Pick, PickReason } from '../engine/protocol';
 import { scenarioMeta, summary as runSummary, taskMeta, taskSummary, windowData } from '../timeline/fixtures';
-import { checkExpect, countMarkers, lessonName, levelPath, metricValue, valueWords, type FactSource } from './check';
+import { checkExpect, countMarkers, cpuTimePct, lessonName, levelPath, metricValue, placementOf, valueWords, type FactSource } from './check';
 import type { Expect } from './model';
 
 const cand = (name: string, eligible: boolean): Candidate => ({ task: 0, name, vruntime: 0, deadline: 0, vprot: 0, lag: 0, eligible, curr: false, protected: false, buddy: false, delayed: false });
@@ -29,7 +29,7 @@ const win = markers([[1e6, 7, 0, 1], [2e6, 7, 0, 0], [3e6, 7, 1, 1], [5e6, 7, 0,
 const summary = runSummary([taskSummary('A', 49.9, { wakeup_latency_ns: { p50: 650000, p99: 0, max: 0 } })], { cputimer: { atomic_ns: 0, adds: 0, atomic_pct: 1.639 } });
 const src: FactSource = { cursor: () => Promise.resolve(state), window: () => Promise.resolve(win), summary: (v) => (v === 'baseline' ? summary : undefined) };
 const defaults = { variant: 'baseline', at: 4_250_000, cpu: 0, range: [0, 4e6] as [number, number] };
-const none: Expect = { eligible: [], not_eligible: [], delayed: [], sleeping: [], metrics: [], counts: [] };
+const none: Expect = { eligible: [], not_eligible: [], delayed: [], sleeping: [], metrics: [], counts: [], on_cpu: [], cpu_time: [], migrations: [], placements: [] };
 
 describe('helpers', () => {
   it('name levels and entities as lessons do', () => {
@@ -91,6 +91,75 @@ describe('checkExpect', () => {
       [false, 'queued'],
       [false, 'missing'],
       [false, '3'],
+    ]);
+  });
+});
+
+describe('SMP facts', () => {
+  // Three tasks on two CPUs: A on CPU 1 and B on CPU 0 at the cursor; A migrated by periodic
+  // balancing at 1 ms and at wakeup at 3 ms; placements of A: onto CPU 1 by target_busy after
+  // wake_affine_idle (1 | 1 << 8, with nr_idle_scan unread: the high word all ones, negative as
+  // an i64) and onto CPU 0 by vcpu_pack (8).
+  const MIGRATE = 24;
+  const SELECT_RQ = 25;
+  const unread = (low: number) => -(2 ** 32) + low;
+  const smpState: CursorState = { t: 4e6, cpus: [], tasks: [{ ...ent('A', true, false), cpu: 1 }, { ...ent('B', false, false), cpu: 0 }] };
+  const smpWin = windowData(0, 1e7, [], [], [
+    { t: 1e6, kind: MIGRATE, cpu: 1, task: 0, arg: 1, val: 0 },
+    { t: 3e6, kind: MIGRATE, cpu: 1, task: 0, arg: 0, val: 0 },
+    { t: 3e6, kind: SELECT_RQ, cpu: 1, task: 0, arg: 0, val: unread(5 | (1 << 8) | (1 << 16)) },
+    { t: 3.5e6, kind: SELECT_RQ, cpu: 0, task: 0, arg: 1, val: 8 },
+  ]);
+  const smpSummary = runSummary([taskSummary('A', 50, { cpu_time_ns: 6e6, cpu_time_ns_by_cpu: [2e6, 4e6] })], { duration_ns: 1e7 });
+  const smpSrc: FactSource = { cursor: () => Promise.resolve(smpState), window: () => Promise.resolve(smpWin), summary: () => smpSummary };
+
+  it('unpack placements and read CPU time as the engine does', () => {
+    expect(placementOf(unread(5 | (1 << 8) | (1 << 16)))).toEqual({ rule: 'target_busy', affine: 'idle' });
+    expect(placementOf(8)).toEqual({ rule: 'vcpu_pack', affine: 'none' });
+    expect(cpuTimePct(smpSummary, 'A', 1)).toBe(40);
+    expect(cpuTimePct(smpSummary, 'A', undefined)).toBe(60);
+    expect(cpuTimePct(smpSummary, 'A', 2)).toBeUndefined();
+    expect(cpuTimePct(smpSummary, 'Z', 0)).toBeUndefined();
+  });
+
+  it('hold for the facts of the fixture', async () => {
+    const e: Expect = {
+      ...none,
+      on_cpu: [{ task: 'A', cpu: 1 }, { task: 'B', cpu: 0, at: '2ms' }],
+      cpu_time: [{ task: 'A', cpu: 1, min_pct: 39, max_pct: 41 }, { task: 'A', min_pct: 60, max_pct: 60 }],
+      migrations: [{ task: 'A', class: 'periodic', min: 1, max: 1 }, { min: 2, max: 2, range: ['0ms', '5ms'] }],
+      placements: [{ task: 'A', rule: 'target_busy', affine: 'idle', cpu: 1, min: 1, max: 1 }, { rule: 'vcpu_pack', min: 1, max: 1, range: ['3ms', '4ms'] }],
+    };
+    const r = await checkExpect(e, { ...defaults, range: [0, 1e7] }, meta, smpSrc);
+    expect(r.filter((x) => !x.ok)).toEqual([]);
+    expect(r.map((x) => x.label)).toEqual([
+      'A is on CPU 1 (baseline, 4.25 ms)',
+      'B is on CPU 0 (baseline, 2 ms)',
+      'A ran 39–41 % of a CPU on CPU 1 over the run (baseline)',
+      'A ran 60 % of a CPU on all CPUs together over the run (baseline)',
+      'migrations of A by periodic balancing: 1 in [0 ns, 10 ms) (baseline)',
+      'migrations: 2 in [0 ns, 5 ms) (baseline)',
+      'placements of A onto CPU 1 (rule target_busy, wake_affine_idle() chose): 1 in [0 ns, 10 ms) (baseline)',
+      'placements (rule vcpu_pack): 1 in [3 ms, 4 ms) (baseline)',
+    ]);
+  });
+
+  it('fail when the facts do not hold, saying what was found', async () => {
+    const e: Expect = {
+      ...none,
+      on_cpu: [{ task: 'A', cpu: 0 }, { task: 'Z', cpu: 0 }],
+      cpu_time: [{ task: 'A', cpu: 0, min_pct: 50, max_pct: 100 }],
+      migrations: [{ task: 'A', class: 'wake', min: 0, max: 0 }, { task: 'Z', min: 0, max: 0 }],
+      placements: [{ cpu: 0, rule: 'target_busy', min: 1, max: 1 }],
+    };
+    const r = await checkExpect(e, { ...defaults, range: [0, 1e7] }, meta, smpSrc);
+    expect(r.map((x) => [x.ok, x.detail])).toEqual([
+      [false, 'on CPU 1'],
+      [false, 'no state yet'],
+      [false, '20 %'],
+      [false, '1'],
+      [false, 'Z is no task of the scenario'],
+      [false, '0'],
     ]);
   });
 });

@@ -35,6 +35,13 @@ describe('bundled lessons', () => {
         const w = stepWindow(s, null);
         if (!(w.window[0] <= w.cursor && w.cursor <= w.window[1])) problems.push(`${where}: cursor outside the range`);
         if (!viewOfStep(l, i)) problems.push(`${where}: no view`);
+        const ranged = [s.expect, s.try?.expect].flatMap((e) => (e ? [...e.migrations, ...e.placements] : []));
+        for (const c of ranged) {
+          if (c.range) {
+            const [a, b] = c.range.map((t) => lessonTime(t) as number);
+            if (a < w.window[0] || b > w.window[1]) problems.push(`${where}: migration/placement range outside the step's range`);
+          }
+        }
         for (const c of [...s.expect.counts, ...(s.try?.expect?.counts ?? [])]) {
           if (!(c.kind in COUNT_KINDS)) problems.push(`${where}: count kind ${c.kind}`);
           if (c.range) {
@@ -88,6 +95,17 @@ describe('parseLesson', () => {
     expect(r.ok && r.lesson.steps[0]).toMatchObject({ cpu: 0, variants: [], highlight: [], expect: { picked: 'A', eligible: [], counts: [] } });
   });
 
+  it('reads the SMP facts', () => {
+    const e = {
+      on_cpu: [{ task: 'A', cpu: 1, at: '2ms' }],
+      cpu_time: [{ task: 'A', cpu: 0, min_pct: 1, max_pct: 2 }, { task: 'B', min_pct: 3, max_pct: 4 }],
+      migrations: [{ task: 'A', class: 'periodic', range: ['1ms', '2ms'], min: 1, max: 1 }],
+      placements: [{ rule: 'target_busy', affine: 'idle', cpu: 1, min: 0, max: 9 }],
+    };
+    const r = parseLesson('x', lesson({ ...step, expect: e }));
+    expect(r.ok && r.lesson.steps[0].expect).toMatchObject(e);
+  });
+
   it('says what and where', () => {
     expect(err(lesson({ ...step, titel: 'x' }))).toBe('lessons/x.json.steps[0]: unknown field "titel"');
     expect(err(lesson({ ...step, at: '5 ms' }))).toBe('lessons/x.json.steps[0].at: "5 ms" is not a time (a number and a unit: ns, us, µs, ms, s)');
@@ -96,6 +114,19 @@ describe('parseLesson', () => {
     expect(err(lesson({ ...step, expect: { reason: 'luck' } }))).toBe('lessons/x.json.steps[0].expect.reason: unknown pick reason "luck"');
     expect(err(lesson({ ...step, expect: { counts: [{ kind: 'tick', min: 0, max: 1 }] } }))).toBe('lessons/x.json.steps[0].expect.counts[0].kind: "tick" is not a countable event kind');
     expect(err(lesson({ ...step, try: { knob: 'hz', values: [], look: 'l' } }))).toBe('lessons/x.json.steps[0].try.values: give at least one value');
+    const smp = (e: object) => err(lesson({ ...step, expect: e }));
+    expect(smp({ on_cpu: [{ task: 'A' }] })).toBe('lessons/x.json.steps[0].expect.on_cpu[0].cpu: expected a non-negative integer');
+    expect(smp({ on_cpu: [{ task: '/g', cpu: 0 }] })).toBe('lessons/x.json.steps[0].expect.on_cpu[0].task: name a task, not a cgroup ("/g")');
+    expect(smp({ on_cpu: [{ task: 'A', cpu: 0, at: 'soon' }] })).toBe('lessons/x.json.steps[0].expect.on_cpu[0].at: "soon" is not a time (a number and a unit: ns, us, µs, ms, s)');
+    expect(smp({ cpu_time: [{ task: 'A', min_pct: 9, max_pct: 1 }] })).toBe('lessons/x.json.steps[0].expect.cpu_time[0]: min_pct is above max_pct');
+    expect(smp({ cpu_time: [{ task: 'A', min: 0, max: 1 }] })).toBe('lessons/x.json.steps[0].expect.cpu_time[0]: unknown field "min"');
+    expect(smp({ migrations: [{ class: 'sideways', min: 0, max: 1 }] })).toBe(
+      'lessons/x.json.steps[0].expect.migrations[0].class: unknown migration class "sideways" (wake, periodic, newidle, nohz, active, affinity, exec)',
+    );
+    expect(smp({ migrations: [{ task: 'A', min: 1 }] })).toBe('lessons/x.json.steps[0].expect.migrations[0]: min and max are required');
+    expect(smp({ placements: [{ rule: 'anywhere', min: 0, max: 1 }] })).toMatch(/^lessons\/x\.json\.steps\[0\]\.expect\.placements\[0\]\.rule: unknown placement rule "anywhere" \(pinned, target_idle, /);
+    expect(smp({ placements: [{ affine: 'maybe', min: 0, max: 1 }] })).toBe('lessons/x.json.steps[0].expect.placements[0].affine: unknown wake_affine part "maybe" (none, idle, weight, prev)');
+    expect(smp({ placements: [{ min: 0, max: 1, range: ['2ms', '1ms'] }] })).toBe('lessons/x.json.steps[0].expect.placements[0].range: the start must be before the end');
     expect(err({ ...lesson(step), steps: [] })).toBe('lessons/x.json.steps: expected a non-empty list');
     expect(err({ ...lesson(step), id: 'Has Space' })).toBe('lessons/x.json.id: lowercase letters, digits and dashes only');
   });

@@ -1,8 +1,10 @@
 // Lessons as data: the shape of `lessons/*.json` (the same files the engine's lesson test
 // checks, wasm-engine/engine/src/lesson/mod.rs) and a strict parser: unknown fields, wrong
-// types and malformed times are errors naming the lesson, the step and the field.
+// types and malformed times are errors naming the lesson, the step and the field. The fields
+// each fact may have, and the names of migration classes, placement rules and wake_affine()
+// parts, are the engine's (LESSON_FACT_FIELDS and the code tables of the generated contract).
 
-import { BUDDY_SOURCES, EVENT_KIND_NAMES, MARKER_KINDS, PICK_REASONS } from '../engine/protocol';
+import { AFFINE_PATH_NAMES, BUDDY_SOURCES, EVENT_KIND_NAMES, LESSON_FACT_FIELDS as FIELDS, MARKER_KINDS, MIGRATE_CLASS_NAMES, PICK_REASONS, PLACE_PATH_NAMES } from '../engine/protocol';
 
 export interface MetricExpect {
   variant?: string;
@@ -22,6 +24,45 @@ export interface CountExpect {
   range?: [string, string];
 }
 
+/** A task on a CPU at an instant (task_cpu(): running, queued or asleep there). */
+export interface OnCpuExpect {
+  variant?: string;
+  at?: string;
+  task: string;
+  cpu: number;
+}
+
+/** A task's whole-run CPU time on one CPU (or on all) as a percentage of the run. */
+export interface CpuTimeExpect {
+  variant?: string;
+  task: string;
+  cpu?: number;
+  min_pct: number;
+  max_pct: number;
+}
+
+/** Migrations (migrate markers) in a range, by task and class. */
+export interface MigrationsExpect {
+  variant?: string;
+  task?: string;
+  class?: string;
+  range?: [string, string];
+  min: number;
+  max: number;
+}
+
+/** Wakeup placements (select_rq markers) in a range, by task, rule, wake_affine()'s part and CPU. */
+export interface PlacementsExpect {
+  variant?: string;
+  task?: string;
+  rule?: string;
+  affine?: string;
+  cpu?: number;
+  range?: [string, string];
+  min: number;
+  max: number;
+}
+
 export interface Expect {
   variant?: string;
   at?: string;
@@ -36,6 +77,10 @@ export interface Expect {
   sleeping: string[];
   metrics: MetricExpect[];
   counts: CountExpect[];
+  on_cpu: OnCpuExpect[];
+  cpu_time: CpuTimeExpect[];
+  migrations: MigrationsExpect[];
+  placements: PlacementsExpect[];
 }
 
 export interface TryKnob {
@@ -72,6 +117,10 @@ export interface Lesson {
 export const COUNT_KINDS: Readonly<Record<string, number>> = Object.fromEntries(MARKER_KINDS.map((k) => [EVENT_KIND_NAMES[k], k]));
 
 const PICK_REASON_NAMES: readonly string[] = PICK_REASONS;
+/** Migration classes, placement rules and wake_affine() parts a fact may name (the engine's names). */
+export const MIGRATION_CLASSES: readonly string[] = MIGRATE_CLASS_NAMES;
+export const PLACEMENT_RULES: readonly string[] = PLACE_PATH_NAMES;
+export const AFFINE_PARTS: readonly string[] = AFFINE_PATH_NAMES;
 const BUDDY_SOURCE_NAMES: readonly string[] = BUDDY_SOURCES;
 
 /** A lesson time ("12ms", "1.5ms", "300us"): a number and a unit, in ns; null if malformed.
@@ -93,7 +142,7 @@ type Obj = Record<string, unknown>;
 class Fail extends Error {}
 
 /** Field readers that report where a value is wrong. */
-function reader(where: string, o: unknown, allowed: string[]) {
+function reader(where: string, o: unknown, allowed: readonly string[]) {
   if (typeof o !== 'object' || o === null || Array.isArray(o)) throw new Fail(`${where}: expected an object`);
   const obj = o as Obj;
   for (const k of Object.keys(obj)) if (!allowed.includes(k)) throw new Fail(`${where}: unknown field "${k}"`);
@@ -152,7 +201,7 @@ function reader(where: string, o: unknown, allowed: string[]) {
 }
 
 function parseExpect(where: string, o: unknown): Expect {
-  const r = reader(where, o, ['variant', 'at', 'cpu', 'level', 'picked', 'reason', 'buddy', 'eligible', 'not_eligible', 'delayed', 'sleeping', 'metrics', 'counts']);
+  const r = reader(where, o, FIELDS.expect);
   const reason = r.optStr('reason');
   if (reason !== undefined && !PICK_REASON_NAMES.includes(reason)) throw new Fail(`${where}.reason: unknown pick reason "${reason}"`);
   const buddy = r.optStr('buddy');
@@ -164,7 +213,7 @@ function parseExpect(where: string, o: unknown): Expect {
   };
   const metrics = list('metrics').map((m, i) => {
     const w = `${where}.metrics[${i}]`;
-    const mr = reader(w, m, ['variant', 'task', 'field', 'min', 'max']);
+    const mr = reader(w, m, FIELDS.metrics);
     const x: MetricExpect = { field: mr.str('field'), min: mr.num('min'), max: mr.num('max') };
     const [variant, task] = [mr.optStr('variant'), mr.optStr('task')];
     if (variant !== undefined) x.variant = variant;
@@ -174,7 +223,7 @@ function parseExpect(where: string, o: unknown): Expect {
   });
   const counts = list('counts').map((c, i) => {
     const w = `${where}.counts[${i}]`;
-    const cr = reader(w, c, ['variant', 'kind', 'task', 'val', 'min', 'max', 'range']);
+    const cr = reader(w, c, FIELDS.counts);
     const kind = cr.str('kind');
     if (!(kind in COUNT_KINDS)) throw new Fail(`${w}.kind: "${kind}" is not a countable event kind`);
     const x: CountExpect = { kind, min: cr.optInt('min') ?? 0, max: cr.optInt('max') ?? 0 };
@@ -186,6 +235,62 @@ function parseExpect(where: string, o: unknown): Expect {
     if (cr.raw('range') !== undefined) x.range = cr.range('range');
     return x;
   });
+  const onCpu = list('on_cpu').map((c, i) => {
+    const w = `${where}.on_cpu[${i}]`;
+    const cr = reader(w, c, FIELDS.on_cpu);
+    const cpu = cr.optInt('cpu');
+    if (cpu === undefined) throw new Fail(`${w}.cpu: expected a non-negative integer`);
+    const x: OnCpuExpect = { task: task(w, cr), cpu };
+    const variant = cr.optStr('variant');
+    if (variant !== undefined) x.variant = variant;
+    if (cr.raw('at') !== undefined) x.at = cr.time('at');
+    return x;
+  });
+  const cpuTime = list('cpu_time').map((c, i) => {
+    const w = `${where}.cpu_time[${i}]`;
+    const cr = reader(w, c, FIELDS.cpu_time);
+    const x: CpuTimeExpect = { task: task(w, cr), min_pct: cr.num('min_pct'), max_pct: cr.num('max_pct') };
+    const [variant, cpu] = [cr.optStr('variant'), cr.optInt('cpu')];
+    if (variant !== undefined) x.variant = variant;
+    if (cpu !== undefined) x.cpu = cpu;
+    if (x.min_pct > x.max_pct) throw new Fail(`${w}: min_pct is above max_pct`);
+    return x;
+  });
+  const bounds = (w: string, cr: ReturnType<typeof reader>) => {
+    const [min, max] = [cr.optInt('min'), cr.optInt('max')];
+    if (min === undefined || max === undefined) throw new Fail(`${w}: min and max are required`);
+    return { min, max };
+  };
+  const named = (w: string, k: string, v: string | undefined, names: readonly string[], what: string) => {
+    if (v !== undefined && !names.includes(v)) throw new Fail(`${w}.${k}: unknown ${what} "${v}" (${names.join(', ')})`);
+    return v;
+  };
+  const migrations = list('migrations').map((c, i) => {
+    const w = `${where}.migrations[${i}]`;
+    const cr = reader(w, c, FIELDS.migrations);
+    const x: MigrationsExpect = bounds(w, cr);
+    const [variant, t, cls] = [cr.optStr('variant'), cr.optStr('task'), named(w, 'class', cr.optStr('class'), MIGRATION_CLASSES, 'migration class')];
+    if (variant !== undefined) x.variant = variant;
+    if (t !== undefined) x.task = t;
+    if (cls !== undefined) x.class = cls;
+    if (cr.raw('range') !== undefined) x.range = cr.range('range');
+    return x;
+  });
+  const placements = list('placements').map((c, i) => {
+    const w = `${where}.placements[${i}]`;
+    const cr = reader(w, c, FIELDS.placements);
+    const x: PlacementsExpect = bounds(w, cr);
+    const [variant, t, cpu] = [cr.optStr('variant'), cr.optStr('task'), cr.optInt('cpu')];
+    const rule = named(w, 'rule', cr.optStr('rule'), PLACEMENT_RULES, 'placement rule');
+    const affine = named(w, 'affine', cr.optStr('affine'), AFFINE_PARTS, 'wake_affine part');
+    if (variant !== undefined) x.variant = variant;
+    if (t !== undefined) x.task = t;
+    if (rule !== undefined) x.rule = rule;
+    if (affine !== undefined) x.affine = affine;
+    if (cpu !== undefined) x.cpu = cpu;
+    if (cr.raw('range') !== undefined) x.range = cr.range('range');
+    return x;
+  });
   const e: Expect = {
     eligible: r.strs('eligible'),
     not_eligible: r.strs('not_eligible'),
@@ -193,6 +298,10 @@ function parseExpect(where: string, o: unknown): Expect {
     sleeping: r.strs('sleeping'),
     metrics,
     counts,
+    on_cpu: onCpu,
+    cpu_time: cpuTime,
+    migrations,
+    placements,
   };
   for (const k of ['variant', 'level', 'picked'] as const) {
     const v = r.optStr(k);
@@ -204,6 +313,13 @@ function parseExpect(where: string, o: unknown): Expect {
   const cpu = r.optInt('cpu');
   if (cpu !== undefined) e.cpu = cpu;
   return e;
+}
+
+/** A fact's task: a task name, not a cgroup path. */
+function task(w: string, cr: ReturnType<typeof reader>): string {
+  const t = cr.str('task');
+  if (t.startsWith('/')) throw new Fail(`${w}.task: name a task, not a cgroup ("${t}")`);
+  return t;
 }
 
 function parseStep(where: string, o: unknown): Step {

@@ -2,7 +2,7 @@
 // in the timeline, a question (answer on request), a knob to try with "Back to the lesson",
 // the step's stated facts checked live against the runs, Prev/Next and a link to the step.
 
-import { useCallback, useEffect, useState } from 'react';
+import { useCallback, useEffect, useRef, useState } from 'react';
 import { encodeState, shareUrl } from '../base/share';
 import type { ScenarioMeta } from '../engine/protocol';
 import type { SimState } from '../state/types';
@@ -60,9 +60,12 @@ export function LessonPanel({ lessons, sim, facts }: Props) {
   const posKey = pos ? `${pos.id}/${pos.step}/${ctl.tried ?? ''}` : '';
   const ready = showsStep(ctl, sim, meta);
 
+  // A new step (or the list) starts at the top of the drawer, not where the last one was scrolled.
+  const drawer = useRef<HTMLElement | null>(null);
   useEffect(() => {
     setLink(null);
     setValue(step?.try?.values[0] ?? '');
+    if (drawer.current) drawer.current.scrollTop = 0;
   }, [pos?.id, pos?.step, step]);
 
   // Check the step's facts (and the knob's, while it is tried) against the loaded runs.
@@ -87,7 +90,7 @@ export function LessonPanel({ lessons, sim, facts }: Props) {
 
   if (!ctl.open) return null;
   return (
-    <aside className="lesson" role="dialog" aria-label="lessons" data-testid="lesson-panel" data-lesson={pos?.id ?? ''} data-step={pos ? pos.step : ''}>
+    <aside ref={drawer} className="lesson" role="dialog" aria-label="lessons" data-testid="lesson-panel" data-lesson={pos?.id ?? ''} data-step={pos ? pos.step : ''}>
       <div className="guide-head">
         <h2>{lesson ? lesson.title : 'Lessons'}</h2>
         <button aria-label="close lessons" onClick={ctl.close}>

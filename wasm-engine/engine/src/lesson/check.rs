@@ -4,13 +4,18 @@
 //! same decision at every level, each entity's latest sample at or before the instant, the
 //! run's summary, and the events of the step's range.
 
-use super::{lesson_time, CountExpect, Expect, MetricExpect, Step, COUNTABLE};
+use super::{
+    lesson_time, CountExpect, CpuTimeExpect, Expect, MetricExpect, MigrationsExpect, PlacementsExpect, Step, COUNTABLE,
+};
+use crate::obs::codes::MigrateClass;
 use crate::obs::cursor::{latest_samples_of, pick_at};
 use crate::obs::explain::decision_levels;
 use crate::obs::log::{flag, BuddySource, EventKind, PickReason};
 use crate::obs::summary::Summary;
+use crate::obs::why_cpu::PlacementRow;
 use crate::scenario::variants::VARIANTS;
 use crate::sched::group::GROUP_NODE;
+use crate::sched::select::{AffinePath, PlacePath};
 use crate::sim::Simulation;
 use serde_json::Value;
 
@@ -194,6 +199,10 @@ pub fn validate_step(
             if !variant_ok(&e.variant)
                 || e.metrics.iter().any(|m| !variant_ok(&m.variant))
                 || e.counts.iter().any(|c| !variant_ok(&c.variant))
+                || e.on_cpu.iter().any(|c| !variant_ok(&c.variant))
+                || e.cpu_time.iter().any(|c| !variant_ok(&c.variant))
+                || e.migrations.iter().any(|c| !variant_ok(&c.variant))
+                || e.placements.iter().any(|c| !variant_ok(&c.variant))
             {
                 err(format!("{what}: a variant is not among the step's ({})", keys.join(", ")));
             }
@@ -202,10 +211,10 @@ pub fn validate_step(
                     err(format!("{what}: delayed/sleeping name tasks, not cgroups ({n:?})"));
                 }
             }
-            for c in &e.counts {
-                if let Some([a, b]) = &c.range {
-                    // Inside the step's range, which the view (and so the web app's fetched
-                    // window of markers) covers.
+            // A count's range lies inside the step's range, which the view (and so the web
+            // app's fetched window of markers) covers.
+            let check_range = |r: &Option<[String; 2]>, err: &mut dyn FnMut(String)| {
+                if let Some([a, b]) = r {
                     match (lesson_time(a), lesson_time(b), range) {
                         (Ok(a), Ok(b), Some((r0, r1))) if a < b && r0 <= a && b <= r1 => {}
                         _ => err(format!(
@@ -213,6 +222,61 @@ pub fn validate_step(
                         )),
                     }
                 }
+            };
+            for r in e.migrations.iter().map(|m| &m.range).chain(e.placements.iter().map(|p| &p.range)) {
+                check_range(r, &mut err);
+            }
+            for x in e.on_cpu.iter().filter_map(|c| c.at.as_deref()) {
+                if let Err(m) = lesson_time(x) {
+                    err(format!("{what}: on_cpu at: {m}"));
+                }
+            }
+            for n in e.on_cpu.iter().map(|c| &c.task).chain(e.cpu_time.iter().map(|c| &c.task)) {
+                if n.starts_with('/') {
+                    err(format!("{what}: on_cpu/cpu_time name tasks, not cgroups ({n:?})"));
+                }
+            }
+            let cpus = e.on_cpu.iter().map(|c| Some(c.cpu)).chain(e.cpu_time.iter().map(|c| c.cpu));
+            for c in cpus.chain(e.placements.iter().map(|p| p.cpu)).flatten() {
+                if c >= ncpus {
+                    err(format!("{what}: cpu {c} does not exist (the scenario has {ncpus})"));
+                }
+            }
+            for c in &e.cpu_time {
+                if c.min_pct > c.max_pct {
+                    err(format!("{what}: cpu_time of {}: min_pct is above max_pct", c.task));
+                }
+            }
+            for m in &e.migrations {
+                if m.class.as_deref().is_some_and(|k| !MigrateClass::ALL.iter().any(|x| x.name() == k)) {
+                    let all: Vec<&str> = MigrateClass::ALL.iter().map(|x| x.name()).collect();
+                    err(format!(
+                        "{what}: unknown migration class {:?} ({})",
+                        m.class.as_deref().unwrap_or(""),
+                        all.join(", ")
+                    ));
+                }
+            }
+            for p in &e.placements {
+                if p.rule.as_deref().is_some_and(|k| !PlacePath::ALL.iter().any(|x| x.name() == k)) {
+                    let all: Vec<&str> = PlacePath::ALL.iter().map(|x| x.name()).collect();
+                    err(format!(
+                        "{what}: unknown placement rule {:?} ({})",
+                        p.rule.as_deref().unwrap_or(""),
+                        all.join(", ")
+                    ));
+                }
+                if p.affine.as_deref().is_some_and(|k| !AffinePath::ALL.iter().any(|x| x.name() == k)) {
+                    let all: Vec<&str> = AffinePath::ALL.iter().map(|x| x.name()).collect();
+                    err(format!(
+                        "{what}: unknown wake_affine part {:?} ({})",
+                        p.affine.as_deref().unwrap_or(""),
+                        all.join(", ")
+                    ));
+                }
+            }
+            for c in &e.counts {
+                check_range(&c.range, &mut err);
                 if !COUNTABLE.contains(&c.kind.as_str()) {
                     err(format!("{what}: {:?} is not a countable event kind ({})", c.kind, COUNTABLE.join(", ")));
                 }
@@ -235,6 +299,10 @@ fn expect_names(e: &Expect) -> Vec<String> {
     v.extend(e.eligible.iter().chain(&e.not_eligible).chain(&e.delayed).chain(&e.sleeping).cloned());
     v.extend(e.metrics.iter().filter_map(|m| m.task.clone()));
     v.extend(e.counts.iter().filter_map(|c| c.task.clone()));
+    v.extend(e.on_cpu.iter().map(|c| c.task.clone()));
+    v.extend(e.cpu_time.iter().map(|c| c.task.clone()));
+    v.extend(e.migrations.iter().filter_map(|c| c.task.clone()));
+    v.extend(e.placements.iter().filter_map(|c| c.task.clone()));
     v
 }
 
@@ -248,6 +316,10 @@ fn is_empty(e: &Expect) -> bool {
         && e.sleeping.is_empty()
         && e.metrics.is_empty()
         && e.counts.is_empty()
+        && e.on_cpu.is_empty()
+        && e.cpu_time.is_empty()
+        && e.migrations.is_empty()
+        && e.placements.is_empty()
 }
 
 /// Where and on what an expectation is checked.
@@ -313,19 +385,153 @@ pub fn check_expect(e: &Expect, cx: &Context) -> Vec<String> {
             Ok(s) => out.extend(check_metric(s, m)),
         }
     }
+    let range_of = |r: &Option<[String; 2]>| match r {
+        Some([a, b]) => (lesson_time(a).unwrap_or(0), lesson_time(b).unwrap_or(0)),
+        None => cx.range,
+    };
     for c in &e.counts {
         match run(&c.variant.clone().or(e.variant.clone())) {
             Err(x) => out.push(x),
+            Ok(s) => out.extend(check_count(s, c, range_of(&c.range))),
+        }
+    }
+    for c in &e.on_cpu {
+        match run(&c.variant.clone().or(e.variant.clone())) {
+            Err(x) => out.push(x),
             Ok(s) => {
-                let range = match &c.range {
-                    Some([a, b]) => (lesson_time(a).unwrap_or(0), lesson_time(b).unwrap_or(0)),
-                    None => cx.range,
-                };
-                out.extend(check_count(s, c, range))
+                let at = c.at.as_deref().map(lesson_time).transpose().unwrap_or(None).unwrap_or(at);
+                out.extend(check_on_cpu(s, &c.task, c.cpu, at))
             }
         }
     }
+    for c in &e.cpu_time {
+        match run(&c.variant.clone().or(e.variant.clone())) {
+            Err(x) => out.push(x),
+            Ok(s) => out.extend(check_cpu_time(s, c)),
+        }
+    }
+    for m in &e.migrations {
+        match run(&m.variant.clone().or(e.variant.clone())) {
+            Err(x) => out.push(x),
+            Ok(s) => out.extend(check_migrations(s, m, range_of(&m.range))),
+        }
+    }
+    for p in &e.placements {
+        match run(&p.variant.clone().or(e.variant.clone())) {
+            Err(x) => out.push(x),
+            Ok(s) => out.extend(check_placements(s, p, range_of(&p.range))),
+        }
+    }
     out
+}
+
+/// Whether `task` belongs to `cpu` at `at` (`task_cpu()`): the CPU of its latest sample at or
+/// before `at`, queued, running or asleep there.
+fn check_on_cpu(sim: &Simulation, task: &str, cpu: u32, at: u64) -> Vec<String> {
+    let Some(node) = Names::of(sim).lookup(task) else { return vec![format!("{task} is no task of the scenario")] };
+    let s = &sim.fair.log.samples;
+    match latest_samples_of(&sim.fair.log, &[node], at).first().copied().flatten() {
+        None => vec![format!("{task}: no state at {at} ns")],
+        Some(r) if s.cpu[r] as u32 != cpu => vec![format!("{task} is on cpu {} at {at} ns, not cpu {cpu}", s.cpu[r])],
+        Some(_) => vec![],
+    }
+}
+
+/// A task's CPU time on `cpu` (all CPUs if none) as a percentage of the run, from the
+/// summary (`cpu_time_ns_by_cpu`, `cpu_time_ns`, `duration_ns`).
+pub fn cpu_time_pct(summary: &Value, task: &str, cpu: Option<u32>) -> Option<f64> {
+    let t = summary["tasks"].as_array()?.iter().find(|x| x["name"] == task)?;
+    let ns = match cpu {
+        Some(c) => t["cpu_time_ns_by_cpu"].get(c as usize)?.as_f64()?,
+        None => t["cpu_time_ns"].as_f64()?,
+    };
+    let d = summary["duration_ns"].as_f64().filter(|&d| d > 0.0)?;
+    Some(100.0 * ns / d)
+}
+
+fn check_cpu_time(sim: &Simulation, c: &CpuTimeExpect) -> Vec<String> {
+    let summary = Summary::of(sim).to_json();
+    let on = c.cpu.map(|x| format!("cpu {x}")).unwrap_or_else(|| "all cpus".into());
+    match cpu_time_pct(&summary, &c.task, c.cpu) {
+        None => vec![format!("no CPU time of {} on {on}", c.task)],
+        Some(v) if v < c.min_pct || v > c.max_pct => {
+            vec![format!("{} ran {v:.2} % of the run on {on}, outside [{}, {}]", c.task, c.min_pct, c.max_pct)]
+        }
+        Some(_) => vec![],
+    }
+}
+
+/// Migrate rows (of `m.task`, of class `m.class`) in `[t0, t1)`.
+pub fn count_migrations(sim: &Simulation, m: &MigrationsExpect, (t0, t1): (u64, u64)) -> u64 {
+    let names = Names::of(sim);
+    let log = &sim.fair.log;
+    let (lo, hi) = log.event_window(t0, t1);
+    let e = &log.events;
+    let task = m.task.as_deref().and_then(|t| names.lookup(t));
+    let class = m.class.as_deref().and_then(|k| MigrateClass::ALL.iter().find(|x| x.name() == k)).map(|x| *x as u32);
+    (lo..hi)
+        .filter(|&i| e.kind[i] == EventKind::Migrate as u8)
+        .filter(|&i| task.is_none_or(|t| e.task[i] == t))
+        .filter(|&i| class.is_none_or(|k| e.arg[i] == k))
+        .count() as u64
+}
+
+fn check_migrations(sim: &Simulation, m: &MigrationsExpect, range: (u64, u64)) -> Vec<String> {
+    let n = count_migrations(sim, m, range);
+    if n < m.min || n > m.max {
+        vec![format!(
+            "{} migrations{} in [{}, {}) ns: {n}, outside [{}, {}]",
+            m.task.as_deref().unwrap_or("all"),
+            m.class.as_deref().map(|k| format!(" ({k})")).unwrap_or_default(),
+            range.0,
+            range.1,
+            m.min,
+            m.max
+        )]
+    } else {
+        vec![]
+    }
+}
+
+/// select_rq rows (of `p.task`, by rule `p.rule`, with wake_affine() part `p.affine`, onto
+/// `p.cpu`) in `[t0, t1)`.
+pub fn count_placements(sim: &Simulation, p: &PlacementsExpect, (t0, t1): (u64, u64)) -> u64 {
+    let names = Names::of(sim);
+    let log = &sim.fair.log;
+    let (lo, hi) = log.event_window(t0, t1);
+    let e = &log.events;
+    let task = p.task.as_deref().and_then(|t| names.lookup(t));
+    (lo..hi)
+        .filter(|&i| e.kind[i] == EventKind::SelectRq as u8)
+        .filter(|&i| task.is_none_or(|t| e.task[i] == t))
+        .filter(|&i| p.cpu.is_none_or(|c| e.cpu[i] as u32 == c))
+        .filter(|&i| {
+            let row = PlacementRow::unpack(e.val[i]);
+            p.rule.as_deref().is_none_or(|r| row.is_some_and(|x| x.path.name() == r))
+                && p.affine.as_deref().is_none_or(|a| row.is_some_and(|x| x.affine.name() == a))
+        })
+        .count() as u64
+}
+
+fn check_placements(sim: &Simulation, p: &PlacementsExpect, range: (u64, u64)) -> Vec<String> {
+    let n = count_placements(sim, p, range);
+    if n < p.min || n > p.max {
+        let mut what = Vec::new();
+        what.extend(p.rule.as_deref().map(|r| format!("rule {r}")));
+        what.extend(p.affine.as_deref().map(|a| format!("wake_affine {a}")));
+        what.extend(p.cpu.map(|c| format!("onto cpu {c}")));
+        vec![format!(
+            "{} placements{} in [{}, {}) ns: {n}, outside [{}, {}]",
+            p.task.as_deref().unwrap_or("all"),
+            if what.is_empty() { String::new() } else { format!(" ({})", what.join(", ")) },
+            range.0,
+            range.1,
+            p.min,
+            p.max
+        )]
+    } else {
+        vec![]
+    }
 }
 
 /// The pick row of the latest decision at or before `at` on `cpu`: the task-level row, or
@@ -445,5 +651,188 @@ fn check_count(sim: &Simulation, c: &CountExpect, range: (u64, u64)) -> Vec<Stri
         )]
     } else {
         vec![]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::lesson::Step;
+
+    /// Three hogs free on two CPUs (the start of `linux-6.18-smp/three-hogs-two-cpus`), and a
+    /// pipe pair beside a hog: periodic balancing, exec balancing, sync wakeups.
+    const HOGS: &str = r#"
+version = 1
+name = "three-hogs"
+duration = "300ms"
+[kernel]
+smp = "fair"
+[host]
+cpus = 2
+hz = 250
+[[tasks]]
+name = "k_a"
+parent_cpu = 0
+start = "2.416ms"
+program = [{ run = "forever" }]
+[[tasks]]
+name = "k_b"
+parent_cpu = 0
+start = "2.623ms"
+program = [{ run = "forever" }]
+[[tasks]]
+name = "k_c"
+parent_cpu = 0
+start = "4.616ms"
+program = [{ run = "forever" }]
+"#;
+
+    const PIPE: &str = r#"
+version = 1
+name = "pipe"
+duration = "20ms"
+[kernel]
+smp = "fair"
+[host]
+cpus = 2
+hz = 250
+[[tasks]]
+name = "k_p"
+parent_cpu = 0
+start = "2.733ms"
+program = [{ pipe = { peer = "k_q", work = "55.92us" } }]
+[[tasks]]
+name = "k_q"
+parent_cpu = 1
+start = "4.955ms"
+program = [{ pipe = { peer = "k_p", work = "55.92us", first = true } }]
+[[tasks]]
+name = "k_h"
+parent_cpu = 0
+start = "3.226ms"
+program = [{ run = "forever" }]
+"#;
+
+    fn run(text: &str) -> Simulation {
+        let (_, mut sim) = crate::load("t.toml", text, &[]).expect("loads");
+        sim.run();
+        sim
+    }
+
+    fn expect(json: &str) -> Expect {
+        serde_json::from_str(json).unwrap_or_else(|e| panic!("{e}: {json}"))
+    }
+
+    fn check(sim: &Simulation, e: &Expect, at: u64, range: (u64, u64)) -> Vec<String> {
+        let runs = [("baseline".to_string(), sim)];
+        check_expect(e, &Context { runs: &runs, variant: "baseline", at, cpu: 0, range })
+    }
+
+    const MS: u64 = 1_000_000;
+
+    #[test]
+    fn on_cpu_is_task_cpu_at_the_instant() {
+        let sim = run(HOGS);
+        // Periodic balancing pulled k_a to CPU 1 at 144 ms; k_b went there at its exec.
+        let e = expect(
+            r#"{"on_cpu": [{"task": "k_a", "cpu": 0, "at": "100ms"}, {"task": "k_a", "cpu": 1}, {"task": "k_b", "cpu": 1}, {"task": "k_c", "cpu": 0}]}"#,
+        );
+        assert_eq!(check(&sim, &e, 150 * MS, (0, 300 * MS)), Vec::<String>::new());
+        let e = expect(r#"{"on_cpu": [{"task": "k_a", "cpu": 0}]}"#);
+        assert_eq!(
+            check(&sim, &e, 150 * MS, (0, 300 * MS)),
+            vec!["k_a is on cpu 1 at 150000000 ns, not cpu 0".to_string()]
+        );
+        let e = expect(r#"{"on_cpu": [{"task": "k_c", "cpu": 0}]}"#);
+        assert_eq!(check(&sim, &e, MS, (0, 300 * MS)), vec!["k_c: no state at 1000000 ns".to_string()]);
+        // A sleeping task is on the CPU it will be woken from.
+        let pipe = run(PIPE);
+        let e =
+            expect(r#"{"on_cpu": [{"task": "k_p", "cpu": 1}, {"task": "k_q", "cpu": 1}, {"task": "k_h", "cpu": 0}]}"#);
+        assert_eq!(check(&pipe, &e, 8 * MS, (0, 20 * MS)), Vec::<String>::new());
+    }
+
+    #[test]
+    fn cpu_time_per_cpu_and_in_all() {
+        let sim = run(HOGS);
+        let summary = Summary::of(&sim).to_json();
+        let on = |c| cpu_time_pct(&summary, "k_a", c).expect("k_a");
+        assert!((on(Some(0)) + on(Some(1)) - on(None)).abs() < 1e-9);
+        let e = expect(
+            r#"{"cpu_time": [{"task": "k_a", "min_pct": 40, "max_pct": 60}, {"task": "k_a", "cpu": 1, "min_pct": 10, "max_pct": 60}]}"#,
+        );
+        assert_eq!(check(&sim, &e, 0, (0, 300 * MS)), Vec::<String>::new());
+        let e = expect(r#"{"cpu_time": [{"task": "k_a", "cpu": 1, "min_pct": 90, "max_pct": 100}]}"#);
+        let f = check(&sim, &e, 0, (0, 300 * MS));
+        assert_eq!(f.len(), 1);
+        assert!(f[0].starts_with("k_a ran ") && f[0].ends_with(" % of the run on cpu 1, outside [90, 100]"), "{f:?}");
+        assert!(cpu_time_pct(&summary, "k_a", Some(2)).is_none());
+    }
+
+    #[test]
+    fn migrations_by_task_class_and_range() {
+        let sim = run(HOGS);
+        let e = expect(
+            r#"{"migrations": [{"class": "exec", "task": "k_b", "min": 1, "max": 1},
+                {"task": "k_a", "class": "periodic", "range": ["140ms", "150ms"], "min": 1, "max": 1},
+                {"class": "wake", "min": 0, "max": 0}]}"#,
+        );
+        assert_eq!(check(&sim, &e, 0, (0, 300 * MS)), Vec::<String>::new());
+        let e = expect(r#"{"migrations": [{"task": "k_a", "class": "periodic", "min": 0, "max": 0}]}"#);
+        let f = check(&sim, &e, 0, (0, 200 * MS));
+        assert_eq!(f, vec!["k_a migrations (periodic) in [0, 200000000) ns: 1, outside [0, 0]".to_string()]);
+    }
+
+    #[test]
+    fn placements_by_rule_affine_and_cpu() {
+        let sim = run(PIPE);
+        // k_q's first write wakes k_p (WF_SYNC): wake_affine_idle() takes the waker's CPU 1.
+        let e = expect(
+            r#"{"placements": [{"task": "k_p", "affine": "idle", "cpu": 1, "range": ["5ms", "5.1ms"], "min": 1, "max": 1},
+                {"rule": "target_busy", "cpu": 1, "range": ["5.1ms", "12ms"], "min": 100, "max": 200},
+                {"cpu": 0, "range": ["5.1ms", "12ms"], "min": 0, "max": 0}],
+              "counts": [{"kind": "wakeup", "task": "k_p", "val": 16, "range": ["5ms", "5.1ms"], "min": 1, "max": 1}]}"#,
+        );
+        assert_eq!(check(&sim, &e, 0, (0, 20 * MS)), Vec::<String>::new());
+        let e = expect(r#"{"placements": [{"task": "k_p", "rule": "idle_scan", "min": 1, "max": 9}]}"#);
+        let f = check(&sim, &e, 0, (0, 20 * MS));
+        assert_eq!(f, vec!["k_p placements (rule idle_scan) in [0, 20000000) ns: 0, outside [1, 9]".to_string()]);
+    }
+
+    #[test]
+    fn smp_facts_are_validated_and_located() {
+        let sim = run(HOGS);
+        let names = Names::of(&sim);
+        let step: Step = serde_json::from_str(
+            r#"{"title": "T", "text": ["x"], "range": ["0ms", "100ms"], "at": "50ms", "question": "q",
+                "expect": {"on_cpu": [{"task": "/", "cpu": 0}, {"task": "k_a", "cpu": 2, "at": "5 ms"}],
+                           "cpu_time": [{"task": "k_z", "min_pct": 5, "max_pct": 1}],
+                           "migrations": [{"class": "sideways", "range": ["50ms", "200ms"], "min": 0, "max": 1}],
+                           "placements": [{"rule": "somewhere", "affine": "maybe", "cpu": 7, "min": 0, "max": 1}]}}"#,
+        )
+        .expect("parses");
+        let ok = |_: &[(String, String)]| Ok(());
+        let errs = validate_step("l", 0, &step, &names, 300 * MS, 2, &ok).join("\n");
+        for want in [
+            "l step 1 (T): expect: \"k_z\" is no task or cgroup of the scenario",
+            "on_cpu at: \"5 ms\": expected a number and a unit",
+            "on_cpu/cpu_time name tasks, not cgroups (\"/\")",
+            "expect: cpu 2 does not exist (the scenario has 2)",
+            "expect: cpu 7 does not exist",
+            "cpu_time of k_z: min_pct is above max_pct",
+            "unknown migration class \"sideways\" (wake, periodic, newidle, nohz, active, affinity, exec)",
+            "unknown placement rule \"somewhere\"",
+            "unknown wake_affine part \"maybe\" (none, idle, weight, prev)",
+            "count range [50ms, 200ms] must be two increasing times within the step's range",
+        ] {
+            assert!(errs.contains(want), "missing {want:?} in\n{errs}");
+        }
+        // A fact list alone is a fact.
+        let only: Step = serde_json::from_str(
+            r#"{"title": "T", "text": ["x"], "range": ["0ms", "100ms"], "at": "50ms", "question": "q",
+                "expect": {"on_cpu": [{"task": "k_a", "cpu": 0}]}}"#,
+        )
+        .expect("parses");
+        assert_eq!(validate_step("l", 0, &only, &names, 300 * MS, 2, &ok), Vec::<String>::new());
     }
 }

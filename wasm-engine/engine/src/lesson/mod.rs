@@ -125,6 +125,110 @@ pub struct Expect {
     /// Event counts within the step's range.
     #[serde(default)]
     pub counts: Vec<CountExpect>,
+    /// Tasks on a given CPU (`task_cpu()`: running, queued or asleep there) at `at`, by their
+    /// latest sample.
+    #[serde(default)]
+    pub on_cpu: Vec<OnCpuExpect>,
+    /// Whole-run CPU time of a task, on one CPU or on all, as a percentage of the run.
+    #[serde(default)]
+    pub cpu_time: Vec<CpuTimeExpect>,
+    /// Migrations (`migrate` rows) within the step's range, by task and class.
+    #[serde(default)]
+    pub migrations: Vec<MigrationsExpect>,
+    /// Wakeup placements (`select_rq` rows) within the step's range, by task, rule and
+    /// wake_affine()'s part.
+    #[serde(default)]
+    pub placements: Vec<PlacementsExpect>,
+}
+
+/// A task on `cpu` at an instant, as `task_cpu()` says: running, queued or asleep there (the
+/// CPU of its latest sample at or before the instant).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OnCpuExpect {
+    /// Which variant (default: the expect's).
+    #[serde(default)]
+    pub variant: Option<String>,
+    /// The instant (default: the expect's).
+    #[serde(default)]
+    pub at: Option<String>,
+    /// The task.
+    pub task: String,
+    /// The CPU.
+    pub cpu: u32,
+}
+
+/// A task's CPU time over the whole run as a percentage of the run's length (one CPU = 100):
+/// on `cpu` (`cpu_time_ns_by_cpu` of `schedlab simulate --json`), or on every CPU.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CpuTimeExpect {
+    /// Which variant (default: the expect's).
+    #[serde(default)]
+    pub variant: Option<String>,
+    /// The task.
+    pub task: String,
+    /// The CPU (default: all of them).
+    #[serde(default)]
+    pub cpu: Option<u32>,
+    /// Lower bound, % of a CPU (inclusive).
+    pub min_pct: f64,
+    /// Upper bound, % of a CPU (inclusive).
+    pub max_pct: f64,
+}
+
+/// The number of migrations in `[start, end)`: the step's range unless `range`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MigrationsExpect {
+    /// Which variant (default: the expect's).
+    #[serde(default)]
+    pub variant: Option<String>,
+    /// Only this task's.
+    #[serde(default)]
+    pub task: Option<String>,
+    /// Only this class (`obs::codes::MigrateClass`: wake, periodic, newidle, nohz, active,
+    /// affinity, exec).
+    #[serde(default)]
+    pub class: Option<String>,
+    /// The time range counted (default: the step's range).
+    #[serde(default)]
+    pub range: Option<[String; 2]>,
+    /// Lower bound (inclusive).
+    pub min: u64,
+    /// Upper bound (inclusive).
+    pub max: u64,
+}
+
+/// The number of wakeup placements (`select_task_rq()`) in `[start, end)`: the step's range
+/// unless `range`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PlacementsExpect {
+    /// Which variant (default: the expect's).
+    #[serde(default)]
+    pub variant: Option<String>,
+    /// Only this task's.
+    #[serde(default)]
+    pub task: Option<String>,
+    /// Only this rule (`sched::select::PlacePath`'s names: pinned, target_idle, prev_idle,
+    /// recent_used_cpu, idle_scan, target_busy, find_dst_cpu, fallback_rq, vcpu_pack).
+    #[serde(default)]
+    pub rule: Option<String>,
+    /// Only with this part of wake_affine() (`sched::select::AffinePath`'s names: none,
+    /// idle, weight, prev).
+    #[serde(default)]
+    pub affine: Option<String>,
+    /// Only those that chose this CPU.
+    #[serde(default)]
+    pub cpu: Option<u32>,
+    /// The time range counted (default: the step's range).
+    #[serde(default)]
+    pub range: Option<[String; 2]>,
+    /// Lower bound (inclusive).
+    pub min: u64,
+    /// Upper bound (inclusive).
+    pub max: u64,
 }
 
 /// A whole-run metric within `[min, max]`.
@@ -196,6 +300,40 @@ pub const COUNTABLE: [&str; 19] = [
     "migrate",
 ];
 
+/// The fields of each fact shape of an `expect` block, as lesson files spell them: the web
+/// app's strict parser accepts exactly these (it reads them from the generated contract), and
+/// a test holds them equal to the serde structs' fields.
+pub const FACT_FIELDS: [(&str, &[&str]); 7] = [
+    (
+        "expect",
+        &[
+            "variant",
+            "at",
+            "cpu",
+            "level",
+            "picked",
+            "reason",
+            "buddy",
+            "eligible",
+            "not_eligible",
+            "delayed",
+            "sleeping",
+            "metrics",
+            "counts",
+            "on_cpu",
+            "cpu_time",
+            "migrations",
+            "placements",
+        ],
+    ),
+    ("metrics", &["variant", "task", "field", "min", "max"]),
+    ("counts", &["variant", "kind", "task", "val", "range", "min", "max"]),
+    ("on_cpu", &["variant", "at", "task", "cpu"]),
+    ("cpu_time", &["variant", "task", "cpu", "min_pct", "max_pct"]),
+    ("migrations", &["variant", "task", "class", "range", "min", "max"]),
+    ("placements", &["variant", "task", "rule", "affine", "cpu", "range", "min", "max"]),
+];
+
 /// Parses one lesson file; errors name the file, line and column.
 pub fn parse_lesson(file: &str, text: &str) -> Result<Lesson, String> {
     serde_json::from_str(text).map_err(|e| format!("{file}:{}:{}: {e}", e.line(), e.column()))
@@ -229,6 +367,27 @@ mod tests {
         for bad in ["12", "ms", " 12ms", "1.ms", ".5ms", "1.2.3ms", "forever", "12 ms", "12min"] {
             assert!(lesson_time(bad).is_err(), "{bad}");
         }
+    }
+
+    /// The fields serde names in its unknown-field error ("expected one of `a`, `b`").
+    fn serde_fields<T: serde::de::DeserializeOwned + std::fmt::Debug>() -> Vec<String> {
+        let e = serde_json::from_str::<T>("{\"__no_such_field__\": 0}").unwrap_err().to_string();
+        let list = e.split("expected one of ").nth(1).unwrap_or_else(|| panic!("{e}"));
+        list.split(", ").map(|f| f.split('`').nth(1).expect("`field`").to_string()).collect()
+    }
+
+    #[test]
+    fn fact_fields_are_the_structs_fields() {
+        let of = |k: &str| -> Vec<String> {
+            FACT_FIELDS.iter().find(|(n, _)| *n == k).expect(k).1.iter().map(|f| f.to_string()).collect()
+        };
+        assert_eq!(of("expect"), serde_fields::<Expect>());
+        assert_eq!(of("metrics"), serde_fields::<MetricExpect>());
+        assert_eq!(of("counts"), serde_fields::<CountExpect>());
+        assert_eq!(of("on_cpu"), serde_fields::<OnCpuExpect>());
+        assert_eq!(of("cpu_time"), serde_fields::<CpuTimeExpect>());
+        assert_eq!(of("migrations"), serde_fields::<MigrationsExpect>());
+        assert_eq!(of("placements"), serde_fields::<PlacementsExpect>());
     }
 
     #[test]

@@ -600,7 +600,7 @@ pub fn code_tables() -> Vec<CodeTable> {
         },
         CodeTable {
             name: "MigrateClass",
-            names: None,
+            names: Some("MIGRATE_CLASS_NAMES"),
             doc: "Why a task changed CPU (a migrate row's `arg`).",
             entries: MigrateClass::ALL.iter().map(|c| (c.name(), *c as u32)).collect(),
             words: vec![],

@@ -45,6 +45,19 @@ pub enum PlacePath {
 }
 
 impl PlacePath {
+    /// All rules, in code order.
+    pub const ALL: [PlacePath; 9] = [
+        PlacePath::Pinned,
+        PlacePath::Target,
+        PlacePath::Prev,
+        PlacePath::Recent,
+        PlacePath::Scan,
+        PlacePath::Fallback,
+        PlacePath::Slow,
+        PlacePath::NotAllowed,
+        PlacePath::VcpuPack,
+    ];
+
     /// Stable name (log, JSON, "why").
     pub fn name(self) -> &'static str {
         match self {
@@ -74,6 +87,21 @@ pub enum AffinePath {
     Weight = 2,
     /// Neither rule chose the waker's CPU: the previous CPU stays.
     Prev = 3,
+}
+
+impl AffinePath {
+    /// All parts, in code order.
+    pub const ALL: [AffinePath; 4] = [AffinePath::None, AffinePath::Idle, AffinePath::Weight, AffinePath::Prev];
+
+    /// Stable name (lessons, UI).
+    pub fn name(self) -> &'static str {
+        match self {
+            AffinePath::None => "none",
+            AffinePath::Idle => "idle",
+            AffinePath::Weight => "weight",
+            AffinePath::Prev => "prev",
+        }
+    }
 }
 
 /// A placement and its reasons.
