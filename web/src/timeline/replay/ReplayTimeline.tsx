@@ -1,8 +1,10 @@
 // The replay view of an imported trace: the time axis, a legend, and one canvas holding the
-// CPU lanes (real run spans with the state each task left in, wakeup links, migrations) and,
+// CPU rows (per CPU: its lane of real run spans with the state each task left in, and its
+// runqueue-depth track; wakeup links and migrations across them) and,
 // when an EEVDF dump is present, one lane per dumped task with its real vruntime and deadline.
 // The canvas reports what it drew in data attributes (data-spans-drawn, data-state-caps-*,
-// data-wakeup-links, data-migrations, data-eevdf-lanes, data-eevdf-points, …).
+// data-wakeup-links, data-migrations, data-eevdf-lanes, data-eevdf-points, data-depth-*, …) and
+// its geometry (data-lane-h, data-row-pitch, data-eevdf-top).
 import { memo, useEffect, useLayoutEffect, useMemo, useRef, useState, type RefObject } from 'react';
 import type { EevdfWindowData, ImportedTrace, ReplayWindowData } from '../../engine/protocol';
 import { ENTITY_LANE_H, GUTTER_W, SECTION_GAP } from '../layout';
@@ -193,6 +195,9 @@ function ReplayTimelineImpl(p: ReplayTimelineProps) {
       const ds = canvas.dataset;
       ds.cpuLanes = String(cpus);
       ds.spansDrawn = String(rects);
+      ds.laneH = String(rows.laneH);
+      ds.rowPitch = String(rows.pitch);
+      ds.eevdfTop = String(eevdfTop);
       ds.depthTracks = String(cpus);
       ds.depthSegments = String(depth.segments);
       ds.depthOverloaded = String(depth.overloaded);
