@@ -2,7 +2,8 @@
 // the variant picker says what each variant does and where it comes from (keyboard included);
 // every tick label of the wakeup-latency histogram is inside the chart and the page; the
 // replay view of an SMP capture draws a runqueue-depth track under each CPU lane and a
-// per-CPU runqueue table with the time each CPU idled while another was overloaded.
+// per-CPU runqueue table with the time each CPU idled while another was overloaded, and its
+// shadow re-simulation's variant picker describes the chosen variant.
 import { fileURLToPath } from 'node:url';
 import type { Page } from '@playwright/test';
 import { expect, test } from '../fixtures/test';
@@ -121,4 +122,8 @@ test('replay of an SMP capture: a runqueue-depth track under each CPU lane and t
   const means = (await table.locator('tbody tr td:nth-child(3)').allTextContents()).map(Number);
   expect(means[0] + means[1]).toBeGreaterThan(2.7);
   expect(means[0] + means[1]).toBeLessThan(3.6);
+  // The shadow re-simulation's variant picker says what the chosen variant is, too.
+  await page.getByLabel('shadow variant').selectOption('lag-transfer');
+  await expect(page.getByTestId('shadow-variant-desc')).toContainText('positive lag');
+  await expect(page.getByTestId('shadow-variant-desc')).toContainText('Source: review thread suggestion (K Prateek Nayak)');
 });
