@@ -83,16 +83,17 @@ test('tracefs text: diagnostics as schedlab import prints them, runs with their 
   }
   expect(r).toBeGreaterThan(0);
   await page.screenshot({ path: 'artifacts/import-states.png' });
-  // The record under the pointer on CPU 1.
+  // The record under the pointer on CPU 1 (the middle of its lane, on its row).
   const box = (await canvas(page).boundingBox())!;
-  await page.mouse.move(box.x + box.width / 2, box.y + 22 + 11);
+  const cpu1 = (await attr(page, 'data-row-pitch')) + (await attr(page, 'data-lane-h')) / 2;
+  await page.mouse.move(box.x + box.width / 2, box.y + cpu1);
   await waitForIdle(page);
   const rec = page.getByTestId('hovered-record');
   await expect(rec).toBeVisible();
   await expect(rec.locator('tr').first()).toContainText(/sched_/);
   await expect(page.getByTestId('hovered-span')).toContainText(/k_[ab]/);
   // Pick the run: its switch-in and switch-out records.
-  await page.mouse.click(box.x + box.width / 2, box.y + 22 + 11);
+  await page.mouse.click(box.x + box.width / 2, box.y + cpu1);
   await waitForIdle(page);
   await expect(page.getByTestId('picked-span')).toContainText(/left the CPU in|still running/);
   await expect(page.getByTestId('span-switch-out').locator('tr[data-field="prev_state"] td')).toHaveText(/^(R|R\+|S|D)$/);
@@ -118,7 +119,7 @@ test('.dat with its bpftrace EEVDF dump: decoded counts as schedlab import print
   for (let i = 0; i < 10; i++) await page.keyboard.press('w');
   await waitForIdle(page);
   const box = (await canvas(page).boundingBox())!;
-  const laneTop = 2 * 22 + 6;
+  const laneTop = await attr(page, 'data-eevdf-top');
   let found = false;
   for (let x = 120; x < box.width && !found; x += 3) {
     await page.mouse.move(box.x + x, box.y + laneTop + 28);

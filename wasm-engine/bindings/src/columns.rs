@@ -311,7 +311,9 @@ column_set! {
     /// The replay view of a window of an imported trace (times in ns after the origin). Spans
     /// merged below the bucket (`span_count` > 1); wakeups with the wakee's next switch-in
     /// (`wake_run_t` −1 when none) and migrations, unless the window holds more than the limit:
-    /// `omitted` = [wakeups, migrations] left out.
+    /// `omitted` = [wakeups, migrations] left out. Each CPU's runqueue depth as segments
+    /// `[depth_start, depth_end)` (`import::depth`), merged below the bucket keeping the largest
+    /// depth (`depth_count` > 1).
     ReplayWindowCols {
         span_cpu: U32,
         span_task: U32,
@@ -335,6 +337,11 @@ column_set! {
         mig_task: U32,
         mig_orig: I32,
         mig_dest: I32,
+        depth_cpu: U32,
+        depth_start: F64,
+        depth_end: F64,
+        depth_n: U32,
+        depth_count: U32,
         omitted: U32,
     }
 }

@@ -229,13 +229,20 @@ pub fn typescript() -> String {
     out.push_str("} as const;\n");
     out.push_str(
         "\n/** A named kernel variant of the engine (`schedlab variants`): overrides of the Linux 6.18.44 baseline. */\n\
-         export type EngineVariant = { key: string; overrides: [string, string][]; doc: string };\n\
+         export type EngineVariant = {\n  key: string;\n  overrides: [string, string][];\n  /** What it does, in one short line. */\n  short: string;\n  /** Where it comes from: a patch, a kernel version, a review-thread suggestion. */\n  source: string;\n  /** The full description. */\n  doc: string;\n};\n\
          /** The engine's named variants, in the engine's order (`scenario::variants::VARIANTS`). */\n\
          export const ENGINE_VARIANTS: readonly EngineVariant[] = [\n",
     );
     for v in VARIANTS {
         let ov: Vec<String> = v.overrides.iter().map(|(k, x)| format!("[{}, {}]", js(k), js(x))).collect();
-        out.push_str(&format!("  {{ key: {}, overrides: [{}], doc: {} }},\n", js(v.name), ov.join(", "), js(v.doc)));
+        out.push_str(&format!(
+            "  {{ key: {}, overrides: [{}], short: {}, source: {}, doc: {} }},\n",
+            js(v.name),
+            ov.join(", "),
+            js(v.short),
+            js(v.source),
+            js(v.doc)
+        ));
     }
     out.push_str("];\n");
     out

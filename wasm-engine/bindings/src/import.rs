@@ -137,8 +137,8 @@ impl ImportHandle {
         to_json(&trace_tasks(&self.store))
     }
 
-    /// Spans of `[t0, t1)` (relative ns) merged below `bucket`, and, when the window holds at
-    /// most `limit` of them, its wakeups (with each wakee's next switch-in) and migrations.
+    /// Spans of `[t0, t1)` (relative ns) merged below `bucket`, each CPU's runqueue depth
+    /// segments (merged likewise), and, when the window holds at most `limit` of them, its wakeups (with each wakee's next switch-in) and migrations.
     /// `omitted` = [wakeups, migrations] left out for density.
     pub fn window(&self, t0: f64, t1: f64, bucket: f64, limit: u32) -> Columns {
         let mut c = ReplayWindowCols::default();
@@ -174,6 +174,10 @@ impl ImportHandle {
             c.mig_orig.push(m.orig_cpu[i]);
             c.mig_dest.push(m.dest_cpu[i]);
         }
+        let d = tl.depth.window(a, b, ns(bucket).max(1));
+        c.depth_start = d.start.iter().map(|&t| rel(t)).collect();
+        c.depth_end = d.end.iter().map(|&t| rel(t)).collect();
+        (c.depth_cpu, c.depth_n, c.depth_count) = (d.cpu, d.depth, d.count);
         c.omitted = vec![if keep_w { 0 } else { (hi - lo) as u32 }, if keep_m { 0 } else { (mhi - mlo) as u32 }];
         c.into_columns()
     }
@@ -291,6 +295,12 @@ mod tests {
         assert_eq!(state[1], u32::MAX, "a still running");
         assert_eq!(w.take_f64("wake_run_t"), vec![300_000.0]);
         assert_eq!(w.take_u32("wake_run_cpu"), vec![1]);
+        // Depths: CPU 0 holds a (preempted, R+) and b from the first switch, then b sleeps;
+        // c is counted on CPU 1 from its wakeup there.
+        let (dc, dn) = (w.take_u32("depth_cpu"), w.take_u32("depth_n"));
+        let ds = w.take_f64("depth_start");
+        let got: Vec<_> = (0..dc.len()).map(|i| (dc[i], ds[i], dn[i])).collect();
+        assert_eq!(got, vec![(0, 0.0, 2), (0, 200_000.0, 1), (1, 100_000.0, 1)]);
         let r: Value = serde_json::from_str(&h.record_at(0, 100_000.0, 1000.0)).unwrap();
         assert_eq!(r["event"], "sched_wakeup");
         assert_eq!(r["t"], 100_000);

@@ -178,3 +178,45 @@ fn eevdf_dumps_align_to_their_traces() {
         assert!(!b.accepted, "{exp} against another capture: {b:?}");
     }
 }
+
+/// The runqueue depths of the `traces/linux-6.18-smp` captures (`import::depth`): a CPU running
+/// a task has depth ≥ 1 at the middle of each span; three hogs on two CPUs keep one CPU at depth
+/// 2 or more most of the time and both CPUs barely idle; idle-while-overloaded never exceeds idle.
+#[test]
+fn runqueue_depth_of_the_smp_captures() {
+    for exp in
+        ["three-hogs-two-cpus", "nice-imbalance-smp", "sleepers-and-hogs-smp", "cgroup-shares-smp", "pipe-pair-and-hog"]
+    {
+        let bytes =
+            std::fs::read(common::traces().join("linux-6.18-smp").join(exp).join("trace.dat")).expect("read trace.dat");
+        let mut store = TraceStore::new();
+        decode_all(&bytes, &mut store).expect("decode");
+        let tl = TraceTimeline::build(&store);
+        let d = &tl.depth;
+        assert_eq!(d.cpus.len(), 2, "{exp}");
+        for c in 0..tl.ncpus as usize {
+            for i in tl.cpu_first[c] as usize..tl.cpu_first[c + 1] as usize {
+                let mid = tl.start[i] + (tl.end[i] - tl.start[i]) / 2;
+                // (Not before a CPU's first switch: the depth counts a task from its first record.)
+                if tl.end[i] > tl.start[i] && tl.switch_in[i] != NONE && tl.state[i] != LOST {
+                    assert!(d.at(c, mid) >= 1, "{exp}: CPU {c} runs a task at {mid} with depth 0");
+                }
+            }
+        }
+        for r in &d.cpus {
+            assert!(r.idle_while_overloaded_ns <= r.idle_ns, "{exp}: {r:?}");
+            assert!(r.idle_ns <= tl.t1 - tl.t0, "{exp}: {r:?}");
+            eprintln!("{exp}: {r:?} of {} ms", (tl.t1 - tl.t0) / 1_000_000);
+        }
+        if exp == "three-hogs-two-cpus" {
+            let dur = tl.t1 - tl.t0;
+            // Three runnable hogs on two CPUs: the depths add up to about 3 on average.
+            let total: u64 = d.cpus.iter().map(|r| r.mean_depth_milli).sum();
+            assert!((2700..=3600).contains(&total), "mean depths add up to {total}/1000");
+            for r in &d.cpus {
+                assert!(r.max_depth >= 2, "{r:?}");
+                assert!(r.idle_ns < dur / 20, "{r:?}");
+            }
+        }
+    }
+}

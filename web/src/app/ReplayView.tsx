@@ -1,5 +1,6 @@
 // The replay of an imported trace: its own timeline (per-CPU runs with the state each ended
-// in, wakeup links, migrations, and real EEVDF lanes when a dump is present), the record under
+// in, each CPU's runqueue depth under its lane, wakeup links, migrations, and real EEVDF lanes
+// when a dump is present), the per-CPU runqueue figures, the record under
 // the pointer, the import diagnostics, and the shadow re-simulation. Its state and queries are
 // the replay controller's (replay.ts); this renders its store.
 
@@ -67,6 +68,38 @@ export function ReplayView({ replay, alignment, onClose, onCancel }: Props) {
             />
           </ErrorBoundary>
         </div>
+        {s.runqueues.length > 0 && (
+          <div className="runqueues">
+            <table className="runqueue-table" data-testid="runqueue-table" aria-label="runqueues per CPU" aria-describedby="runqueue-note">
+              <thead>
+                <tr>
+                  <th scope="col">CPU</th>
+                  <th scope="col">max runnable</th>
+                  <th scope="col">mean runnable</th>
+                  <th scope="col">idle</th>
+                  <th scope="col" title="time this CPU was idle while another CPU had more than one runnable task">
+                    idle·ovl
+                  </th>
+                </tr>
+              </thead>
+              <tbody>
+                {s.runqueues.map((r) => (
+                  <tr key={r.cpu} data-cpu={r.cpu}>
+                    <td>{r.cpu}</td>
+                    <td>{r.max_depth}</td>
+                    <td>{(r.mean_depth_milli / 1000).toFixed(2)}</td>
+                    <td>{formatNs(r.idle_ns)}</td>
+                    <td data-key="idle-overloaded">{formatNs(r.idle_while_overloaded_ns)}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+            <p className="muted" id="runqueue-note">
+              Runnable tasks per CPU (the running one included), counted from the trace&apos;s wakeups, sleeps and migrations; drawn under each CPU lane. <b>idle·ovl</b>: time the CPU was idle while another CPU
+              had more than one runnable task (work it could have taken). Idle counts from a CPU&apos;s first sched_switch.
+            </p>
+          </div>
+        )}
         {st.shadowBusy && <ImportProgressBar file={`re-reading ${trace.file}`} progress={st.shadowBusy} onCancel={onCancel} />}
         <ErrorBoundary name="shadow re-simulation">
           <ShadowPanel runs={st.runs} running={st.shadowBusy !== null} error={st.shadowError} onRun={replay.runShadow} />

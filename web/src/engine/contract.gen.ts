@@ -148,6 +148,29 @@ export type CpuDecisions = {
 };
 
 /**
+ * One CPU's runqueue figures over the trace.
+ */
+export type CpuRunqueue = {
+  cpu: number;
+  /**
+   * Largest depth seen (the running task included).
+   */
+  max_depth: number;
+  /**
+   * Time-weighted mean depth from the CPU's first `sched_switch` to the end, ×1000.
+   */
+  mean_depth_milli: number;
+  /**
+   * Time at depth 0 from the CPU's first `sched_switch` to the end of the trace (ns).
+   */
+  idle_ns: number;
+  /**
+   * Of that, the time another CPU had more than one runnable task (ns).
+   */
+  idle_while_overloaded_ns: number;
+};
+
+/**
  * One CPU at the cursor: its queued task entities and its latest task-level pick.
  */
 export type CpuState = {
@@ -501,6 +524,11 @@ export type ImportSummary = {
    */
   raw_prev_states: { [key in number]: number };
   missing: Array<Missing>;
+  /**
+   * Per CPU: runqueue depth, idle time and idle time while another CPU had more than one
+   * runnable task (`import::depth`); empty without `sched_switch` records.
+   */
+  runqueues: Array<CpuRunqueue>;
 };
 
 /**
@@ -799,7 +827,7 @@ export type ReplayReport = {
   decisions: DecisionReport;
 };
 
-/** The replay view of a window of an imported trace (times in ns after the origin). Spans merged below the bucket (`span_count` > 1); wakeups with the wakee's next switch-in (`wake_run_t` −1 when none) and migrations, unless the window holds more than the limit: `omitted` = [wakeups, migrations] left out. */
+/** The replay view of a window of an imported trace (times in ns after the origin). Spans merged below the bucket (`span_count` > 1); wakeups with the wakee's next switch-in (`wake_run_t` −1 when none) and migrations, unless the window holds more than the limit: `omitted` = [wakeups, migrations] left out. Each CPU's runqueue depth as segments `[depth_start, depth_end)` (`import::depth`), merged below the bucket keeping the largest depth (`depth_count` > 1). */
 export type ReplayWindowCols = {
   span_cpu: Uint32Array;
   span_task: Uint32Array;
@@ -821,6 +849,11 @@ export type ReplayWindowCols = {
   mig_task: Uint32Array;
   mig_orig: Int32Array;
   mig_dest: Int32Array;
+  depth_cpu: Uint32Array;
+  depth_start: Float64Array;
+  depth_end: Float64Array;
+  depth_n: Uint32Array;
+  depth_count: Uint32Array;
   omitted: Uint32Array;
 };
 
@@ -851,6 +884,11 @@ export type ReplayWindowData = {
   mig_task: Uint32Array;
   mig_orig: Int32Array;
   mig_dest: Int32Array;
+  depth_cpu: Uint32Array;
+  depth_start: Float64Array;
+  depth_end: Float64Array;
+  depth_n: Uint32Array;
+  depth_count: Uint32Array;
   omitted: Uint32Array;
 };
 
@@ -1404,6 +1442,11 @@ export const REPLAY_WINDOW_COLS_LAYOUT: ColumnLayout<ReplayWindowCols> = {
   mig_task: 'u32',
   mig_orig: 'i32',
   mig_dest: 'i32',
+  depth_cpu: 'u32',
+  depth_start: 'f64',
+  depth_end: 'f64',
+  depth_n: 'u32',
+  depth_count: 'u32',
   omitted: 'u32',
 };
 export const EEVDF_WINDOW_COLS_LAYOUT: ColumnLayout<EevdfWindowCols> = {
@@ -1722,115 +1765,170 @@ export const LESSON_FACT_FIELDS = {
 } as const;
 
 /** A named kernel variant of the engine (`schedlab variants`): overrides of the Linux 6.18.44 baseline. */
-export type EngineVariant = { key: string; overrides: [string, string][]; doc: string };
+export type EngineVariant = {
+  key: string;
+  overrides: [string, string][];
+  /** What it does, in one short line. */
+  short: string;
+  /** Where it comes from: a patch, a kernel version, a review-thread suggestion. */
+  source: string;
+  /** The full description. */
+  doc: string;
+};
 /** The engine's named variants, in the engine's order (`scenario::variants::VARIANTS`). */
 export const ENGINE_VARIANTS: readonly EngineVariant[] = [
-  { key: 'baseline', overrides: [], doc: 'Linux 6.18.44 as measured on our machines.' },
+  {
+    key: 'baseline',
+    overrides: [],
+    short: 'The measured kernel, no change.',
+    source: 'Linux 6.18.44 (our machines)',
+    doc: 'Linux 6.18.44 as measured on our machines.',
+  },
   {
     key: 'forfeit-6.19',
     overrides: [['yield', 'forfeit']],
+    short: "Forfeit yield: an eligible yielder's vruntime jumps to its deadline.",
+    source: 'Linux 6.19, commit 79104becf42b (in 6.18.y since 6.18.2)',
     doc: "6.19's forfeit yield (79104becf42b); identical to the baseline: 6.18.y stable has had it since 6.18.2.",
   },
   {
     key: 'yield-6.18.0',
     overrides: [['yield', 'deadline_bump']],
+    short: "Old sched_yield: only the yielder's deadline moves.",
+    source: 'Linux 6.18.0 and 6.18.1',
     doc: 'sched_yield of 6.18.0 and 6.18.1, before the forfeit reached 6.18.y stable: only the deadline moves.',
   },
   {
     key: 'hier-yield',
     overrides: [['yield', 'hierarchical']],
+    short: 'Yield forfeits at each cgroup level while eligible.',
+    source: 'review thread suggestion (K Prateek Nayak, Nov 2025)',
     doc: "K Prateek Nayak's hierarchical yield (Nov 2025): forfeit at each level while eligible.",
   },
   {
     key: 'debooster-v1',
     overrides: [['yield_to', 'debooster_v1']],
+    short: 'yield_to penalises the yielder at the cgroup LCA; 6 ms rate limit.',
+    source: 'patch: Wanpeng Li, vCPU debooster v1, 2025-11-10',
     doc: "Wanpeng Li's vCPU debooster v1 (2025-11-10): LCA penalty, 6 ms rate limit refreshed on every call.",
   },
   {
     key: 'debooster-v1-nolimit',
     overrides: [['yield_to', 'debooster_v1'], ['debooster_rate_limit', 'false']],
+    short: 'Debooster v1 without its rate limiter.',
+    source: "review thread test (Christian Borntraeger, s390) of Wanpeng Li's v1",
     doc: "Debooster v1 with its rate limiter commented out, as in Christian Borntraeger's s390 test.",
   },
   {
     key: 'debooster-v2',
     overrides: [['yield_to', 'debooster_v2']],
+    short: 'Debooster v2: h_nr_queued penalty table, no vlag write.',
+    source: 'patch: Wanpeng Li, vCPU debooster v2, 2025-12-19',
     doc:
       "Wanpeng Li's vCPU debooster v2 (2025-12-19): h_nr_queued table, no vlag write, rate limit refreshed when allowed.",
   },
   {
     key: 'lag-credit',
     overrides: [['yield_to', 'lag_credit']],
+    short: "The yield_to target's lag credited up to eligibility at every level.",
+    source: "Wanpeng Li's v3 cover letter (details assumed)",
     doc:
       "Wanpeng Li's v3 (cover letter only, details assumed): the target's lag credited up to eligibility at every level.",
   },
   {
     key: 'lag-transfer',
     overrides: [['yield_to', 'lag_transfer']],
+    short: "The yielder's positive lag handed to the yield_to target at the LCA.",
+    source: 'review thread suggestion (K Prateek Nayak)',
     doc: "The yielder's positive lag handed to the target at the LCA (Prateek's suggestion, Σ lag kept 0).",
   },
   {
     key: 'last-buddy',
     overrides: [['yield_to', 'last_buddy']],
+    short: 'The yield_to target kept as a sustained buddy (3 picks assumed).',
+    source: 'review thread suggestion (K Prateek Nayak)',
     doc: "A LAST_BUDDY-like sustained buddy for the yield_to target (Prateek's suggestion; 3 picks assumed).",
   },
   {
     key: 'yield-throttle-10us',
     overrides: [['yield_interval', '10us']],
+    short: 'sched_yield throttled: each thread yields at most once per 10 µs.',
+    source: 'patch: Kuba Piecuch, yield throttling RFC (yield_interval_ns), 2025-08-08',
     doc: "Kuba Piecuch's yield throttling RFC with yield_interval_ns = 10000.",
   },
   {
     key: 'on-spin-fixed',
     overrides: [['kvm_on_spin', 'fixed']],
+    short: 'kvm_vcpu_on_spin() with the last_boosted_vcpu fix.',
+    source: "Linux 6.19-rc1 (Wanpeng Li's v1 patch 6/10)",
     doc: "kvm_vcpu_on_spin() with the last_boosted_vcpu fix of 6.19-rc1 (Wanpeng Li's patch 6/10).",
   },
   {
     key: 'ipi-aware',
     overrides: [['kvm_ipi_aware', 'true']],
+    short: 'Directed yield prefers the vCPU that received an IPI.',
+    source: 'patch: Wanpeng Li, v1 patches 7-10, 2025-11-10',
     doc:
       "Wanpeng Li's IPI-aware directed yield (v1 patches 7-10): receiver tracking, IPI-first candidates, relaxed round.",
   },
   {
     key: 'wanpeng-series',
     overrides: [['yield_to', 'debooster_v1'], ['kvm_on_spin', 'fixed'], ['kvm_ipi_aware', 'true']],
+    short: 'Debooster v1 + last_boosted_vcpu fix + IPI-aware directed yield.',
+    source: 'patch series: Wanpeng Li, v1 (10 patches), 2025-11-10',
     doc: 'The whole v1 series (2025-11-10): debooster v1, the last_boosted_vcpu fix and IPI-aware directed yield.',
   },
   {
     key: 'pv-sched-yield',
     overrides: [['kvm_pv_sched_yield', 'true']],
+    short: 'The guest yields to a preempted vCPU it just sent an IPI to.',
+    source: 'KVM paravirt feature (KVM_HC_SCHED_YIELD)',
     doc: "The guest's PV sched_yield: after an IPI to a preempted vCPU, KVM_HC_SCHED_YIELD yields to it.",
   },
   {
     key: 'pv-spinlock',
     overrides: [['kvm_pv_spinlock', 'true']],
+    short: 'Guest PV qspinlock: waiters halt, the unlock kicks and yields to the head.',
+    source: 'KVM paravirt feature (KVM_FEATURE_PV_UNHALT)',
     doc:
       "The guest's PV qspinlock (KVM_FEATURE_PV_UNHALT): FIFO waiters halt after the spin threshold; the unlock's KVM_HC_KICK_CPU wakes the head and yields to it.",
   },
   {
     key: 'wakeup-6.18',
     overrides: [['wakeup_preempt', '6.18']],
+    short: 'Wakeup preemption as in 6.18.y stable, not as our machine behaves.',
+    source: 'Linux 6.18.y stable (6.18.26 fair.c l.8802)',
     doc:
       "check_preempt_wakeup_fair() of 6.18.y stable (6.18.26 fair.c l.8802): a fork wakeup runs the pick and may preempt at once, protection is tightened only for a shorter-slice wakee, NEXT_BUDDY marks every wakee, no buddy in the wakeup pick, a delayed winner blocks the preemption. Not what our machine runs: of 291 children forked onto their spinning parent's CPU none preempted it (all waited for a tick, 2.03 ms on average); with this function the mirror has 247 of 290 preempt at once.",
   },
   {
     key: 'vcpu-pack-6.18',
     overrides: [['vcpu_pack', '6.18']],
+    short: "Wakeup placement without this build's vCPU-packing vendor block.",
+    source: 'Linux 6.18.y stable select_task_rq_fair()',
     doc:
       'select_task_rq_fair() of 6.18.y stable, without this build\'s vendor block (vcpu_pack_room(), sched_vcpu_pack=15), which first packs a waking or forked task onto a busy CPU under 70 % utilization with at most one other runnable task, and a wakeup run by an idle CPU onto that CPU. Only SMP runs (smp = "fair") see a difference.',
   },
   {
     key: 'cfs-rq-throttle',
     overrides: [['throttle', 'cfs_rq']],
+    short: 'CFS bandwidth throttles whole cfs_rqs, not tasks.',
+    source: 'Linux up to 6.17',
     doc: 'The cfs_rq-based CFS bandwidth throttle of kernels up to 6.17.',
   },
   {
     key: 'smp-static',
     overrides: [['smp', 'static']],
+    short: 'Idle CPU first at each wakeup, no load balancing.',
+    source: 'schedlab: the engine before its SMP model',
     doc:
       "The engine's placement before the SMP model: an idle CPU first at each wakeup, and no load balancing (nothing ever migrates a queued task).",
   },
   {
     key: 'pelt-shares',
     overrides: [['group_shares', 'pelt']],
+    short: 'Group weights from PELT averages (calc_group_shares()).',
+    source: "Linux fair.c calc_group_shares() (the engine's default: instantaneous weights)",
     doc:
       "Group entity weights from PELT load averages, as calc_group_shares() computes them, instead of the engine's instantaneous runnable weights.",
   },

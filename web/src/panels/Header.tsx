@@ -91,11 +91,24 @@ export const Header = memo(function Header(p: Props) {
       <details className="variants" ref={variantMenu}>
         <summary>variants ({p.sim.variants.length})</summary>
         <div className="variant-menu">
-          {PRESETS.map((v) => (
-            <label key={v.key} title={v.doc}>
-              <input type="checkbox" checked={keys.has(v.key)} onChange={() => toggleVariant(v.key)} /> {v.key}
-            </label>
-          ))}
+          {PRESETS.map((v) => {
+            const on = keys.has(v.key);
+            return (
+              <label key={v.key} className={on ? 'variant-option on' : 'variant-option'} title={`${v.doc}\nSource: ${v.source}`} data-variant={v.key}>
+                <input type="checkbox" checked={on} onChange={() => toggleVariant(v.key)} aria-describedby={`variant-desc-${v.key}`} />
+                <span className="variant-text">
+                  <span className="variant-name">{v.key}</span>
+                  <span className="variant-short" id={`variant-desc-${v.key}`} data-testid="variant-short">
+                    {v.short}
+                    <span className="variant-source" data-testid="variant-source">
+                      {' '}
+                      Source: {v.source}
+                    </span>
+                  </span>
+                </span>
+              </label>
+            );
+          })}
           {p.sim.variants
             .filter((v) => !PRESETS.some((x) => x.key === v.key))
             .map((v) => (

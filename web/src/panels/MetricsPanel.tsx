@@ -1,7 +1,7 @@
 // Metrics with D3 scales: CPU share per task and wakeup-latency distribution for every
 // variant, switches, and a diff table against the first variant.
 
-import { memo, useCallback } from 'react';
+import { memo, useCallback, useEffect, useRef, useState, type RefObject } from 'react';
 import { scaleBand, scaleLinear } from 'd3-scale';
 import type { EngineClient } from '../engine/client';
 import type { LoadedVariant, ScenarioMeta, Summary } from '../engine/protocol';
@@ -49,7 +49,40 @@ function ShareChart({ meta, loaded }: { meta: ScenarioMeta; loaded: LoadedVarian
   );
 }
 
+/** A latency bucket's label: its lower bound (bucket 0: below 1 µs), short enough to fit. */
+function latencyLabel(b: number): string {
+  if (b === 0) return '<1µs';
+  const us = 2 ** (b - 1);
+  if (us < 1000) return `${us}µs`;
+  const ms = us / 1000;
+  return ms < 1000 ? `${ms < 10 ? ms.toFixed(2) : ms < 100 ? ms.toFixed(1) : ms.toFixed(0)}ms` : `${(ms / 1000).toFixed(2)}s`;
+}
+
+/** Width of a tick label at the charts' 11 px font, px: a generous estimate (digits and
+ * lower-case letters are at most about 6.5 px wide there). */
+function tickWidth(text: string): number {
+  return text.length * 6.5;
+}
+
+/** The chart's width: its box's, between 200 and W px (the labels keep their size; fewer of
+ * them fit a narrower chart). */
+function useChartWidth(): [RefObject<HTMLDivElement | null>, number] {
+  const ref = useRef<HTMLDivElement>(null);
+  const [w, setW] = useState(W);
+  useEffect(() => {
+    const el = ref.current;
+    if (!el || typeof ResizeObserver === 'undefined') return;
+    const fit = (px: number) => setW(Math.max(200, Math.min(W, Math.floor(px))));
+    fit(el.clientWidth);
+    const ro = new ResizeObserver((entries) => fit(entries[0]?.contentRect.width ?? W));
+    ro.observe(el);
+    return () => ro.disconnect();
+  }, []);
+  return [ref, w];
+}
+
 const LatencyChart = memo(function LatencyChart({ data }: { data: { key: string; lat: number[] }[] }) {
+  const [box, width] = useChartWidth();
   // Power-of-two buckets from 1 µs; bucket 0 holds latencies below 1 µs (immediate runs).
   const bucketOf = (ns: number) => (ns < 1000 ? 0 : Math.min(24, 1 + Math.floor(Math.log2(ns / 1000))));
   // Loops, not spreads: a run can have hundreds of thousands of wakeups.
@@ -62,26 +95,42 @@ const LatencyChart = memo(function LatencyChart({ data }: { data: { key: string;
     return c;
   });
   const max = counts.reduce((m, c) => c.reduce((a, n) => Math.max(a, n), m), 1);
-  const x = scaleBand<number>().domain([...Array(nb).keys()]).range([30, W]).paddingInner(0.15);
+  // The left margin holds the count at the top of the axis.
+  const left = Math.max(24, tickWidth(String(max)) + 6);
+  const x = scaleBand<number>().domain([...Array(nb).keys()]).range([left, width - 2]).paddingInner(0.15);
   const y = scaleLinear().domain([0, max]).range([90, 0]);
   const bw = x.bandwidth() / Math.max(1, data.length);
-  const label = (b: number) => (b === 0 ? '<1µs' : formatNs(1000 * 2 ** (b - 1)));
+  // Every n-th bucket gets a label, n chosen so the widest label fits between two of them;
+  // a label is centred under its bucket but kept inside the chart.
+  const labels = [...Array(nb).keys()].map(latencyLabel);
+  const widest = labels.reduce((m, l) => Math.max(m, tickWidth(l)), 0);
+  const every = Math.max(1, Math.ceil((widest + 8) / x.step()));
+  const ticks = [...Array(nb).keys()].filter((b) => b % every === 0);
   return (
-    <svg width={W} height={120} role="img" aria-label="wakeup latency distribution" data-testid="latency-chart">
+    <div ref={box} className="chart-box">
+    <svg width={width} height={120} viewBox={`0 0 ${width} 120`} style={{ maxWidth: '100%', height: 'auto' }} role="img" aria-label="wakeup latency distribution" data-testid="latency-chart">
       {counts.map((c, vi) =>
         c.map((n, b) => <rect key={`${vi}-${b}`} x={(x(b) ?? 0) + vi * bw} y={y(n)} width={bw} height={90 - y(n)} className={`lat v${vi}`} />),
       )}
-      {[...Array(nb).keys()]
-        .filter((b) => b % Math.ceil(nb / 6) === 0)
-        .map((b) => (
-          <text key={b} x={x(b)} y={105} className="tick">
-            {label(b)}
+      <line x1={left} x2={width - 2} y1={90.5} y2={90.5} stroke="#bbb" />
+      {ticks.map((b) => {
+        const w = tickWidth(labels[b]);
+        const centre = (x(b) ?? 0) + x.bandwidth() / 2;
+        const at = Math.min(Math.max(centre, w / 2 + 1), width - w / 2 - 1);
+        return (
+          <text key={b} x={at} y={105} className="tick" textAnchor="middle" data-testid="latency-tick">
+            {labels[b]}
           </text>
-        ))}
-      <text x={0} y={10} className="tick">
+        );
+      })}
+      <text x={left - 4} y={10} className="tick" textAnchor="end" data-testid="latency-tick">
         {max}
       </text>
+      <text x={left - 4} y={92} className="tick" textAnchor="end">
+        0
+      </text>
     </svg>
+    </div>
   );
 });
 

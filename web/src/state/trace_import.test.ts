@@ -31,6 +31,7 @@ function report(over: Partial<ImportReport['summary']> = {}, extra: Partial<Impo
       switch_forms: ['kernel'],
       raw_prev_states: {},
       missing: [],
+      runqueues: [],
       ...over,
     },
     dat: null,

@@ -6,14 +6,22 @@
 import { ENGINE_VARIANTS, type VariantSpec } from '../engine/protocol';
 
 export interface VariantPreset extends VariantSpec {
+  /** The full description. */
   doc: string;
+  /** What it does in one short line (shown under the name in the picker). */
+  short: string;
+  /** Where it comes from: a patch, a kernel version, a review-thread suggestion. */
+  source: string;
 }
 
 /** The engine's named variants, in the engine's order. */
-export const ENGINE_PRESETS: VariantPreset[] = ENGINE_VARIANTS.map((v) => ({ key: v.key, overrides: v.overrides, doc: v.doc }));
+export const ENGINE_PRESETS: VariantPreset[] = ENGINE_VARIANTS.map((v) => ({ key: v.key, overrides: v.overrides, doc: v.doc, short: v.short, source: v.source }));
+
+/** Where the UI-only variants come from. */
+const UI_SOURCE = 'schedlab: one feature or knob of the baseline flipped';
 
 /** UI-only variants: one feature or knob flipped. */
-export const UI_PRESETS: VariantPreset[] = [
+const UI_ONLY: Omit<VariantPreset, 'short' | 'source'>[] = [
   { key: 'no-run-to-parity', overrides: [['RUN_TO_PARITY', 'false']], doc: 'NO_RUN_TO_PARITY: protection only for the 0.7 ms normalized base slice.' },
   { key: 'no-preempt-short', overrides: [['PREEMPT_SHORT', 'false']], doc: 'A shorter slice no longer breaks protection at wakeup.' },
   { key: 'no-delay-dequeue', overrides: [['DELAY_DEQUEUE', 'false']], doc: 'Sleeping tasks leave the queue at once, negative lag and all.' },
@@ -26,6 +34,9 @@ export const UI_PRESETS: VariantPreset[] = [
   { key: 'apicv-series', overrides: [['kvm_apicv', 'true'], ['yield_to', 'debooster_v1'], ['kvm_on_spin', 'fixed'], ['kvm_ipi_aware', 'true']], doc: 'wanpeng-series on an APICv/IPIv host: nothing is tracked, posted interrupts still mark receivers.' },
   { key: 'no-ple', overrides: [['kvm_ple', 'false']], doc: 'ple_gap=0: PAUSE never exits, so spinning vCPUs never yield.' },
 ];
+
+/** The UI-only variants, their description doubling as the short line. */
+export const UI_PRESETS: VariantPreset[] = UI_ONLY.map((p) => ({ ...p, short: p.doc, source: UI_SOURCE }));
 
 /** Every variant offered in the UI; baseline first. */
 export const PRESETS: VariantPreset[] = [...ENGINE_PRESETS, ...UI_PRESETS];

@@ -32,8 +32,16 @@ export const TimeAxis = memo(function TimeAxis({ t0, t1, width }: TimeAxisProps)
   }, [t0, t1, width]);
   return (
     <svg width={Math.max(width, 0)} height={AXIS_H} style={{ display: 'block', overflow: 'visible' }} aria-label="time axis">
-      <text x={6} y={AXIS_H - 8} fontSize={10} fill="#6e7781">
-        {`window ${formatNs(t1 - t0)}`}
+      {/* Left of the first tick label (centred on the gutter's edge): "window" on its own line
+          above the length, so neither runs into "0 ms". */}
+      <text x={6} y={AXIS_H - 8} fontSize={10} fill="#6e7781" data-testid="window-length">
+        <title>the window's length</title>
+        <tspan x={6} dy={-9}>
+          window
+        </tspan>
+        <tspan x={6} dy={10}>
+          {formatNs(t1 - t0)}
+        </tspan>
       </text>
       <g ref={g} transform={`translate(0, ${AXIS_H - 1})`} />
     </svg>

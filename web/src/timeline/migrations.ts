@@ -68,20 +68,23 @@ export interface ArrowGeometry {
   top: number;
   laneH: number;
   cpus: number;
+  /** Distance between two CPU lanes' tops (default `laneH`: lanes stacked without gaps). */
+  pitch?: number;
 }
 
 /** The arrows of the rows inside the plot; see the file comment. */
 export function migrationArrows(m: MigrationRows, g: ArrowGeometry): MigrationArrow[] {
   const out: MigrationArrow[] = [];
   const { a, top, laneH, cpus } = g;
+  const pitch = g.pitch ?? laneH;
   for (let i = 0; i < m.t.length; i++) {
     const to = m.to[i];
     if (to < 0 || to >= cpus) continue;
     const x = a.x0 + (m.t[i] - a.t0) * a.k;
     if (x < g.plotX0 || x > g.plotX1) continue;
     const from = m.from[i];
-    const yb = top + to * laneH + laneH / 2;
-    const ya = from >= 0 && from < cpus && from !== to ? top + from * laneH + laneH / 2 : yb - laneH / 2 + 2;
+    const yb = top + to * pitch + laneH / 2;
+    const ya = from >= 0 && from < cpus && from !== to ? top + from * pitch + laneH / 2 : yb - laneH / 2 + 2;
     out.push({ row: i, x, ya, yb, kind: migrationKind(m.class ? m.class[i] : null) });
   }
   return out;

@@ -19,12 +19,14 @@
 //! [`summary::ImportSummary::new`]. [`import_text`] does all three for bytes already in memory.
 //!
 //! For the replay view: [`timeline::TraceTimeline`] (per-CPU run spans with the state each ended
-//! in, wakeup links, window queries), [`inspect`] (the record nearest a time on a CPU) and
+//! in, wakeup links, window queries, and [`depth::RunqueueDepth`]: each CPU's runqueue depth
+//! over time and its idle time while another CPU was overloaded), [`inspect`] (the record nearest a time on a CPU) and
 //! [`align`] (a bpftrace EEVDF dump moved onto the trace's clock).
 
 pub mod align;
 pub mod clock;
 pub mod dat;
+pub mod depth;
 pub mod detect;
 pub mod eevdf;
 pub mod ftrace;

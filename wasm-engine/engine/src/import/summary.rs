@@ -3,6 +3,7 @@
 //! `schedlab import --json` and for the web worker; [`ImportSummary::text`] is the CLI's report.
 
 use super::clock::{check_clocks, ClockCheck};
+use super::depth::{CpuRunqueue, RunqueueDepth};
 use super::detect::Format;
 use super::record::PrevState;
 use super::store::TraceStore;
@@ -94,6 +95,9 @@ pub struct ImportSummary {
     /// Raw numeric prev_state values that could not be decoded, with their counts.
     pub raw_prev_states: BTreeMap<i64, u64>,
     pub missing: Vec<Missing>,
+    /// Per CPU: runqueue depth, idle time and idle time while another CPU had more than one
+    /// runnable task (`import::depth`); empty without `sched_switch` records.
+    pub runqueues: Vec<CpuRunqueue>,
 }
 
 fn miss(what: &str, needed_for: &str, capture: &str) -> Missing {
@@ -175,8 +179,12 @@ impl ImportSummary {
             switch_forms,
             raw_prev_states,
             missing: Vec::new(),
+            runqueues: Vec::new(),
         };
         s.missing = s.compute_missing();
+        if store.count("sched_switch") > 0 {
+            s.runqueues = RunqueueDepth::build(store).cpus;
+        }
         s
     }
 
@@ -336,6 +344,20 @@ impl ImportSummary {
                 s.push_str(&format!(
                     "  {:>7}  {:>3}  {:>8}  ({} / {})  {:>7}  {}\n",
                     t.pid, t.generation, t.switches, t.switches_runnable, t.switches_preempted, t.wakeups, t.comm
+                ));
+            }
+        }
+        if !self.runqueues.is_empty() {
+            s.push_str("runqueues (from the trace's switches, wakeups and migrations):\n");
+            s.push_str("  cpu  max depth  mean depth  idle          idle while another CPU had > 1 runnable\n");
+            for r in &self.runqueues {
+                s.push_str(&format!(
+                    "  {:>3}  {:>9}  {:>10.3}  {:>12}  {}\n",
+                    r.cpu,
+                    r.max_depth,
+                    r.mean_depth_milli as f64 / 1000.0,
+                    ms(r.idle_ns),
+                    ms(r.idle_while_overloaded_ns)
                 ));
             }
         }

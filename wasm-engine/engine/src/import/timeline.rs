@@ -15,11 +15,13 @@
 //!   same evidence the same way.
 //! * Each wakeup's link to the wakee's next switch-in at or after it (when and on which CPU
 //!   the woken task got to run), for the waker → wakee arrows and wakeup latency.
+//! * Each CPU's runqueue depth over time (`depth.rs`).
 //!
 //! Window queries return absolute trace-clock times; spans shorter than a bucket are merged
 //! (the task that ran longest in the merged stretch names it), so a query over a long trace
 //! returns about one span per bucket per CPU whatever the trace's size.
 
+use super::depth::RunqueueDepth;
 use super::record::WakeKind;
 use super::store::TraceStore;
 
@@ -57,6 +59,8 @@ pub struct TraceTimeline {
     pub wake_run_cpu: Vec<u32>,
     /// Spans ended by a record naming another current task (a missing switch-out, [`LOST`]).
     pub discontinuities: u64,
+    /// Each CPU's runqueue depth over time ([`RunqueueDepth`]).
+    pub depth: RunqueueDepth,
 }
 
 /// Spans in a window (absolute times). `count > 1` marks merged spans.
@@ -236,6 +240,7 @@ impl TraceTimeline {
         tl.end = pick64(&spans.end);
         drop(spans);
         tl.link_wakeups(store);
+        tl.depth = RunqueueDepth::build(store);
         tl
     }
 

@@ -34,6 +34,8 @@ export const ShadowPanel = memo(function ShadowPanel({ runs, running, error, onR
     onRun(variant, layout, p ? p.overrides : []);
   };
   const rows = shadowRows(runs);
+  /** The chosen named variant: what it does and where it comes from, under the picker. */
+  const chosen = PRESETS.find((x) => x.key === variant);
   return (
     <section className="shadow" aria-label="shadow re-simulation" data-testid="shadow-panel">
       <h3>Shadow re-simulation</h3>
@@ -44,9 +46,9 @@ export const ShadowPanel = memo(function ShadowPanel({ runs, running, error, onR
       <div className="shadow-controls">
         <label>
           variant{' '}
-          <select aria-label="shadow variant" value={variant} onChange={(e) => setVariant(e.target.value)}>
+          <select aria-label="shadow variant" aria-describedby="shadow-variant-desc" value={variant} onChange={(e) => setVariant(e.target.value)}>
             {PRESETS.map((p) => (
-              <option key={p.key} value={p.key} title={p.doc}>
+              <option key={p.key} value={p.key} title={`${p.doc}\nSource: ${p.source}`}>
                 {p.key}
               </option>
             ))}
@@ -91,6 +93,11 @@ export const ShadowPanel = memo(function ShadowPanel({ runs, running, error, onR
           {running ? 'Simulating…' : 'Run'}
         </button>
       </div>
+      {chosen && (
+        <p className="muted small variant-line" id="shadow-variant-desc" data-testid="shadow-variant-desc">
+          <b>{chosen.key}</b>: {chosen.short} <i>Source: {chosen.source}</i>
+        </p>
+      )}
       {customError && <div className="error">{customError}</div>}
       {error && (
         <div className="error" data-testid="shadow-error">

@@ -1,22 +1,32 @@
 // The replay view of an imported trace: the time axis, a legend, and one canvas holding the
-// CPU lanes (real run spans with the state each task left in, wakeup links, migrations) and,
+// CPU rows (per CPU: its lane of real run spans with the state each task left in, and its
+// runqueue-depth track; wakeup links and migrations across them) and,
 // when an EEVDF dump is present, one lane per dumped task with its real vruntime and deadline.
 // The canvas reports what it drew in data attributes (data-spans-drawn, data-state-caps-*,
-// data-wakeup-links, data-migrations, data-eevdf-lanes, data-eevdf-points, …).
+// data-wakeup-links, data-migrations, data-eevdf-lanes, data-eevdf-points, data-depth-*, …) and
+// its geometry (data-lane-h, data-row-pitch, data-eevdf-top).
 import { memo, useEffect, useLayoutEffect, useMemo, useRef, useState, type RefObject } from 'react';
 import type { EevdfWindowData, ImportedTrace, ReplayWindowData } from '../../engine/protocol';
-import { CPU_LANE_H, ENTITY_LANE_H, GUTTER_W, SECTION_GAP } from '../layout';
+import { ENTITY_LANE_H, GUTTER_W, SECTION_GAP } from '../layout';
 import { TimeAxis } from '../TimeAxis';
 import { cancelRedraw, scheduleRedraw } from '../raf_scheduler';
-import { renderCpuLanes, type CpuHitIndex } from '../render_cpu';
-import { makeTimeScale } from '../time_scale';
+import { renderCpuLanes } from '../render_cpu';
 import { eevdfLanes, renderEevdfLanes, type EevdfHit } from './render_eevdf';
 import { asWindowData, MIGRATE_COLOUR, renderReplayOverlay, WAKE_COLOUR } from './render_replay';
+import { DEPTH_MORE_COLOUR, DEPTH_ONE_COLOUR, renderDepthTracks } from './render_depth';
+import { formatNs, makeTimeScale } from '../time_scale';
 import { STATE_COLOURS, STATE_WORDS, type StateKind } from './states';
 import { timeAtX, useReplayInput } from './use_replay_input';
 
 /** How far from the pointer a record may be to count as under it, px. */
 export const HOVER_PX = 24;
+
+/** The replay view's rows: per CPU its lane of runs, then its runqueue-depth track, then a
+ * gap. Few CPUs get tall rows (the view has the page to itself); many get the compact ones. */
+export function replayRows(cpus: number): { laneH: number; depthH: number; pitch: number } {
+  const [laneH, depthH, gap] = cpus <= 2 ? [64, 56, 12] : cpus <= 4 ? [44, 40, 10] : cpus <= 16 ? [28, 24, 6] : [22, 16, 4];
+  return { laneH, depthH, pitch: laneH + 2 + depthH + gap };
+}
 
 /** What is under the pointer. */
 export type ReplayTarget =
@@ -82,7 +92,6 @@ function ReplayTimelineImpl(p: ReplayTimelineProps) {
   const box = useRef<HTMLDivElement>(null);
   const canvasRef = useRef<HTMLCanvasElement>(null);
   const width = useWidth(root);
-  const cpuHit = useRef<CpuHitIndex | null>(null);
   const eevdfHit = useRef<EevdfHit | null>(null);
   const cpus = trace.report.timeline.cpus;
   const duration = trace.report.timeline.duration_ns;
@@ -96,8 +105,17 @@ function ReplayTimelineImpl(p: ReplayTimelineProps) {
     const ev = trace.report.summary.events;
     return new Set((ev.sched_wakeup ?? 0) + (ev.sched_wakeup_new ?? 0) > 0 ? [1, 2] : [0]);
   }, [trace]);
-  const cpuLabels = useMemo(() => Array.from({ length: cpus }, (_, c) => `CPU ${c}`), [cpus]);
-  const eevdfTop = cpus * CPU_LANE_H + SECTION_GAP;
+  const rows = replayRows(cpus);
+  const runqueues = trace.report.summary.runqueues;
+  const maxDepth = useMemo(() => runqueues.reduce((m, r) => Math.max(m, r.max_depth), 2), [runqueues]);
+  const depthLabels = useMemo(
+    () => Array.from({ length: cpus }, (_, c) => {
+      const r = runqueues.find((x) => x.cpu === c);
+      return r ? `runnable\nidle·ovl ${formatNs(r.idle_while_overloaded_ns)}` : 'runnable';
+    }),
+    [cpus, runqueues],
+  );
+  const eevdfTop = cpus * rows.pitch + SECTION_GAP;
   const height = eevdfTop + lanes.length * ENTITY_LANE_H;
 
   const onWidth = p.onWidth;
@@ -109,8 +127,9 @@ function ReplayTimelineImpl(p: ReplayTimelineProps) {
     if (x < GUTTER_W) return null;
     const t = timeAtX({ view, width }, x);
     const px = (view.t1 - view.t0) / Math.max(1, width - GUTTER_W);
-    if (y >= 0 && y < cpus * CPU_LANE_H) {
-      const cpu = Math.floor(y / CPU_LANE_H);
+    if (y >= 0 && y < cpus * rows.pitch) {
+      const cpu = Math.floor(y / rows.pitch);
+      if (y - cpu * rows.pitch >= rows.laneH) return null;
       return { kind: 'cpu', cpu, t, tol: HOVER_PX * px, span: data ? spanRowAt(data, cpu, t, px) : null };
     }
     const row = eevdfHit.current?.sampleAt(x, y) ?? null;
@@ -143,14 +162,45 @@ function ReplayTimelineImpl(p: ReplayTimelineProps) {
       ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
       ctx.clearRect(0, 0, width, height);
       const scale = makeTimeScale(view.t0, view.t1, GUTTER_W, width);
-      const cpu = renderCpuLanes(ctx, { data: data ? asWindowData(data) : null, scale, width, top: 0, cpus, taskNames, selection, dpr, labels: cpuLabels });
-      cpuHit.current = cpu.hit;
-      const ov = data ? renderReplayOverlay(ctx, { data, scale, width, top: 0, cpus, wakeKinds }) : null;
+      // Each CPU's lane on its own row (its spans as lane 0 of the CPU-lane painter).
+      let rects = 0;
+      for (let c = 0; c < cpus; c++) {
+        const lane = renderCpuLanes(ctx, {
+          data: data ? asWindowData(data, c) : null,
+          scale,
+          width,
+          top: c * rows.pitch,
+          cpus: 1,
+          taskNames,
+          selection,
+          dpr,
+          labels: [`CPU ${c}`],
+          laneHeight: rows.laneH,
+        });
+        rects += lane.rects;
+      }
+      const depth = renderDepthTracks(ctx, {
+        data,
+        scale,
+        width,
+        cpus,
+        trackTop: (c) => c * rows.pitch + rows.laneH + 2,
+        trackHeight: rows.depthH,
+        maxDepth,
+        labels: depthLabels,
+      });
+      const ov = data ? renderReplayOverlay(ctx, { data, scale, width, top: 0, cpus, wakeKinds, laneHeight: rows.laneH, pitch: rows.pitch }) : null;
       const ev = renderEevdfLanes(ctx, { data: eevdf, lanes, scale, width, top: eevdfTop });
       eevdfHit.current = ev.hit;
       const ds = canvas.dataset;
       ds.cpuLanes = String(cpus);
-      ds.spansDrawn = String(cpu.rects);
+      ds.spansDrawn = String(rects);
+      ds.laneH = String(rows.laneH);
+      ds.rowPitch = String(rows.pitch);
+      ds.eevdfTop = String(eevdfTop);
+      ds.depthTracks = String(cpus);
+      ds.depthSegments = String(depth.segments);
+      ds.depthOverloaded = String(depth.overloaded);
       ds.spansInWindow = String(data?.span_cpu.length ?? 0);
       ds.mergedSpans = String(data ? data.span_count.reduce((n, c) => n + (c > 1 ? 1 : 0), 0) : 0);
       for (const k of Object.keys(STATE_COLOURS) as StateKind[]) ds[`stateCaps${k[0].toUpperCase()}${k.slice(1)}`] = String(ov?.caps[k] ?? 0);
@@ -164,7 +214,7 @@ function ReplayTimelineImpl(p: ReplayTimelineProps) {
       ds.eevdfGroupPoints = String(ev.groupPoints);
       ds.paintMs = (performance.now() - started).toFixed(2);
     }, canvas);
-  }, [data, eevdf, view, width, height, cpus, taskNames, selection, cpuLabels, wakeKinds, lanes, eevdfTop]);
+  }, [data, eevdf, view, width, height, cpus, taskNames, selection, wakeKinds, lanes, eevdfTop, rows.pitch, rows.laneH, rows.depthH, maxDepth, depthLabels]);
 
   useEffect(() => {
     const canvas = canvasRef.current;
@@ -189,6 +239,9 @@ function ReplayTimelineImpl(p: ReplayTimelineProps) {
         </span>
         <span title="sched_migrate_task: from the old CPU to the new one">
           <i style={{ background: MIGRATE_COLOUR, width: 2 }} /> migration
+        </span>
+        <span title="under each CPU: its runqueue depth (nr_running: the running task and those waiting) from the trace's wakeups, sleeps and migrations">
+          <i style={{ background: DEPTH_ONE_COLOUR }} /> 1 runnable <i style={{ background: DEPTH_MORE_COLOUR }} /> more waiting
         </span>
         {lanes.length > 0 && <span title="EEVDF lanes: vruntime (dot: green eligible, red not) to deadline (tick), relative to zero_vruntime">EEVDF lanes: v − zero_vruntime ● … d ▬</span>}
       </div>

@@ -4,9 +4,10 @@ import { SPAN_LOST, SPAN_OPEN, type EevdfWindowData, type ReplayWindowData } fro
 import { fakeCtx } from '../fake_ctx';
 import { CPU_LANE_H, GUTTER_W } from '../layout';
 import { makeTimeScale } from '../time_scale';
-import { CAP_W, renderReplayOverlay, WAKE_COLOUR } from './render_replay';
+import { asWindowData, CAP_W, renderReplayOverlay, WAKE_COLOUR } from './render_replay';
+import { DEPTH_MORE_COLOUR, DEPTH_ONE_COLOUR, renderDepthTracks } from './render_depth';
 import { eevdfLanes, renderEevdfLanes } from './render_eevdf';
-import { spanRowAt } from './ReplayTimeline';
+import { replayRows, spanRowAt } from './ReplayTimeline';
 import { spanState } from './states';
 
 // 1 ns per px over [0, 1000] ns.
@@ -22,7 +23,19 @@ interface Span {
   count?: number;
 }
 
-function replayData(spans: Span[], wakes: { t: number; cpu: number; run: number; runCpu: number; kind?: number }[] = [], migs: { t: number; from: number; to: number }[] = []): ReplayWindowData {
+interface Depth {
+  cpu: number;
+  start: number;
+  end: number;
+  n: number;
+}
+
+function replayData(
+  spans: Span[],
+  wakes: { t: number; cpu: number; run: number; runCpu: number; kind?: number }[] = [],
+  migs: { t: number; from: number; to: number }[] = [],
+  depths: Depth[] = [],
+): ReplayWindowData {
   return {
     t0: 0,
     t1: 1000,
@@ -47,6 +60,11 @@ function replayData(spans: Span[], wakes: { t: number; cpu: number; run: number;
     mig_task: Uint32Array.from(migs.map(() => 1)),
     mig_orig: Int32Array.from(migs.map((m) => m.from)),
     mig_dest: Int32Array.from(migs.map((m) => m.to)),
+    depth_cpu: Uint32Array.from(depths.map((d) => d.cpu)),
+    depth_start: Float64Array.from(depths.map((d) => d.start)),
+    depth_end: Float64Array.from(depths.map((d) => d.end)),
+    depth_n: Uint32Array.from(depths.map((d) => d.n)),
+    depth_count: Uint32Array.from(depths.map(() => 1)),
     omitted: Uint32Array.from([0, 0]),
   };
 }
@@ -100,6 +118,33 @@ describe('renderReplayOverlay', () => {
     expect(WAKE_COLOUR).toMatch(/^#/);
   });
 
+  it('puts each CPU on its own row when the rows have a pitch', () => {
+    const data = replayData([{ cpu: 1, task: 0, start: 0, end: 100, state: 0x100 }], [], [{ t: 500, from: 0, to: 1 }]);
+    const ctx = fakeCtx();
+    renderReplayOverlay(ctx, { ...opts(data), laneHeight: 40, pitch: 90 });
+    const cap = ctx.of('fillRect').find((c) => c.fillStyle === spanState(0x100).colour)!;
+    expect(cap.args).toEqual([GUTTER_W + 100 - CAP_W, 90 + 1, CAP_W, 40 - 2]);
+    // The migration arrow runs from CPU 0's lane middle to CPU 1's.
+    expect(ctx.of('moveTo').map((c) => c.args)).toContainEqual([GUTTER_W + 500, 20]);
+    expect(ctx.of('lineTo').map((c) => c.args)).toContainEqual([GUTTER_W + 500, 90 + 20]);
+    const rows = replayRows(2);
+    expect(rows.laneH).toBeGreaterThan(CPU_LANE_H);
+    expect(rows.pitch).toBeGreaterThan(rows.laneH + rows.depthH);
+  });
+
+  it('gives one CPU its spans as lane 0', () => {
+    const data = replayData([
+      { cpu: 0, task: 0, start: 0, end: 100, state: 0 },
+      { cpu: 1, task: 1, start: 50, end: 60, state: 0 },
+      { cpu: 1, task: 2, start: 60, end: 90, state: 0 },
+    ]);
+    const one = asWindowData(data, 1);
+    expect(Array.from(one.slices.cpu)).toEqual([0, 0]);
+    expect(Array.from(one.slices.task)).toEqual([1, 2]);
+    expect(asWindowData(data, 1)).toBe(one);
+    expect(asWindowData(data, 3).slices.task.length).toBe(0);
+  });
+
   it('finds the run under a time on a CPU', () => {
     const data = replayData([
       { cpu: 0, task: 0, start: 0, end: 100, state: 0 },
@@ -108,6 +153,38 @@ describe('renderReplayOverlay', () => {
     expect(spanRowAt(data, 0, 50, 0)).toBe(0);
     expect(spanRowAt(data, 1, 62, 1)).toBeNull();
     expect(spanRowAt(data, 1, 62, 3)).toBe(1);
+  });
+});
+
+describe('renderDepthTracks', () => {
+  it('draws each CPU\'s depth as steps under its lane, more than one runnable in its own colour', () => {
+    const data = replayData(
+      [],
+      [],
+      [],
+      [
+        { cpu: 0, start: 0, end: 100, n: 1 },
+        { cpu: 0, start: 100, end: 300, n: 3 },
+        { cpu: 0, start: 300, end: 400, n: 0 }, // idle: nothing drawn
+        { cpu: 1, start: 200, end: 2000, n: 2 }, // cut at the plot's end
+      ],
+    );
+    const ctx = fakeCtx();
+    const top = (c: number) => 50 + c * 100;
+    const r = renderDepthTracks(ctx, { data, scale, width, cpus: 2, trackTop: top, trackHeight: 44, maxDepth: 4, labels: ['runnable\nidle·ovl 1 µs', 'runnable'] });
+    expect(r).toEqual({ segments: 3, overloaded: 2 });
+    const unit = (44 - 4) / 4;
+    const bars = ctx.of('fillRect').filter((c) => c.fillStyle === DEPTH_ONE_COLOUR || c.fillStyle === DEPTH_MORE_COLOUR);
+    expect(bars.map((c) => [c.fillStyle, ...c.args])).toEqual([
+      [DEPTH_ONE_COLOUR, GUTTER_W, 50 + 44 - 1 - unit, 100, unit],
+      [DEPTH_MORE_COLOUR, GUTTER_W + 100, 50 + 44 - 1 - 3 * unit, 200, 3 * unit],
+      [DEPTH_MORE_COLOUR, GUTTER_W + 200, 150 + 44 - 1 - 2 * unit, width + 1 - (GUTTER_W + 200), 2 * unit],
+    ]);
+    // Two-line gutter label, and the scale's top.
+    const texts = ctx.of('fillText').map((c) => c.args[0]);
+    expect(texts).toEqual(expect.arrayContaining(['runnable', 'idle·ovl 1 µs', '4', '0']));
+    // No data: the tracks and labels only.
+    expect(renderDepthTracks(fakeCtx(), { data: null, scale, width, cpus: 2, trackTop: top, trackHeight: 44, maxDepth: 1 })).toEqual({ segments: 0, overloaded: 0 });
   });
 });
 

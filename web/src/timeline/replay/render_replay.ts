@@ -12,8 +12,10 @@ import { spanState, type StateKind } from './states';
 const EMPTY_F64 = new Float64Array(0);
 const EMPTY_U32 = new Uint32Array(0);
 
-/** The replay columns as the CPU-lane painter's WindowData (spans as slices, no markers). */
-export function asWindowData(d: ReplayWindowData): WindowData {
+/** The replay columns as the CPU-lane painter's WindowData (spans as slices, no markers).
+ * With `cpu`, only that CPU's spans (the engine sends them CPU by CPU), as lane 0. */
+export function asWindowData(d: ReplayWindowData, cpu?: number): WindowData {
+  if (cpu !== undefined) return cpuWindowData(d, cpu);
   return {
     variant: 'trace',
     t0: d.t0,
@@ -26,6 +28,29 @@ export function asWindowData(d: ReplayWindowData): WindowData {
     counters: { t: EMPTY_F64, kind: EMPTY_U32, key: EMPTY_U32, value: EMPTY_F64 },
     migrations: { t: EMPTY_F64, task: EMPTY_U32, from: EMPTY_U32, to: EMPTY_U32, class: EMPTY_U32 },
   };
+}
+
+const perCpu = new WeakMap<ReplayWindowData, WindowData[]>();
+let zeros = new Uint32Array(0);
+
+/** CPU `cpu`'s spans of `d` as lane 0 (views into the columns, cached per window). */
+function cpuWindowData(d: ReplayWindowData, cpu: number): WindowData {
+  let list = perCpu.get(d);
+  if (!list) perCpu.set(d, (list = []));
+  const hit = list[cpu];
+  if (hit) return hit;
+  let a = 0;
+  while (a < d.span_cpu.length && d.span_cpu[a] < cpu) a++;
+  let b = a;
+  while (b < d.span_cpu.length && d.span_cpu[b] === cpu) b++;
+  if (zeros.length < b - a) zeros = new Uint32Array(Math.max(b - a, zeros.length * 2));
+  const whole = asWindowData(d);
+  const out: WindowData = {
+    ...whole,
+    slices: { cpu: zeros.subarray(0, b - a), task: d.span_task.subarray(a, b), start: d.span_start.subarray(a, b), end: d.span_end.subarray(a, b), count: d.span_count.subarray(a, b) },
+  };
+  list[cpu] = out;
+  return out;
 }
 
 /** Cap width at a span's end, CSS px. */
@@ -51,6 +76,8 @@ export interface OverlayOpts {
   wakeKinds: ReadonlySet<number>;
   gutter?: number;
   laneHeight?: number;
+  /** Distance from one CPU lane's top to the next one's (default the lane height: no gap). */
+  pitch?: number;
 }
 
 export interface OverlayResult {
@@ -65,6 +92,7 @@ export interface OverlayResult {
 /** Draws the end-state caps, wakeup links and migrations; see the file comment. */
 export function renderReplayOverlay(ctx: Ctx2D, o: OverlayOpts): OverlayResult {
   const laneH = o.laneHeight ?? CPU_LANE_H;
+  const pitch = o.pitch ?? laneH;
   const gutter = o.gutter ?? GUTTER_W;
   const { data: d, top, cpus } = o;
   const { k, t0, x0 } = affineOf(o.scale);
@@ -74,7 +102,7 @@ export function renderReplayOverlay(ctx: Ctx2D, o: OverlayOpts): OverlayResult {
   const res: OverlayResult = { caps, letters: 0, wakePoints: 0, wakeLinks: 0, migrations: 0 };
   ctx.save();
   ctx.beginPath();
-  ctx.rect(gutter, top, plotX1 - gutter, cpus * laneH);
+  ctx.rect(gutter, top, plotX1 - gutter, (cpus - 1) * pitch + laneH);
   ctx.clip();
 
   // End-state caps, one colour at a time; letters where the span is wide enough.
@@ -97,7 +125,7 @@ export function renderReplayOverlay(ctx: Ctx2D, o: OverlayOpts): OverlayResult {
     for (const i of rows) {
       const xa = x(d.span_start[i]);
       const xb = x(d.span_end[i]);
-      ctx.fillRect(xb - CAP_W, top + d.span_cpu[i] * laneH + 1, Math.min(CAP_W, xb - xa), laneH - 2);
+      ctx.fillRect(xb - CAP_W, top + d.span_cpu[i] * pitch + 1, Math.min(CAP_W, xb - xa), laneH - 2);
     }
   }
   ctx.font = 'bold 9px system-ui, sans-serif';
@@ -112,7 +140,7 @@ export function renderReplayOverlay(ctx: Ctx2D, o: OverlayOpts): OverlayResult {
       // On a white chip so it reads on any task colour.
       const label = spanState(d.span_state[i]).label;
       const tw = label.length * 6 + 2;
-      const y = top + d.span_cpu[i] * laneH + 1;
+      const y = top + d.span_cpu[i] * pitch + 1;
       ctx.fillStyle = '#ffffff';
       ctx.fillRect(xb - CAP_W - tw - 1, y, tw, 10);
       ctx.fillStyle = colour;
@@ -139,7 +167,7 @@ export function renderReplayOverlay(ctx: Ctx2D, o: OverlayOpts): OverlayResult {
   for (const i of visible) {
     const xa = x(d.wake_t[i]);
     if (xa < gutter || xa > plotX1) continue;
-    const y = top + d.wake_cpu[i] * laneH + laneH / 2;
+    const y = top + d.wake_cpu[i] * pitch + laneH / 2;
     ctx.rect(xa - 1.5, y - 1.5, 3, 3);
     res.wakePoints++;
   }
@@ -153,9 +181,9 @@ export function renderReplayOverlay(ctx: Ctx2D, o: OverlayOpts): OverlayResult {
       const rc = d.wake_run_cpu[i];
       if (runT < 0 || rc >= cpus) continue;
       const xa = x(d.wake_t[i]);
-      const ya = top + d.wake_cpu[i] * laneH + laneH / 2;
+      const ya = top + d.wake_cpu[i] * pitch + laneH / 2;
       const xb = x(runT);
-      const yb = top + rc * laneH + (rc === d.wake_cpu[i] ? laneH / 2 : rc > d.wake_cpu[i] ? 2 : laneH - 2);
+      const yb = top + rc * pitch + (rc === d.wake_cpu[i] ? laneH / 2 : rc > d.wake_cpu[i] ? 2 : laneH - 2);
       ctx.moveTo(xa, ya);
       ctx.lineTo(xb, yb);
       // Arrowhead at the switch-in.
@@ -170,7 +198,7 @@ export function renderReplayOverlay(ctx: Ctx2D, o: OverlayOpts): OverlayResult {
 
   // Migrations: an arrow from the old CPU's lane to the new one's at the migration time
   // (the simulated view's arrows, migrations.ts).
-  const arrows = migrationArrows({ t: d.mig_t, from: d.mig_orig, to: d.mig_dest }, { a: { k, t0, x0 }, plotX0: gutter, plotX1, top, laneH, cpus });
+  const arrows = migrationArrows({ t: d.mig_t, from: d.mig_orig, to: d.mig_dest }, { a: { k, t0, x0 }, plotX0: gutter, plotX1, top, laneH, cpus, pitch });
   res.migrations = drawMigrationArrows(ctx, arrows).trace;
   ctx.restore();
   return res;
