@@ -12,7 +12,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { openApp, waitForIdle } from '../fixtures/app';
-import type { ImportSummary } from '../../web/src/engine/protocol';
+import type { ImportSummary, ReplayReport } from '../../web/src/engine/protocol';
 
 const FIX = fileURLToPath(new URL('../fixtures/traces/', import.meta.url));
 /** A file of the real capture (`trace.txt`, `trace.dat`, `eevdf-state.txt`). */
@@ -153,6 +153,8 @@ test('a malformed trace: skipped lines grouped by reason with line:column, LOST 
 test('shadow re-simulation: real vs model share per task, baseline and a variant side by side', async ({ page }) => {
   await openApp(page);
   await importFiles(page, [capture('trace.txt')]);
+  // The capture pinned its workload to CPU 1 (its layout file says pin = "observed").
+  await page.getByLabel('shadow tasks').selectOption('observed');
   await page.getByTestId('shadow-run').click();
   const table = page.getByTestId('shadow-table');
   await expect(table).toBeVisible({ timeout: 60_000 });
@@ -173,6 +175,25 @@ test('shadow re-simulation: real vs model share per task, baseline and a variant
   const pct = Number(/\(\s*([0-9.]+) %\)/.exec(picks ?? '')?.[1]);
   expect(pct).toBeGreaterThan(95);
   await page.screenshot({ path: 'artifacts/import-shadow.png' });
+});
+
+test('shadow re-simulation of an SMP capture: tasks free, the figures `schedlab replay --json` prints', async ({ page }) => {
+  const want = JSON.parse(readFileSync(join(FIX, 'nice-imbalance-smp.trace.txt.replay.json'), 'utf8')) as ReplayReport;
+  await openApp(page);
+  await importFiles(page, [fileURLToPath(new URL('../../traces/linux-6.18-smp/nice-imbalance-smp/trace.txt', import.meta.url))]);
+  await page.getByTestId('shadow-run').click();
+  const table = page.getByTestId('shadow-table');
+  await expect(table).toBeVisible({ timeout: 60_000 });
+  const p = want.decisions.placements;
+  await expect(page.getByTestId('shadow-placements')).toHaveText(`${p.agreed} of ${p.scored} wakeups (${p.agreement_pct.toFixed(1)} %)`);
+  await expect(page.getByTestId('shadow-agreement')).toContainText('tasks free');
+  for (const t of want.tasks.filter((x) => x.name.startsWith('k_'))) {
+    const cells = table.locator(`tr[data-task="${t.name}"] td`);
+    const text = await cells.allTextContents();
+    // task, CPU, real %, baseline %, Δ, real CPU %, model CPU %, real migrations, model migrations.
+    expect(text.slice(5, 9)).toEqual([t.observed_cpu_pct.toFixed(2), t.simulated_cpu_pct.toFixed(2), String(t.observed_migrations), String(t.simulated_migrations)]);
+  }
+  await page.screenshot({ path: 'artifacts/import-shadow-smp.png' });
 });
 
 test('cancel: a 200 MB generated trace stops reading, the handle is freed and the app answers', async ({ page }) => {

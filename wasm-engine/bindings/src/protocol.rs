@@ -172,6 +172,9 @@ pub enum RequestBody {
     },
     Shadow {
         layout: String,
+        /// Where the shadow's tasks run: `"free"`, `"observed"` (`schedlab replay --pin`), or
+        /// `""` for what the layout file says (default: free).
+        pin: String,
         variants: Vec<(String, String)>,
     },
     CloseImport,

@@ -8,7 +8,7 @@ use crate::reader::Reader;
 use crate::to_json;
 use schedlab_engine::replay::compare::replay;
 use schedlab_engine::replay::observe::Observed;
-use schedlab_engine::replay::shadow::Layout;
+use schedlab_engine::replay::shadow::{Layout, Pin};
 use wasm_bindgen::prelude::*;
 
 #[wasm_bindgen]
@@ -60,7 +60,7 @@ impl ReplayHandle {
     /// Runs the shadow scenario named `name` with the layout file's text (empty: none) and
     /// variants (a JSON array of `[name, value]`). Returns a `ShadowOutcome` as JSON: the
     /// `schedlab replay --json` report, or what went wrong.
-    pub fn run(&mut self, name: &str, layout: &str, variants_json: &str) -> String {
+    pub fn run(&mut self, name: &str, layout: &str, pin: &str, variants_json: &str) -> String {
         // Errors at the trace name it by the scenario's name without its `replay/` prefix (the
         // worker passes `replay/` and the file's name without its extension).
         self.obs.source = name.strip_prefix("replay/").unwrap_or(name).to_string();
@@ -70,7 +70,10 @@ impl ReplayHandle {
             }
             let variants: Vec<(String, String)> =
                 serde_json::from_str(variants_json).map_err(|e| format!("variants: {e}"))?;
-            let layout = if layout.trim().is_empty() { Layout::default() } else { Layout::parse("layout", layout)? };
+            let mut layout = if layout.trim().is_empty() { Layout::default() } else { Layout::parse("layout", layout)? };
+            if !pin.is_empty() {
+                layout.pin = Pin::parse(pin)?;
+            }
             Ok(replay(&self.obs, &layout, name, &variants)?.1)
         })();
         to_json(&match out {
@@ -102,21 +105,24 @@ mod tests {
         let mut h = handle("nice-0-vs-2/trace.dat");
         // The capture pinned its workload to CPU 1 (its layout file says `pin = "observed"`).
         let pinned = "pin = \"observed\"\n";
-        let r: Value = serde_json::from_str(&h.run("replay/nice-0-vs-2", pinned, "[]")).unwrap();
+        let r: Value = serde_json::from_str(&h.run("replay/nice-0-vs-2", pinned, "", "[]")).unwrap();
         assert_eq!(r["kind"], "report", "{r}");
         assert_eq!(r["report"]["pin"], "observed", "{r}");
         let k_a = r["report"]["tasks"].as_array().unwrap().iter().find(|t| t["name"] == "k_a").unwrap().clone();
         let err = (k_a["simulated_share_pct"].as_f64().unwrap() - k_a["observed_share_pct"].as_f64().unwrap()).abs();
         assert!(err < 1.0, "{k_a}");
         let r: Value =
-            serde_json::from_str(&h.run("replay/nice-0-vs-2", pinned, r#"[["RUN_TO_PARITY", "false"]]"#)).unwrap();
+            serde_json::from_str(&h.run("replay/nice-0-vs-2", pinned, "", r#"[["RUN_TO_PARITY", "false"]]"#)).unwrap();
         assert_eq!(r["kind"], "report", "{r}");
         assert_eq!(r["report"]["variants"][0][0], "RUN_TO_PARITY");
-        let r: Value = serde_json::from_str(&h.run("x", "hz = \"fast\"\n", "[]")).unwrap();
+        let r: Value = serde_json::from_str(&h.run("x", "hz = \"fast\"\n", "", "[]")).unwrap();
         assert_eq!(r["kind"], "error");
         assert!(r["message"].as_str().unwrap().starts_with("layout:1:"), "{r}");
         // Free by default: placed and balanced by the model, placement agreement reported.
-        let r: Value = serde_json::from_str(&h.run("replay/nice-0-vs-2", "", "[]")).unwrap();
+        let r: Value = serde_json::from_str(&h.run("replay/nice-0-vs-2", "", "", "[]")).unwrap();
+        assert_eq!(r["report"]["pin"], "free", "{r}");
+        // The pin argument wins over the layout's.
+        let r: Value = serde_json::from_str(&h.run("replay/nice-0-vs-2", pinned, "free", "[]")).unwrap();
         assert_eq!(r["report"]["pin"], "free", "{r}");
         assert!(r["report"]["placement_agreement_pct"].is_number(), "{r}");
     }

@@ -513,6 +513,23 @@ fn import_fixtures_match_the_e2e_expectations() {
     }
 }
 
+/// The import e2e test's SMP shadow (issue 18) reads the placement agreement and per-task CPU
+/// time and migrations the browser shows against what `schedlab replay --json` prints for
+/// `traces/linux-6.18-smp/nice-imbalance-smp/trace.txt` (tasks free, the default).
+/// Refresh with `UPDATE_EXPECT=1 cargo test -p schedlab-cli --test cli replay_fixture`.
+#[test]
+fn replay_fixture_matches_the_e2e_expectations() {
+    let got = ok_json(&["replay", "traces/linux-6.18-smp/nice-imbalance-smp/trace.txt", "--json"]);
+    let expect = root().join("e2e/fixtures/traces/nice-imbalance-smp.trace.txt.replay.json");
+    if std::env::var("UPDATE_EXPECT").is_ok_and(|v| v == "1") {
+        std::fs::write(&expect, format!("{}\n", serde_json::to_string_pretty(&got).unwrap())).unwrap();
+    }
+    let want: Value = serde_json::from_str(&std::fs::read_to_string(&expect).unwrap_or_default())
+        .unwrap_or_else(|e| panic!("{}: {e}; refresh with UPDATE_EXPECT=1", expect.display()));
+    assert_eq!(got, want, "refresh with UPDATE_EXPECT=1 cargo test -p schedlab-cli --test cli replay_fixture");
+    assert_eq!(got["pin"], "free");
+}
+
 /// Issue 16: `schedlab replay` takes a trace with a zero-length sleep and a zero-length run, and
 /// what it still refuses is located at the trace or the layout file, never at the generated
 /// scenario (`replay/...:0:0`).

@@ -137,11 +137,11 @@ export function createReplay({ client, hub }: ShellCtx) {
       );
     },
     /** The shadow re-simulation under one variant; its report joins the table. */
-    runShadow: (key: string, layout: string, variants: [string, string][]) => {
+    runShadow: (key: string, layout: string, pin: string, variants: [string, string][]) => {
       const trace = store.get().trace;
       if (!trace) return;
       store.set({ shadowError: null, shadowBusy: { phase: 'reading', bytes: 0, total: trace.size, lines: 0, records: 0 } });
-      client.traces.shadow(layout, variants, (shadowBusy) => store.set({ shadowBusy })).then(
+      client.traces.shadow(layout, pin, variants, (shadowBusy) => store.set({ shadowBusy })).then(
         (report) => store.set((s) => ({ shadowBusy: null, runs: report ? [...s.runs.filter((r) => r.key !== key), { key, report }] : s.runs })),
         (e: unknown) => store.set({ shadowBusy: null, shadowError: errorMessage(e) }),
       );

@@ -908,7 +908,16 @@ export type Request =
     | { 'type': 'eevdfWindow'; t0: number; t1: number; limit: number }
     | { 'type': 'record'; cpu: number; t: number; tol: number }
     | { 'type': 'span'; index: number }
-    | { 'type': 'shadow'; layout: string; variants: Array<[string, string]> }
+    | {
+      'type': 'shadow';
+      layout: string;
+      /**
+       * Where the shadow's tasks run: `"free"`, `"observed"` (`schedlab replay --pin`), or
+       * `""` for what the layout file says (default: free).
+       */
+      pin: string;
+      variants: Array<[string, string]>;
+    }
     | { 'type': 'closeImport' }
     | { 'type': 'stats' }
   );

@@ -67,8 +67,8 @@ export class ImportClient {
   }
 
   /** Shadow re-simulation of the imported trace; null when cancelled. */
-  async shadow(layout: string, variants: [string, string][], onProgress?: (p: ImportProgress) => void): Promise<ReplayReport | null> {
-    const r = await this.send({ type: 'shadow', layout, variants }, (m) => {
+  async shadow(layout: string, pin: string, variants: [string, string][], onProgress?: (p: ImportProgress) => void): Promise<ReplayReport | null> {
+    const r = await this.send({ type: 'shadow', layout, pin, variants }, (m) => {
       if (m.type === 'importProgress') onProgress?.(m.progress);
     });
     if (r.type === 'cancelled') return null;

@@ -191,7 +191,7 @@ async function shadow(ctx: WorkerCtx, id: number, req: Req<'shadow'>) {
     const ok = await readInto(ctx, id, file, r, () => ({ lines: 0, records: 0 }), CHUNK_BYTES);
     if (!ok) return ctx.post({ id, type: 'cancelled' });
     const name = `replay/${file.name.replace(/\.[^.]*$/, '')}`;
-    const out = parse<ShadowOutcome>(r.run(name, req.layout, JSON.stringify(req.variants)));
+    const out = parse<ShadowOutcome>(r.run(name, req.layout, req.pin, JSON.stringify(req.variants)));
     if (out.kind === 'error') return ctx.post({ id, type: 'error', error: { file: 'layout', line: 0, column: 0, message: out.message } });
     ctx.post({ id, type: 'shadow', report: out.report });
   } finally {

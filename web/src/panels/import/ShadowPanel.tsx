@@ -11,13 +11,14 @@ interface Props {
   runs: ShadowRun[];
   running: boolean;
   error: string | null;
-  onRun: (key: string, layout: string, variants: [string, string][]) => void;
+  onRun: (key: string, layout: string, pin: string, variants: [string, string][]) => void;
 }
 
 const pct = (x: number) => x.toFixed(2);
 
 export const ShadowPanel = memo(function ShadowPanel({ runs, running, error, onRun }: Props) {
   const [layout, setLayout] = useState('');
+  const [pin, setPin] = useState('');
   const [layoutName, setLayoutName] = useState<string | null>(null);
   const [variant, setVariant] = useState('baseline');
   const [custom, setCustom] = useState('');
@@ -28,10 +29,10 @@ export const ShadowPanel = memo(function ShadowPanel({ runs, running, error, onR
       const o = parseOverrides(custom);
       if (typeof o === 'string') return setCustomError(o);
       setCustomError(null);
-      return onRun(o.map(([k, v]) => `${k}=${v}`).join(','), layout, o);
+      return onRun(o.map(([k, v]) => `${k}=${v}`).join(','), layout, pin, o);
     }
     const p = PRESETS.find((x) => x.key === variant);
-    onRun(variant, layout, p ? p.overrides : []);
+    onRun(variant, layout, pin, p ? p.overrides : []);
   };
   const rows = shadowRows(runs);
   /** The chosen named variant: what it does and where it comes from, under the picker. */
@@ -40,8 +41,10 @@ export const ShadowPanel = memo(function ShadowPanel({ runs, running, error, onR
     <section className="shadow" aria-label="shadow re-simulation" data-testid="shadow-panel">
       <h3>Shadow re-simulation</h3>
       <p className="muted small">
-        Each fair-class task of the trace becomes a scenario task with the bursts, yields and sleeps it showed, its nice value, pinned to the CPU it ran on most; the
-        engine simulates that workload and the table holds its CPU shares against the trace&apos;s.
+        Each fair-class task of the trace becomes a scenario task with the bursts, yields and sleeps it showed and its nice value. By default the tasks
+        are free: the model places and balances them on every CPU the trace covers (a layout file&apos;s <code>[affinity]</code> restricts them), and
+        each wakeup a task raised wakes its wakee from its own CPU. &quot;Pinned&quot; keeps each task on the CPU it ran on most, with its sleeps as
+        observed. The table holds the model&apos;s CPU shares, CPU time and migrations against the trace&apos;s.
       </p>
       <div className="shadow-controls">
         <label>
@@ -89,6 +92,14 @@ export const ShadowPanel = memo(function ShadowPanel({ runs, running, error, onR
               );
           }}
         />
+        <label>
+          tasks{' '}
+          <select aria-label="shadow tasks" value={pin} onChange={(e) => setPin(e.target.value)} title="schedlab replay --pin">
+            <option value="">as the layout says (free)</option>
+            <option value="free">free: placed and balanced by the model</option>
+            <option value="observed">pinned where each ran most</option>
+          </select>
+        </label>
         <button onClick={run} disabled={running} data-testid="shadow-run">
           {running ? 'Simulating…' : 'Run'}
         </button>
@@ -115,6 +126,10 @@ export const ShadowPanel = memo(function ShadowPanel({ runs, running, error, onR
                 <th key={r.key}>{r.key} %</th>
               ))}
               <th>Δ pp ({runs[runs.length - 1].key})</th>
+              <th title="CPU time over the window, one CPU = 100 %">real CPU %</th>
+              <th>model CPU %</th>
+              <th>real migrations</th>
+              <th>model migrations</th>
               <th>real switches</th>
             </tr>
           </thead>
@@ -132,6 +147,10 @@ export const ShadowPanel = memo(function ShadowPanel({ runs, running, error, onR
                     <td key={i}>{Number.isNaN(s) ? '—' : pct(s)}</td>
                   ))}
                   <td className={Math.abs(last - t.observed) >= 1 ? 'up' : ''}>{(last - t.observed >= 0 ? '+' : '') + pct(last - t.observed)}</td>
+                  <td>{pct(t.observedCpu)}</td>
+                  <td>{Number.isNaN(t.simulatedCpu) ? '—' : pct(t.simulatedCpu)}</td>
+                  <td>{t.observedMigrations}</td>
+                  <td>{t.simulatedMigrations ?? '—'}</td>
                   <td>{t.observedSwitches.toLocaleString('en-US')}</td>
                 </tr>
               );
@@ -147,8 +166,13 @@ export const ShadowPanel = memo(function ShadowPanel({ runs, running, error, onR
           <span data-testid="shadow-decisions">
             {r.report.decisions.agreed.toLocaleString('en-US')} of {r.report.decisions.scored.toLocaleString('en-US')} picks (
             {r.report.decisions.agreement_pct.toFixed(1)} %)
+          </span>{' '}
+          and placed as the kernel did at{' '}
+          <span data-testid="shadow-placements">
+            {r.report.decisions.placements.agreed.toLocaleString('en-US')} of {r.report.decisions.placements.scored.toLocaleString('en-US')} wakeups (
+            {r.report.decisions.placements.agreement_pct.toFixed(1)} %)
           </span>
-          .
+          ; tasks {r.report.pin === 'free' ? `free, ${r.report.causal_wakeups.toLocaleString('en-US')} wakeups replayed from their wakers` : 'pinned where each ran most'}.
           {r.report.left_out.length > 0 && ` Left out (not fair class): ${r.report.left_out.map((l) => `${l.comm} (prio ${l.prio})`).join(', ')}.`}
         </p>
       ))}
