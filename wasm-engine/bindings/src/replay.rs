@@ -70,7 +70,8 @@ impl ReplayHandle {
             }
             let variants: Vec<(String, String)> =
                 serde_json::from_str(variants_json).map_err(|e| format!("variants: {e}"))?;
-            let mut layout = if layout.trim().is_empty() { Layout::default() } else { Layout::parse("layout", layout)? };
+            let mut layout =
+                if layout.trim().is_empty() { Layout::default() } else { Layout::parse("layout", layout)? };
             if !pin.is_empty() {
                 layout.pin = Pin::parse(pin)?;
             }
