@@ -127,9 +127,17 @@ fn text(r: &ReplayReport) -> String {
     let _ = writeln!(
         s,
         "placements along the real schedule: the model chose the kernel's CPU at {} of {} wakeups ({:.1} %; {} new \
-         tasks, {} inferred sync); not scored: {} pinned, {} first seen; {} balance migrations (not scored)",
-        p.agreed, p.scored, p.agreement_pct, p.new_tasks, p.sync, p.pinned, p.first_seen, p.balance_migrations
+         tasks, {} inferred sync); not scored: {} pinned, {} first seen",
+        p.agreed, p.scored, p.agreement_pct, p.new_tasks, p.sync, p.pinned, p.first_seen
     );
+    if p.balance_migrations > 0 {
+        let _ = writeln!(
+            s,
+            "balance migrations: {}; the model's balancer on the destination, asked at that moment, pulls from the \
+             same CPU at {} and the same task at {}",
+            p.balance_migrations, p.balance_same_source, p.balance_same_task
+        );
+    }
     if !p.by_rule.is_empty() {
         let rules: Vec<String> = p.by_rule.iter().map(|(r, n, a)| format!("{r} {a}/{n}")).collect();
         let _ = writeln!(s, "  by the model's rule: {}", rules.join(", "));

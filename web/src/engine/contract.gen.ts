@@ -769,9 +769,13 @@ export type PlacementReport = {
    */
   first_seen: number;
   /**
-   * Migrations the trace shows apart from wakeups (balancing, exec): counted, not scored.
+   * Migrations of queued tasks the trace shows (balancing), and of those, the ones where
+   * the model's balancer on the destination, asked at that moment, pulls from the same
+   * source CPU, and pulls the same task.
    */
   balance_migrations: number;
+  balance_same_source: number;
+  balance_same_task: number;
   /**
    * The first disagreements, in time order.
    */

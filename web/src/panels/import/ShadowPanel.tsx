@@ -172,6 +172,8 @@ export const ShadowPanel = memo(function ShadowPanel({ runs, running, error, onR
             {r.report.decisions.placements.agreed.toLocaleString('en-US')} of {r.report.decisions.placements.scored.toLocaleString('en-US')} wakeups (
             {r.report.decisions.placements.agreement_pct.toFixed(1)} %)
           </span>
+          {r.report.decisions.placements.balance_migrations > 0 &&
+            `; of ${r.report.decisions.placements.balance_migrations} balance migrations, the model's balancer pulls from the same CPU at ${r.report.decisions.placements.balance_same_source}`}
           ; tasks {r.report.pin === 'free' ? `free, ${r.report.causal_wakeups.toLocaleString('en-US')} wakeups replayed from their wakers` : 'pinned where each ran most'}.
           {r.report.left_out.length > 0 && ` Left out (not fair class): ${r.report.left_out.map((l) => `${l.comm} (prio ${l.prio})`).join(', ')}.`}
         </p>

@@ -184,7 +184,12 @@ impl Replayer<'_> {
         if self.running_somewhere(se) || self.cpu_of(se) == to {
             return;
         }
-        if self.f.ents[se as usize].on_rq {
+        if self.f.ents[se as usize].on_rq && !self.f.ents[se as usize].sched_delayed {
+            let src = self.cpu_of(se);
+            self.clock_at(src, t);
+            self.clock_at(to, t);
+            self.score_balance(se, src, to);
+        } else if self.f.ents[se as usize].on_rq {
             self.report.placements.balance_migrations += 1;
         } else {
             let cpu = self.cpu_of(se);
