@@ -45,9 +45,9 @@ fn run(capture: &str, pin: Pin) -> ReplayReport {
 fn open(capture: &str, what: &str) -> Option<&'static str> {
     match (capture, what) {
         ("three-hogs-two-cpus", "k_*") => Some(
-            "the hogs by rank 58.6 / 64.2 / 74.9 % against the real 65.4 / 65.4 / 66.0 %, with 1-4 migrations each \
-             (real 3-5): the shadow's balancer leaves one hog alone on a CPU longer than the kernel does; the \
-             mirror scenario (tests/fidelity_smp.rs, without the machine's other tasks) is within 1.7 pp",
+            "the hogs by rank 60.2 / 66.3 / 71.2 % against the real 65.4 / 65.4 / 66.0 %, with 2-3 migrations each \
+             (real 3-5): the shadow's balancer rotates them less often than the kernel did; the mirror scenario \
+             (tests/fidelity_smp.rs, without the machine's other tasks) is within 1.7 pp",
         ),
         ("pipe-pair-and-hog", "k_h") => Some(
             "k_h 98.4 % against the real 90.8 %: the real pair moved to the hog's CPU 3-4 times (the kernel's \

@@ -11,7 +11,9 @@
 //!   and an involuntary switch at return to user after a tick or wakeup set need-resched. The
 //!   two are told apart by the latency flags: the task's last record before such a switch
 //!   (the `sched_stat_runtime` of `__schedule()`'s `update_curr()`) carries need-resched
-//!   (`N`) for an involuntary switch, which then continues the burst like `R+`. A yield ends
+//!   (`N`) for an involuntary switch, which then continues the burst like `R+`; so does a last
+//!   record written in an interrupt (`h`, `s`: on SMP, the balance softirq that pulled a task
+//!   onto the CPU and set need-resched after its own record), which a yield's never is. A yield ends
 //!   the burst. Yields that did not switch are not in `sched_switch`, but each `sched_yield()`
 //!   runs `update_curr()`, which emits `sched_stat_runtime`: the task's own such records
 //!   (outside interrupts, without need-resched) count its yields, and the burst's CPU time is
@@ -355,7 +357,14 @@ impl Observed {
                 t.preempted_since_block += 1;
                 SwitchOut::Preempted
             }
-            PrevState::Runnable if t.last_flags.is_some_and(|f| f & trace_flags::NEED_RESCHED != 0) => {
+            // Need-resched set, or the last record written in an interrupt (a balance softirq
+            // that pulled a task here, a tick): `sched_yield()`'s own `update_curr()` record is
+            // in task context, so a yield never ends on an interrupt's record.
+            PrevState::Runnable
+                if t.last_flags.is_some_and(|f| {
+                    f & (trace_flags::NEED_RESCHED | trace_flags::HARDIRQ | trace_flags::SOFTIRQ) != 0
+                }) =>
+            {
                 t.switches_out_runnable += 1;
                 t.involuntary += 1;
                 t.preempted_since_block += 1;

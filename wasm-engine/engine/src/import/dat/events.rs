@@ -156,12 +156,14 @@ impl EventTable {
         let out = self.def(id).map(|def| build(def, data, e, &printk, long_size));
         self.printk = printk;
         let (event, payload) = out??;
-        // common_flags holds the kernel's TRACE_FLAG_* bits: irqs-off 0x01, need-resched 0x04,
-        // hardirq 0x08, softirq 0x10, preempt-need-resched 0x20, NMI 0x40.
+        // common_flags holds the kernel's TRACE_FLAG_* bits: irqs-off 0x01, need-resched-lazy
+        // 0x02, need-resched 0x04, hardirq 0x08, softirq 0x10, preempt-need-resched 0x20, NMI
+        // 0x40. Any need-resched bit is need-resched, as any letter of the text form is (`n`,
+        // `N`, `p`, `l`, `L`, `b`, `B`: `trace_flags::from_text`).
         let depth = read_u64(&self.common_preempt_count, data, e).unwrap_or(0) as u8;
         let flags = read_u64(&self.common_flags, data, e).map(|f| {
             let f = f as u8;
-            let f = (f & 0x1d) | if f & 0x20 != 0 { 0x04 } else { 0 } | if f & 0x40 != 0 { 0x08 } else { 0 };
+            let f = (f & 0x1d) | if f & 0x22 != 0 { 0x04 } else { 0 } | if f & 0x40 != 0 { 0x08 } else { 0 };
             trace_flags::with_preempt_depth(f, depth)
         });
         Ok(TraceRecord { ts_ns, cpu, pid, comm: comm_of(cmdlines, pid), event, line, flags, payload })
