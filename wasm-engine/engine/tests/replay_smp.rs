@@ -49,12 +49,8 @@ fn open(capture: &str, what: &str) -> Option<&'static str> {
              (real 3-5): the shadow's balancer rotates them less often than the kernel did; the mirror scenario \
              (tests/fidelity_smp.rs, without the machine's other tasks) is within 1.7 pp",
         ),
-        ("pipe-pair-and-hog", "k_h") => Some(
-            "k_h 98.4 % against the real 90.8 %: the real pair moved to the hog's CPU 3-4 times (the kernel's \
-             balancer pulled one of it over, its sync wakeup pulled it back), the model's pair twice",
-        ),
         ("sleepers-and-hogs-smp", "k_*") => {
-            Some("the hog sharing its CPU with the 300/700 us sleeper gets 73.9 % against the real 70.7 % (+3.2 pp)")
+            Some("the hog sharing its CPU with the 300/700 us sleeper gets 73.8 % against the real 70.7 % (+3.1 pp)")
         }
         ("nice-imbalance-smp", "placement") => Some(
             "53 of 60: the two last forks (k_c, k_d at +4.7 ms) go to CPU 0 in the kernel; the model's \

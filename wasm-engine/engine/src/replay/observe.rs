@@ -164,6 +164,8 @@ pub struct ObservedTask {
     woken_by: Option<u32>,
     /// Its current run's CPU time up to here is already a step (a causal wakeup split it).
     burst_from: Option<u64>,
+    /// On its CPU since a record of its own revealed it there (its switch-in lost).
+    adopted: bool,
 }
 
 impl ObservedTask {
@@ -334,6 +336,7 @@ impl Observed {
             _ => t0.max(self.last_on_cpu.get(cpu as usize).copied().unwrap_or(t0)).min(ts),
         };
         t.switches_out += 1;
+        t.adopted = false;
         t.ran(cpu, since, ts, prev as u32, &mut self.runs);
         // Its last causal wakeup was synchronous if it blocks now, having run at most
         // SYNC_WAKE_WINDOW_NS since (preempted in between or not).
@@ -427,6 +430,7 @@ impl Observed {
         self.events.push(Timed { ts, ev: ObsEvent::Switch { cpu, prev: prev as u32, next: next as u32, out } });
         self.cpu_cur[cpu as usize] = Some(next as u32);
         let n = &mut self.tasks[next];
+        n.adopted = false;
         n.first_cpu.get_or_insert(cpu);
         n.stats = 0;
         n.stat_ts.clear();
@@ -448,6 +452,14 @@ impl Observed {
         let t = &mut self.tasks[i as usize];
         let Some((c, since)) = t.on_cpu else { return };
         if c != cpu {
+            return;
+        }
+        if std::mem::take(&mut t.adopted) {
+            // Revealed by its own record after a lost switch-in, gone again: its run is
+            // counted; what it did at either end is not in the trace, so nothing else is
+            // inferred (no block, no step).
+            t.on_cpu = None;
+            t.ran(cpu, since, ts, i, &mut self.runs);
             return;
         }
         t.on_cpu = None;
@@ -699,14 +711,18 @@ impl TraceSink for Observed {
                 };
                 self.implicit_out(rec.cpu, ts, at);
                 // The record's own task is current there now (its switch-in is lost too): its
-                // records' latency flags tell how it leaves. Its run is not counted, as a run
-                // before a CPU's first switch is not (the import timeline's spans are the same).
+                // records' latency flags tell how it leaves, and its run counts from this
+                // record, as the import timeline's span does (a hog whose switch back in was
+                // lost keeps running: pipe-pair-and-hog's k_h for 120 ms after a switch to
+                // damon-regions, its ticks charging it).
                 let adopt = self.by_pid.get(&rec.pid).copied().filter(|&i| {
                     rec.pid != 0 && rec.event != "sched_switch" && self.tasks[i as usize].on_cpu.is_none()
                 });
                 if let Some(i) = adopt {
                     self.cpu_cur[rec.cpu as usize] = Some(i);
                     let t = &mut self.tasks[i as usize];
+                    t.on_cpu = Some((rec.cpu, ts));
+                    t.adopted = true;
                     t.stats = 0;
                     t.stat_ts.clear();
                     t.last_flags = None;
