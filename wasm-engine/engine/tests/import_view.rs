@@ -93,11 +93,12 @@ fn spans_are_the_observed_runs_of_the_replay() {
     for exp in CAPTURES {
         let store = text(exp, "trace.txt");
         let tl = TraceTimeline::build(&store);
-        // Observed runs begin at a switch-in (the task on a CPU before its first switch, or after
-        // a missing switch-out, gets none there).
+        // Observed runs begin at a switch-in, or (issue 18) at the record that revealed a task
+        // on its CPU after a missing switch-out; the task on a CPU before its first switch gets
+        // none there.
         let begun: Vec<bool> = (0..tl.ncpus as usize)
-            .flat_map(|c| tl.cpu_first[c] as usize..tl.cpu_first[c + 1] as usize)
-            .map(|i| tl.switch_in[i] != NONE)
+            .flat_map(|c| (tl.cpu_first[c] as usize..tl.cpu_first[c + 1] as usize).map(move |i| (c, i)))
+            .map(|(c, i)| tl.switch_in[i] != NONE || i > tl.cpu_first[c] as usize)
             .collect();
         let mut mine: Vec<(i32, u32, u64, u64)> = spans(&store, &tl)
             .into_iter()
