@@ -53,8 +53,11 @@ fn open(capture: &str, what: &str) -> Option<&'static str> {
             Some("the hog sharing its CPU with the 300/700 us sleeper gets 73.8 % against the real 70.7 % (+3.1 pp)")
         }
         ("nice-imbalance-smp", "placement") => Some(
-            "53 of 60: the two last forks (k_c, k_d at +4.7 ms) go to CPU 0 in the kernel; the model's \
-             sched_balance_find_dst_group() finds no group with more idle CPUs and keeps them on the parent's CPU 1",
+            "53 of 60: the kernel forks k_c and k_d (+4.7 ms) onto CPU 0, where only k_a runs; the model still has \
+             rcu_preempt there as a delayed (ineligible) entity, so both CPUs count two tasks and \
+             sched_balance_find_dst_group() keeps the children on the parent's CPU 1. rcu_preempt's lag before the \
+             trace is unknown (the replay places tasks first seen with zero lag), and 11.8 us of running after its \
+             migration leaves it ineligible in the model",
         ),
         _ => None,
     }
