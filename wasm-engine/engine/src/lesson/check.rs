@@ -248,31 +248,19 @@ pub fn validate_step(
                 }
             }
             for m in &e.migrations {
-                if m.class.as_deref().is_some_and(|k| !MigrateClass::ALL.iter().any(|x| x.name() == k)) {
-                    let all: Vec<&str> = MigrateClass::ALL.iter().map(|x| x.name()).collect();
-                    err(format!(
-                        "{what}: unknown migration class {:?} ({})",
-                        m.class.as_deref().unwrap_or(""),
-                        all.join(", ")
-                    ));
+                let all = MigrateClass::ALL.map(|x| x.name());
+                if let Some(msg) = unknown_name("migration class", m.class.as_deref(), &all) {
+                    err(format!("{what}: {msg}"));
                 }
             }
             for p in &e.placements {
-                if p.rule.as_deref().is_some_and(|k| !PlacePath::ALL.iter().any(|x| x.name() == k)) {
-                    let all: Vec<&str> = PlacePath::ALL.iter().map(|x| x.name()).collect();
-                    err(format!(
-                        "{what}: unknown placement rule {:?} ({})",
-                        p.rule.as_deref().unwrap_or(""),
-                        all.join(", ")
-                    ));
+                let rules = PlacePath::ALL.map(|x| x.name());
+                if let Some(msg) = unknown_name("placement rule", p.rule.as_deref(), &rules) {
+                    err(format!("{what}: {msg}"));
                 }
-                if p.affine.as_deref().is_some_and(|k| !AffinePath::ALL.iter().any(|x| x.name() == k)) {
-                    let all: Vec<&str> = AffinePath::ALL.iter().map(|x| x.name()).collect();
-                    err(format!(
-                        "{what}: unknown wake_affine part {:?} ({})",
-                        p.affine.as_deref().unwrap_or(""),
-                        all.join(", ")
-                    ));
+                let parts = AffinePath::ALL.map(|x| x.name());
+                if let Some(msg) = unknown_name("wake_affine part", p.affine.as_deref(), &parts) {
+                    err(format!("{what}: {msg}"));
                 }
             }
             for c in &e.counts {
@@ -652,6 +640,12 @@ fn check_count(sim: &Simulation, c: &CountExpect, range: (u64, u64)) -> Vec<Stri
     } else {
         vec![]
     }
+}
+
+/// "unknown KIND \"value\" (a, b, c)" when `value` is given and not one of `names`.
+fn unknown_name(kind: &str, value: Option<&str>, names: &[&str]) -> Option<String> {
+    let v = value.filter(|v| !names.contains(v))?;
+    Some(format!("unknown {kind} {v:?} ({})", names.join(", ")))
 }
 
 #[cfg(test)]
