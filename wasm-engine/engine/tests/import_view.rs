@@ -221,3 +221,74 @@ fn runqueue_depth_of_the_smp_captures() {
         }
     }
 }
+
+/// Each task's thread states (`import::thread_states`) on the SMP captures: back to back
+/// without overlap, its Running time equal to the time inside its run spans, Running only inside a
+/// span of its CPU, and the three hogs of `three-hogs-two-cpus` always Running or waiting
+/// (never asleep) with about a third of their time spent preempted.
+#[test]
+fn thread_states_of_the_smp_captures() {
+    use schedlab_engine::import::thread_states::{ThreadState, ThreadStates};
+    for exp in
+        ["three-hogs-two-cpus", "nice-imbalance-smp", "sleepers-and-hogs-smp", "cgroup-shares-smp", "pipe-pair-and-hog"]
+    {
+        let bytes =
+            std::fs::read(common::traces().join("linux-6.18-smp").join(exp).join("trace.dat")).expect("read trace.dat");
+        let mut store = TraceStore::new();
+        decode_all(&bytes, &mut store).expect("decode");
+        let tl = TraceTimeline::build(&store);
+        let st = ThreadStates::build(&store, &tl);
+        // Each task's time inside its run spans (their union: a lost switch-out can leave two
+        // spans of one task overlapping on two CPUs).
+        let mut spans: Vec<Vec<(u64, u64)>> = vec![Vec::new(); store.tasks.len()];
+        for i in 0..tl.len() {
+            spans[tl.task[i] as usize].push((tl.start[i], tl.end[i]));
+        }
+        let span_ns: Vec<u64> = spans
+            .iter_mut()
+            .map(|v| {
+                v.sort_unstable();
+                let (mut total, mut reach) = (0, 0);
+                for &(s, e) in v.iter() {
+                    let s = s.max(reach);
+                    total += e.saturating_sub(s);
+                    reach = reach.max(e);
+                }
+                total
+            })
+            .collect();
+        for t in 0..store.tasks.len() {
+            let (a, b) = (st.first[t] as usize, st.first[t + 1] as usize);
+            for i in a..b {
+                assert!(st.start[i] < st.end[i], "{exp}: task {t} segment {i} is empty");
+                if i > a {
+                    assert_eq!(st.start[i], st.end[i - 1], "{exp}: task {t}: a gap or overlap at segment {i}");
+                }
+                if st.state[i] == ThreadState::Running {
+                    let c = st.cpu[i];
+                    let s = tl.span_at(c, st.start[i]).expect("a span of its CPU");
+                    assert_eq!(tl.task[s] as usize, t, "{exp}: task {t} Running on CPU {c} in another task's span");
+                }
+            }
+            let running = st.totals[t][ThreadState::Running as usize];
+            assert_eq!(running, span_ns[t], "{exp}: task {t} ({}) Running vs its spans", store.tasks[t].pid);
+            assert_eq!(st.time_in(t, tl.t0, tl.t1 + 1), st.totals[t], "{exp}: task {t} totals vs time_in over the trace");
+        }
+        if exp == "three-hogs-two-cpus" {
+            let comm = |t: &schedlab_engine::import::store::Task| store.task_comm(t);
+            for (t, task) in store.tasks.iter().enumerate() {
+                if !comm(task).ends_with("k_a") && !comm(task).ends_with("k_b") && !comm(task).ends_with("k_c") {
+                    continue;
+                }
+                let tot = st.totals[t];
+                let first = st.start[st.first[t] as usize];
+                let all = tl.t1 - first;
+                let waiting = tot[ThreadState::Runnable as usize] + tot[ThreadState::Preempted as usize];
+                let asleep = tot[ThreadState::Sleeping as usize] + tot[ThreadState::Uninterruptible as usize];
+                eprintln!("{exp} {}: running {} waiting {} asleep {} of {all} ns", comm(task), tot[0], waiting, asleep);
+                assert!(asleep < all / 100, "{}: asleep {asleep} of {all}", comm(task));
+                assert!((all / 4..all / 2).contains(&waiting), "{}: waiting {waiting} of {all}", comm(task));
+            }
+        }
+    }
+}

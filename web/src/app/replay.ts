@@ -3,7 +3,7 @@
 // migrations and EEVDF samples) through the window cache, the record under the pointer one
 // lookup at a time. Nothing here waits for a React render.
 
-import type { EevdfWindowData, ImportedTrace, ImportProgress, ReplayWindowData, SpanInfo, TraceRecordView } from '../engine/protocol';
+import type { EevdfWindowData, ImportedTrace, ImportProgress, ReplayWindowData, SpanInfo, ThreadStateData, TraceRecordView } from '../engine/protocol';
 import type { EevdfSampleRef, HoveredSpan } from '../panels/import/RecordInspector';
 import { LatestQuery } from '../state/latest_query';
 import { createStore, type Store } from '../state/store';
@@ -41,6 +41,9 @@ export interface ReplayState {
   runs: ShadowRun[];
   shadowBusy: ImportProgress | null;
   shadowError: string | null;
+  /** The thread tracks now visible (task ids) and their states in the view. */
+  threadTasks: number[];
+  threads: ThreadStateData | null;
 }
 
 const INITIAL: ReplayState = {
@@ -58,6 +61,8 @@ const INITIAL: ReplayState = {
   runs: [],
   shadowBusy: null,
   shadowError: null,
+  threadTasks: [],
+  threads: null,
 };
 
 /** The span row `i` of a window, for the inspector. */
@@ -77,11 +82,28 @@ export function createReplay({ client, hub }: ShellCtx) {
     (lookupError) => store.set({ hovered: null, lookupError }),
   );
   const duration = (trace: ImportedTrace) => Math.max(1, trace.report.timeline.duration_ns);
+  const bucketOf = (view: ViewWindow, plotWidth: number) => Math.max(1, (view.t1 - view.t0) / Math.max(100, plotWidth));
+  const threadQuery = new LatestQuery(
+    (a: { tasks: number[]; view: ViewWindow; bucket: number }) => client.traces.threadStates(a.tasks, a.view.t0, a.view.t1, a.bucket),
+    (threads) => store.set({ threads }),
+    (lookupError) => store.set({ lookupError }),
+  );
+  let threadKey = '';
+  const refreshThreads = () => {
+    const { trace, view, plotWidth, threadTasks } = store.get();
+    if (!trace || threadTasks.length === 0) return;
+    const bucket = bucketOf(view, plotWidth);
+    const key = `${view.t0}:${view.t1}:${bucket}:${threadTasks.join(',')}`;
+    if (key === threadKey) return;
+    threadKey = key;
+    threadQuery.request({ tasks: threadTasks, view, bucket });
+  };
 
   const refresh = () => {
     const { trace, view, plotWidth } = store.get();
     if (!trace) return;
-    const bucket = Math.max(1, (view.t1 - view.t0) / Math.max(100, plotWidth));
+    const bucket = bucketOf(view, plotWidth);
+    refreshThreads();
     const dump = trace.report.eevdf.samples > 0;
     cache.want({ key: 'trace', view, bucket, end: duration(trace) + 1 }, async (r) => {
       const [spans, eevdf] = await Promise.all([client.traces.window(r.t0, r.t1, r.bucket, MARKER_LIMIT), dump ? client.traces.eevdf(r.t0, r.t1, EEVDF_LIMIT) : null]);
@@ -98,15 +120,23 @@ export function createReplay({ client, hub }: ShellCtx) {
       const sameFile = prev !== null && prev.file === trace.file && prev.size === trace.size;
       cache.reset();
       records.drop();
+      threadQuery.drop();
+      threadKey = '';
       store.set({ ...INITIAL, trace, view: { t0: 0, t1: duration(trace) }, plotWidth: store.get().plotWidth, runs: sameFile ? store.get().runs : [] });
     },
     close: () => {
       cache.reset();
       records.drop();
+      threadQuery.drop();
+      threadKey = '';
       store.set({ ...INITIAL, plotWidth: store.get().plotWidth });
     },
     setView: (t0: number, t1: number) => store.set({ view: { t0, t1 } }),
     setCursor: (cursor: number) => store.set({ cursor }),
+    /** The thread tracks scrolled into view (their states are fetched for the view). */
+    setThreadTasks: (threadTasks: number[]) => store.set({ threadTasks }),
+    /** A task picked on its thread track (or none). */
+    select: (selection: number | null) => store.set({ selection, span: null }),
     setWidth: (plotWidth: number) => store.set({ plotWidth }),
     /** What is under the pointer: an EEVDF sample, or a CPU's span and its nearest record. */
     hover: (t: ReplayTarget | null) => {

@@ -910,6 +910,7 @@ export type Request =
     | { 'type': 'import'; file: File; attach: boolean; chunkBytes?: number }
     | { 'type': 'importWindow'; t0: number; t1: number; bucket: number; limit: number }
     | { 'type': 'eevdfWindow'; t0: number; t1: number; limit: number }
+    | { 'type': 'threadStates'; tasks: Array<number>; t0: number; t1: number; bucket: number }
     | { 'type': 'record'; cpu: number; t: number; tol: number }
     | { 'type': 'span'; index: number }
     | {
@@ -943,6 +944,7 @@ export type Response =
     | { 'type': 'imported'; trace: ImportedTrace; alignment: Alignment | null }
     | { 'type': 'importWindow'; data: ReplayWindowData }
     | { 'type': 'eevdfWindow'; data: EevdfWindowData }
+    | { 'type': 'threadStates'; data: ThreadStateData }
     | { 'type': 'record'; record: TraceRecordView | null }
     | { 'type': 'span'; span: SpanInfo | null }
     | { 'type': 'shadow'; report: ReplayReport }
@@ -1269,6 +1271,35 @@ export type TaskSummary = {
   cpu_time_ns_by_cpu: Array<number>;
 };
 
+/** Thread-state segments of the requested tasks in a window (times in ns after the origin), merged below the bucket (`count` > 1; the longest state names the merged segment): `import::thread_states`. */
+export type ThreadStateCols = {
+  /** Index of the task in the request. */ row: Uint32Array;
+  start: Float64Array;
+  end: Float64Array; /** `ThreadStateCode`. */
+  state: Uint32Array; /** The CPU of a Running segment, else u32::MAX. */
+  cpu: Uint32Array;
+  count: Uint32Array;
+};
+
+/**
+ * Thread-state segments of some tasks in a window, with the window and the tasks asked for.
+ */
+export type ThreadStateData = {
+  t0: number;
+  t1: number;
+  bucket: number;
+  /**
+   * The task ids of the rows.
+   */
+  tasks: Array<number>; /** Index of the task in the request. */
+  row: Uint32Array;
+  start: Float64Array;
+  end: Float64Array; /** `ThreadStateCode`. */
+  state: Uint32Array; /** The CPU of a Running segment, else u32::MAX. */
+  cpu: Uint32Array;
+  count: Uint32Array;
+};
+
 /**
  * The replay view's timeline of the trace.
  */
@@ -1331,6 +1362,14 @@ export type TraceTask = {
    */
   comms: string;
   prio: number | null;
+  /**
+   * Its process (thread group id) when the trace gives it.
+   */
+  tgid: number | null;
+  /**
+   * Its time on a CPU over the whole trace (ns).
+   */
+  running_ns: number;
 };
 
 /**
@@ -1475,6 +1514,14 @@ export const EEVDF_WINDOW_COLS_LAYOUT: ColumnLayout<EevdfWindowCols> = {
   state: 'i32',
   nr: 'u32',
   omitted: 'u32',
+};
+export const THREAD_STATE_COLS_LAYOUT: ColumnLayout<ThreadStateCols> = {
+  row: 'u32',
+  start: 'f64',
+  end: 'f64',
+  state: 'u32',
+  cpu: 'u32',
+  count: 'u32',
 };
 
 // Codes stored in columns.
@@ -1710,6 +1757,39 @@ export const WakeKind = {
   schedWakeup: 1,
   schedWakeupNew: 2,
 } as const;
+/** A task's state on its thread-state track (`ThreadStateCols.state`, `import::thread_states::ThreadState`). */
+export const ThreadStateCode = {
+  running: 0,
+  runnable: 1,
+  preempted: 2,
+  sleeping: 3,
+  uninterruptible: 4,
+  idle: 5,
+  stopped: 6,
+  unknown: 7,
+} as const;
+/** ThreadStateCode names, by code. */
+export const THREAD_STATE_NAMES = [
+  'running',
+  'runnable',
+  'preempted',
+  'sleeping',
+  'uninterruptible',
+  'idle',
+  'stopped',
+  'unknown',
+] as const;
+/** ThreadStateCode in words, by code. */
+export const ThreadStateCodeWords: readonly string[] = [
+  'Running',
+  'Runnable',
+  'Runnable (Preempted)',
+  'Sleeping',
+  'Uninterruptible Sleep',
+  'Idle',
+  'Stopped',
+  'Unknown',
+];
 /** Which line of a bpftrace EEVDF dump (`EevdfWindowCols.kind`). */
 export const EevdfSampleKind = {
   task: 0,

@@ -40,6 +40,7 @@ pub mod report;
 pub mod store;
 pub mod summary;
 pub mod text;
+pub mod thread_states;
 pub mod timeline;
 
 pub use detect::{binary_kind, Binary, Format};

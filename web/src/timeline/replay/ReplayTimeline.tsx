@@ -5,7 +5,7 @@
 // The canvas reports what it drew in data attributes (data-spans-drawn, data-state-caps-*,
 // data-wakeup-links, data-migrations, data-eevdf-lanes, data-eevdf-points, data-depth-*, …) and
 // its geometry (data-lane-h, data-row-pitch, data-eevdf-top).
-import { memo, useEffect, useLayoutEffect, useMemo, useRef, useState, type RefObject } from 'react';
+import { memo, useEffect, useLayoutEffect, useMemo, useRef } from 'react';
 import type { EevdfWindowData, ImportedTrace, ReplayWindowData } from '../../engine/protocol';
 import { ENTITY_LANE_H, GUTTER_W, SECTION_GAP } from '../layout';
 import { TimeAxis } from '../TimeAxis';
@@ -17,6 +17,7 @@ import { DEPTH_MORE_COLOUR, DEPTH_ONE_COLOUR, renderDepthTracks } from './render
 import { formatNs, makeTimeScale } from '../time_scale';
 import { STATE_COLOURS, STATE_WORDS, type StateKind } from './states';
 import { timeAtX, useReplayInput } from './use_replay_input';
+import { useWidth } from './use_width';
 
 /** How far from the pointer a record may be to count as under it, px. */
 export const HOVER_PX = 24;
@@ -47,23 +48,6 @@ export interface ReplayTimelineProps {
   onPick: (t: ReplayTarget | null) => void;
   /** Reports the plot width (for the window's bucket). */
   onWidth?: (w: number) => void;
-}
-
-function useWidth(ref: RefObject<HTMLElement | null>): number {
-  const [width, setWidth] = useState(0);
-  useEffect(() => {
-    const el = ref.current;
-    if (!el) return;
-    setWidth(el.clientWidth);
-    if (typeof ResizeObserver === 'undefined') return;
-    const ro = new ResizeObserver((entries) => {
-      const w = entries[0]?.contentRect.width;
-      if (w !== undefined) setWidth(Math.floor(w));
-    });
-    ro.observe(el);
-    return () => ro.disconnect();
-  }, [ref]);
-  return width;
 }
 
 const LEGEND: StateKind[] = ['preempted', 'runnable', 'sleeping', 'disk', 'idle', 'stopped', 'lost'];
