@@ -12,6 +12,8 @@ const REAL = fileURLToPath(new URL('../../traces/linux-6.18-smp/nice-imbalance-s
 const canvas = (page: Page) => page.getByTestId('thread-canvas');
 const attr = async (page: Page, name: string) => Number((await canvas(page).getAttribute(name)) ?? 'NaN');
 const labels = (page: Page) => page.locator('[data-testid="thread-tracks"] .thread-label');
+/** The hover text now ('' when none is shown), without waiting for one. */
+const hoverText = (page: Page) => page.evaluate(() => document.querySelector('[data-testid="thread-hover"]')?.textContent ?? '');
 
 async function open(page: Page, file: string) {
   await openApp(page);
@@ -67,13 +69,29 @@ test('thread tracks grouped by process: filter, collapse, pin, select, hover', a
   await page.locator('.thread-name[data-task]', { hasText: 'worker 201' }).click();
   await expect(page.locator('.thread-label.selected')).toHaveText('worker 201📌');
 
+  // The worker's wakeups are drawn from io's track (its waker) to its own; its Runnable stretch
+  // after a wakeup names the waker, and a click there goes to the waker's track.
+  await expect.poll(() => attr(page, 'data-thread-wake-arrows')).toBeGreaterThan(0);
+  const cbox = (await canvas(page).boundingBox())!;
+  const wrow = (await labels(page).filter({ hasText: 'worker 201' }).boundingBox())!;
+  let woken = '';
+  let at = 0;
+  for (let x = cbox.x + 120; x < cbox.x + cbox.width - 10 && !/woken by io 202/.test(woken); x += 2) {
+    await page.mouse.move(x, wrow.y + wrow.height / 2);
+    woken = await hoverText(page);
+    at = x;
+  }
+  expect(woken).toMatch(/^worker 201: Runnable for .* — woken by io 202 on CPU 1 \(click: go to its track\)$/);
+  await page.mouse.click(at, wrow.y + wrow.height / 2);
+  await expect(page.locator('.thread-label.selected')).toHaveText('io 202📌');
+
   // Hover over the hog's track in the middle of the trace: its state in words, with the CPU.
   const box = (await canvas(page).boundingBox())!;
   const row = await labels(page).filter({ hasText: 'hog 300' }).boundingBox();
   let hover = '';
   for (let x = box.x + 150; x < box.x + box.width - 10 && !/Running on CPU 0/.test(hover); x += 7) {
     await page.mouse.move(x, row!.y + row!.height / 2);
-    hover = (await page.getByTestId('thread-hover').textContent().catch(() => '')) ?? '';
+    hover = await hoverText(page);
   }
   expect(hover).toMatch(/^hog 300: Running on CPU 0 for /);
 });

@@ -69,7 +69,7 @@ export function ReplayView({ replay, alignment, onClose, onCancel }: Props) {
             />
           </ErrorBoundary>
           <ErrorBoundary name="thread tracks">
-            <ThreadTracks trace={trace} data={st.threads} view={st.view} selection={st.selection} onVisible={replay.setThreadTasks} onSelect={replay.select} />
+            <ThreadTracks trace={trace} data={st.threads} wakes={st.window.data?.spans ?? null} view={st.view} selection={st.selection} onVisible={replay.setThreadTasks} onSelect={replay.select} />
           </ErrorBoundary>
         </div>
         {s.runqueues.length > 0 && (

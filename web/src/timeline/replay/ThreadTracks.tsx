@@ -1,13 +1,15 @@
 // The replay view's thread-state tracks, as Perfetto shows them: one track per thread, grouped
 // by process, busiest first; a filter by name or pid; pinned threads on top; processes that
-// collapse. Only the rows in the scrolled viewport are drawn (one sticky canvas) and asked of the
+// collapse; the selected thread's wakeups as arrows from waker to wakee, and a click on a
+// Runnable stretch that began at a wakeup goes to the waker's track. Only the rows in the
+// scrolled viewport are drawn (one sticky canvas) and asked of the
 // engine (onVisible); the labels are buttons, so the tracks are reachable from the keyboard:
 // Enter on a process collapses it, on a thread selects it, P pins or unpins it (the pin
 // button beside each name does it with the mouse). The canvas
 // reports what it drew in data attributes (data-thread-tracks, data-thread-segments,
 // data-thread-states-*).
 import { memo, useEffect, useLayoutEffect, useMemo, useRef, useState, type KeyboardEvent } from 'react';
-import { ThreadStateCodeWords, type ImportedTrace, type ThreadStateData } from '../../engine/protocol';
+import { ThreadStateCode, ThreadStateCodeWords, type ImportedTrace, type ReplayWindowData, type ThreadStateData } from '../../engine/protocol';
 import { GUTTER_W } from '../layout';
 import { cancelRedraw, scheduleRedraw } from '../raf_scheduler';
 import { formatNs, makeTimeScale } from '../time_scale';
@@ -21,6 +23,8 @@ const VIEWPORT_MAX = 420;
 export interface ThreadTracksProps {
   trace: ImportedTrace;
   data: ThreadStateData | null;
+  /** The replay window (its wakeups: who woke whom). */
+  wakes: ReplayWindowData | null;
   view: { t0: number; t1: number };
   selection: number | null;
   /** The task ids of the thread rows now visible (the engine is asked for their states). */
@@ -32,6 +36,14 @@ interface Hover {
   x: number;
   y: number;
   text: string;
+}
+
+/** The wakeup of `task` at exactly `t` (the start of a Runnable segment after a sleep), if the
+ * window holds it. */
+export function wakeupAt(w: ReplayWindowData | null, task: number, t: number): number | null {
+  if (!w) return null;
+  for (let j = 0; j < w.wake_t.length; j++) if (w.wake_wakee[j] === task && w.wake_t[j] === t) return j;
+  return null;
 }
 
 /** The segment of `task` under time t in `data`, if any. */
@@ -49,7 +61,7 @@ function segmentAt(data: ThreadStateData, task: number, t: number, tol: number):
 }
 
 function ThreadTracksImpl(p: ThreadTracksProps) {
-  const { trace, data, view, selection, onVisible } = p;
+  const { trace, data, wakes, view, selection, onVisible } = p;
   const root = useRef<HTMLDivElement>(null);
   const scroller = useRef<HTMLDivElement>(null);
   const canvasRef = useRef<HTMLCanvasElement>(null);
@@ -99,13 +111,15 @@ function ThreadTracksImpl(p: ThreadTracksProps) {
       ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
       ctx.clearRect(0, 0, width, viewportH);
       const scale = makeTimeScale(view.t0, view.t1, GUTTER_W, width);
-      const r = renderThreadTracks(ctx, { rows, first, last, offset, data, scale, width, height: viewportH, selection });
+      const r = renderThreadTracks(ctx, { rows, first, last, offset, data, scale, width, height: viewportH, selection, wakes });
       const ds = canvas.dataset;
       ds.threadTracks = String(r.tracks);
       ds.threadSegments = String(r.segments);
+      ds.threadWakeArrows = String(r.wakeArrows);
+      ds.threadWakeStubs = String(r.wakeStubs);
       for (const [k, n] of Object.entries(r.byState)) ds[`threadStates${k[0].toUpperCase()}${k.slice(1)}`] = String(n);
     }, canvas);
-  }, [rows, first, last, offset, data, view, width, viewportH, selection]);
+  }, [rows, first, last, offset, data, view, width, viewportH, selection, wakes]);
 
   useEffect(() => {
     const canvas = canvasRef.current;
@@ -126,14 +140,28 @@ function ThreadTracksImpl(p: ThreadTracksProps) {
     const px = (view.t1 - view.t0) / (width - GUTTER_W);
     return { x, y, row, t: view.t0 + (x - GUTTER_W) * px, px };
   };
-  const onMove = (e: React.PointerEvent) => {
+  /** The segment under the pointer and, for a Runnable one that began at a wakeup, its waker. */
+  const under = (e: { clientX: number; clientY: number }) => {
     const a = at(e);
     const j = a && data ? segmentAt(data, a.row.task, a.t, a.px) : null;
-    if (!a || j === null || !data) return setHover(null);
+    if (!a || j === null || !data) return null;
+    const w = data.state[j] === ThreadStateCode.runnable && data.count[j] === 1 ? wakeupAt(wakes, a.row.task, data.start[j]) : null;
+    const waker = w !== null && wakes ? wakes.wake_waker[w] : null;
+    return { a, j, w, waker: waker !== null && trace.tasks[waker]?.pid !== 0 ? waker : null };
+  };
+  const onMove = (e: React.PointerEvent) => {
+    const u = under(e);
+    if (!u || !data) return setHover(null);
+    const { a, j, w } = u;
     const words = ThreadStateCodeWords[data.state[j]] ?? '?';
     const cpu = data.cpu[j] !== 0xffffffff ? ` on CPU ${data.cpu[j]}` : '';
     const merged = data.count[j] > 1 ? ` (${data.count[j]} merged; the longest named)` : '';
-    setHover({ x: a.x, y: a.y, text: `${a.row.label}: ${words}${cpu} for ${formatNs(data.end[j] - data.start[j])}, ${formatNs(data.start[j])}–${formatNs(data.end[j])}${merged}` });
+    let by = '';
+    if (w !== null && wakes) {
+      const t = trace.tasks[wakes.wake_waker[w]];
+      by = u.waker !== null && t ? ` — woken by ${t.comm} ${t.pid} on CPU ${wakes.wake_cpu[w]} (click: go to its track)` : ` — woken on CPU ${wakes.wake_cpu[w]} from idle or an interrupt`;
+    }
+    setHover({ x: a.x, y: a.y, text: `${a.row.label}: ${words}${cpu} for ${formatNs(data.end[j] - data.start[j])}, ${formatNs(data.start[j])}–${formatNs(data.end[j])}${merged}${by}` });
   };
 
   const togglePin = (task: number) => setPinned((ps) => (ps.includes(task) ? ps.filter((x) => x !== task) : [...ps, task]));
@@ -182,8 +210,12 @@ function ThreadTracksImpl(p: ThreadTracksProps) {
         onPointerMove={onMove}
         onPointerLeave={() => setHover(null)}
         onClick={(e) => {
+          // A Runnable stretch after a wakeup leads to the waker's track (the flow from a
+          // wakeup to its waker); anything else selects the track's task.
+          const u = under(e);
+          if (u?.waker != null) return p.onSelect(u.waker);
           const a = at(e);
-          if (a) p.onSelect(a.row.kind === 'thread' ? a.row.task : null);
+          if (a) p.onSelect(a.row.task);
         }}
       >
         <div style={{ position: 'relative', height: Math.max(total, viewportH) }}>

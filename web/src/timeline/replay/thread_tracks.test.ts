@@ -1,11 +1,11 @@
 // The thread-track rows: grouping by process, order, filter, pins and collapse; and their
 // painting against a recording fake 2D context.
 import { describe, expect, it } from 'vitest';
-import { ThreadStateCode as S, type ThreadStateData, type TraceTask } from '../../engine/protocol';
+import { ThreadStateCode as S, type ReplayWindowData, type ThreadStateData, type TraceTask } from '../../engine/protocol';
 import { fakeCtx } from '../fake_ctx';
 import { GUTTER_W } from '../layout';
 import { makeTimeScale } from '../time_scale';
-import { renderThreadTracks, THREAD_ROW_H, THREAD_STATE_COLOURS } from './render_threads';
+import { renderThreadTracks, THREAD_ROW_H, THREAD_STATE_COLOURS, THREAD_WAKE_COLOUR } from './render_threads';
 import { trackRows, visibleTasks } from './thread_tracks';
 
 function task(pid: number, comm: string, running_ns: number, tgid: number | null = null, generation = 0): TraceTask {
@@ -98,5 +98,24 @@ describe('renderThreadTracks', () => {
     const run = ctx.of('fillRect').find((c) => c.fillStyle === THREAD_STATE_COLOURS[S.running]);
     expect(run?.args[1]).toBe(-5 + 2);
     expect(ctx.count('strokeRect')).toBe(1);
+  });
+
+  it("draws the selected task's wakeups from waker to wakee, and a stub when the other track is away", () => {
+    // hog (task 4, row 0) wakes the renderer (task 2, row 2) at 600; io (task 3, row 4, not
+    // drawn: last = 3) wakes the hog at 100.
+    const wakes = {
+      wake_t: Float64Array.from([600, 100]),
+      wake_waker: Uint32Array.from([4, 3]),
+      wake_wakee: Uint32Array.from([2, 4]),
+    } as unknown as ReplayWindowData;
+    const ctx = fakeCtx();
+    const r = renderThreadTracks(ctx, { rows, first: 0, last: 3, offset: 0, data, scale, width, height: 200, selection: 4, wakes });
+    expect([r.wakeArrows, r.wakeStubs]).toEqual([1, 1]);
+    const heads = ctx.of('fill').filter((c) => c.fillStyle === THREAD_WAKE_COLOUR);
+    // An arrowhead on each wakee's track: the renderer's at 600, and the hog's at 100 (a stub:
+    // its waker's track is not drawn).
+    expect(heads.length).toBe(2);
+    const none = renderThreadTracks(fakeCtx(), { rows, first: 0, last: 3, offset: 0, data, scale, width, height: 200, selection: 5, wakes });
+    expect([none.wakeArrows, none.wakeStubs]).toEqual([0, 0]);
   });
 });
