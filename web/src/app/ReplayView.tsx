@@ -32,7 +32,7 @@ export function ReplayView({ replay, alignment, onClose, onCancel }: Props) {
   const s = trace.report.summary;
   const error = st.window.error ?? st.lookupError;
   return (
-    <div className="main replay" data-testid="replay-view">
+    <div className="main replay" data-testid="replay-view" data-export-root>
       <div className="center">
         <div className="replay-head">
           <b data-testid="replay-file">{trace.file}</b>
