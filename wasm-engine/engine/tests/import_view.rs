@@ -272,7 +272,11 @@ fn thread_states_of_the_smp_captures() {
             }
             let running = st.totals[t][ThreadState::Running as usize];
             assert_eq!(running, span_ns[t], "{exp}: task {t} ({}) Running vs its spans", store.tasks[t].pid);
-            assert_eq!(st.time_in(t, tl.t0, tl.t1 + 1), st.totals[t], "{exp}: task {t} totals vs time_in over the trace");
+            assert_eq!(
+                st.time_in(t, tl.t0, tl.t1 + 1),
+                st.totals[t],
+                "{exp}: task {t} totals vs time_in over the trace"
+            );
         }
         if exp == "three-hogs-two-cpus" {
             let comm = |t: &schedlab_engine::import::store::Task| store.task_comm(t);
