@@ -112,3 +112,17 @@ test('a real capture: one track per task, the hogs running and preempted, zoom r
   await page.getByTestId('thread-filter').fill('k_');
   await expect.poll(() => attr(page, 'data-thread-tracks')).toBe(4);
 });
+
+test('the runqueue-depth track answers the pointer; under 800 px the side panel goes under the timeline', async ({ page }) => {
+  await page.setViewportSize({ width: 700, height: 1000 });
+  await open(page, REAL);
+  const lanes = page.getByTestId('replay-canvas');
+  const laneH = Number(await lanes.getAttribute('data-lane-h'));
+  const box = (await lanes.boundingBox())!;
+  await page.mouse.move(box.x + box.width * 0.6, box.y + laneH + 20);
+  await expect(page.getByTestId('hovered-depth')).toHaveText(/^CPU 0: \d+ runnable .*→/);
+  // The timeline keeps the width; the inspector follows it below.
+  const side = (await page.locator('.replay-side').boundingBox())!;
+  expect(box.width).toBeGreaterThan(650);
+  expect(side.y).toBeGreaterThan(box.y + box.height);
+});

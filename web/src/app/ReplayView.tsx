@@ -110,7 +110,7 @@ export function ReplayView({ replay, alignment, onClose, onCancel }: Props) {
         </ErrorBoundary>
       </div>
       <aside className="inspector replay-side" aria-label="trace inspector">
-        <RecordInspector hovered={st.hovered} hoveredSpan={st.hoveredSpan} sample={st.sample} span={st.span} />
+        <RecordInspector hovered={st.hovered} hoveredSpan={st.hoveredSpan} hoveredDepth={st.hoveredDepth} sample={st.sample} span={st.span} />
         <ErrorBoundary name="diagnostics">
           <DiagnosticsPanel trace={trace} alignment={alignment} />
         </ErrorBoundary>

@@ -4,7 +4,7 @@
 // lookup at a time. Nothing here waits for a React render.
 
 import type { EevdfWindowData, ImportedTrace, ImportProgress, ReplayWindowData, SpanInfo, ThreadStateData, TraceRecordView } from '../engine/protocol';
-import type { EevdfSampleRef, HoveredSpan } from '../panels/import/RecordInspector';
+import type { EevdfSampleRef, HoveredDepth, HoveredSpan } from '../panels/import/RecordInspector';
 import { LatestQuery } from '../state/latest_query';
 import { createStore, type Store } from '../state/store';
 import type { ShadowRun } from '../state/trace_import';
@@ -33,6 +33,8 @@ export interface ReplayState {
   plotWidth: number;
   hovered: TraceRecordView | null;
   hoveredSpan: HoveredSpan | null;
+  /** The runqueue-depth segment under the pointer. */
+  hoveredDepth: HoveredDepth | null;
   sample: EevdfSampleRef | null;
   /** The span picked with a click. */
   span: SpanInfo | null;
@@ -55,6 +57,7 @@ const INITIAL: ReplayState = {
   plotWidth: 1200,
   hovered: null,
   hoveredSpan: null,
+  hoveredDepth: null,
   sample: null,
   span: null,
   lookupError: null,
@@ -148,10 +151,16 @@ export function createReplay({ client, hub }: ShellCtx) {
         if (!eevdf) return;
         const pid = eevdf.pid[t.row];
         const comm = trace.report.eevdf.tasks.find((x) => x.pid === pid)?.comm ?? '';
-        return store.set({ sample: { data: eevdf, row: t.row, comm, origin: trace.report.timeline.origin_ns } });
+        return store.set({ sample: { data: eevdf, row: t.row, comm, origin: trace.report.timeline.origin_ns }, hoveredDepth: null });
+      }
+      if (t.kind === 'depth') {
+        const d = window.data?.spans;
+        const i = t.row;
+        const seg = d && i !== null ? { cpu: t.cpu, n: d.depth_n[i], start: d.depth_start[i], end: d.depth_end[i], count: d.depth_count[i] } : { cpu: t.cpu, n: 0, start: t.t, end: t.t, count: 0 };
+        return store.set({ sample: null, hoveredSpan: null, hoveredDepth: seg });
       }
       const spans = window.data?.spans;
-      store.set({ sample: null, hoveredSpan: t.span !== null && spans ? spanAt(spans, t.span, trace) : null });
+      store.set({ sample: null, hoveredDepth: null, hoveredSpan: t.span !== null && spans ? spanAt(spans, t.span, trace) : null });
       records.request(t);
     },
     /** A click: the task of the span under the pointer is selected, and a single span described. */

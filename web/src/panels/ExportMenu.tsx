@@ -30,7 +30,7 @@ export function ExportMenu({ target, name }: Props) {
   return (
     <details className="export-menu" ref={menu} data-testid="export-menu">
       <summary>export</summary>
-      <div className="variant-menu">
+      <div className="export-list">
         <button onClick={() => save('png')} data-testid="export-png">
           View as PNG
         </button>

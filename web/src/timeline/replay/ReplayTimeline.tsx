@@ -32,7 +32,16 @@ export function replayRows(cpus: number): { laneH: number; depthH: number; pitch
 /** What is under the pointer. */
 export type ReplayTarget =
   | { kind: 'cpu'; cpu: number; t: number; tol: number; span: number | null }
+  | { kind: 'depth'; cpu: number; t: number; row: number | null }
   | { kind: 'eevdf'; row: number };
+
+/** The runqueue-depth segment row of `data` on `cpu` covering time t, if any. */
+export function depthRowAt(data: ReplayWindowData, cpu: number, t: number): number | null {
+  for (let i = 0; i < data.depth_cpu.length; i++) {
+    if (data.depth_cpu[i] === cpu && data.depth_start[i] <= t && t < data.depth_end[i]) return i;
+  }
+  return null;
+}
 
 export interface ReplayTimelineProps {
   trace: ImportedTrace;
@@ -113,7 +122,9 @@ function ReplayTimelineImpl(p: ReplayTimelineProps) {
     const px = (view.t1 - view.t0) / Math.max(1, width - GUTTER_W);
     if (y >= 0 && y < cpus * rows.pitch) {
       const cpu = Math.floor(y / rows.pitch);
-      if (y - cpu * rows.pitch >= rows.laneH) return null;
+      const dy = y - cpu * rows.pitch;
+      if (dy >= rows.laneH + 2 && dy < rows.laneH + 2 + rows.depthH) return { kind: 'depth', cpu, t, row: data ? depthRowAt(data, cpu, t) : null };
+      if (dy >= rows.laneH) return null;
       return { kind: 'cpu', cpu, t, tol: HOVER_PX * px, span: data ? spanRowAt(data, cpu, t, px) : null };
     }
     const row = eevdfHit.current?.sampleAt(x, y) ?? null;
