@@ -4,7 +4,7 @@
 //! Both traces go through [`window_metrics`] over the same [`MetricsWindow`] (the whole trace by
 //! default). Tasks are matched by comm: every task of a trace with the same (last) comm is summed
 //! into one row (per-CPU kernel threads, thread pools), and `matches` maps a comm of A to a comm
-//! of B for renamed tasks. A comm in one trace only gives a row with that side missing, counted
+//! of B for renamed tasks (that comm of B then meets no other comm of A). A comm in one trace only gives a row with that side missing, counted
 //! as zero for CPU time and rates. CPUs are matched by number; a CPU whose runqueue depth is
 //! known in neither trace (no `sched_switch` on it) has no row.
 //!
@@ -225,7 +225,9 @@ pub fn diff(a: DiffInput, b: DiffInput, opt: &DiffOptions) -> Result<TraceDiff, 
     let mut taken: BTreeSet<&str> = BTreeSet::new();
     for (comm, g) in &ga {
         let target = renamed.get(comm.as_str()).copied().unwrap_or(comm);
-        let other = gb.get(target);
+        // A comm of B named by a match belongs to that match only.
+        let claimed = !renamed.contains_key(comm.as_str()) && renamed.values().any(|&v| v == comm);
+        let other = if claimed { None } else { gb.get(target) };
         if other.is_some() {
             taken.insert(target);
         }

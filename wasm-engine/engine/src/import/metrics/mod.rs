@@ -18,6 +18,10 @@
 //! * unknown: after a run whose switch-out is missing from the trace (`LOST`), until its next
 //!   wake record or run.
 //!
+//! A run the trace shows inside another run of the same task on another CPU (around a lost
+//! record) counts as CPU time too, so such a task's states can add up to more than the window
+//! by that overlap; the state after both is the one the later-ending run left.
+//!
 //! A task's time counts from its first evidence: a run (the one current when the trace began
 //! starts at the trace's start), or a wake record before its first run (it was asleep; the time
 //! before is not counted). After a switch-out in a dead state (`X`, `Z`) nothing more counts.

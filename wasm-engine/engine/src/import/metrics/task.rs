@@ -184,7 +184,11 @@ fn walk(tl: &TraceTimeline, s: &Scope, spans: &[u32], mut wakes: impl Iterator<I
         if tl.state[i] == OPEN {
             return;
         }
-        (gap, since) = (Gap::of(tl.state[i]), end);
+        // A run inside an earlier one (the trace shows the task on two CPUs at once, around a
+        // lost record) does not end the earlier one.
+        if end >= since || gap == Gap::Unseen {
+            (gap, since) = (Gap::of(tl.state[i]), end);
+        }
     }
     gap_until(s, gap, since, tl.t1, None, &mut wake, &mut wakes, acc);
 }
