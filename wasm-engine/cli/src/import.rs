@@ -212,8 +212,10 @@ impl TraceSink for Discard {
 /// `schedlab gen trace`: the synthetic trace on stdout.
 pub fn print_synthetic(mb: u64, seed: u64) -> Result<(), String> {
     let text = synthetic_trace_seeded((mb as usize) << 20, seed);
-    std::io::Write::write_all(&mut std::io::stdout().lock(), text.as_bytes())
-        .map_err(|e| format!("writing the trace: {e}"))
+    match std::io::Write::write_all(&mut std::io::stdout().lock(), text.as_bytes()) {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(format!("writing the trace: {e}")),
+        _ => Ok(()),
+    }
 }
 
 pub fn bench(mb: u64) -> Result<(), String> {
