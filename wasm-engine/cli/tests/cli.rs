@@ -496,16 +496,28 @@ const AB: &str = "traces/linux-6.18-ab";
 
 #[test]
 fn diff_json_shape_exit_code_and_flags() {
-    let (a, b, c) = (format!("{AB}/base-1/trace.dat"), format!("{AB}/base-2/trace.dat"), format!("{AB}/shares-2048/trace.dat"));
+    let (a, b, c) =
+        (format!("{AB}/base-1/trace.dat"), format!("{AB}/base-2/trace.dat"), format!("{AB}/shares-2048/trace.dat"));
     let same = ok_json(&["diff", &a, &b, "--json", "--noise", "5%"]);
     assert_eq!(same["flagged"], 0, "{same:#}");
     assert_eq!(same["rule"]["noise_pct"], 5.0);
-    let row = |d: &Value, comm: &str| d["tasks"].as_array().unwrap().iter().find(|t| t["comm"] == comm).cloned().unwrap();
+    let row =
+        |d: &Value, comm: &str| d["tasks"].as_array().unwrap().iter().find(|t| t["comm"] == comm).cloned().unwrap();
     let k_a = row(&same, "k_a");
     let names: Vec<&str> = k_a["figures"].as_array().unwrap().iter().map(|f| f["name"].as_str().unwrap()).collect();
     assert_eq!(
         names,
-        ["cpu", "latency_p50", "latency_p90", "latency_p99", "latency_max", "wakeups", "switches", "involuntary", "migrations"]
+        [
+            "cpu",
+            "latency_p50",
+            "latency_p90",
+            "latency_p99",
+            "latency_max",
+            "wakeups",
+            "switches",
+            "involuntary",
+            "migrations"
+        ]
     );
     for key in ["unit", "a", "b", "delta", "relative_pct", "counts", "flagged"] {
         assert!(k_a["figures"][0].get(key).is_some(), "figure has no {key}: {k_a:#}");
@@ -515,7 +527,10 @@ fn diff_json_shape_exit_code_and_flags() {
     // Doubled shares: k_a's CPU time flagged up, k_b's down; the exit code stays 0.
     let two = ok_json(&["diff", &a, &c, "--json"]);
     let cpu = |d: &Value, comm: &str| row(d, comm)["figures"][0].clone();
-    assert_eq!((cpu(&two, "k_a")["flagged"].clone(), cpu(&two, "k_b")["flagged"].clone()), (Value::Bool(true), Value::Bool(true)));
+    assert_eq!(
+        (cpu(&two, "k_a")["flagged"].clone(), cpu(&two, "k_b")["flagged"].clone()),
+        (Value::Bool(true), Value::Bool(true))
+    );
     assert!(cpu(&two, "k_a")["delta"].as_f64().unwrap() > 10.0 && cpu(&two, "k_b")["delta"].as_f64().unwrap() < -10.0);
     // The text table marks the same figures.
     let o = schedlab(&["diff", &a, &c]);
