@@ -372,7 +372,7 @@ pub struct DiffArgs {
     pub noise: f64,
     /// Only these CPUs (comma list), e.g. the CPU the workload was pinned to.
     #[arg(long, value_name = "LIST", value_parser = cpu_list)]
-    pub cpus: Option<Vec<u32>>,
+    pub cpus: Option<CpuList>,
 }
 
 #[derive(Args, Debug)]
@@ -445,11 +445,16 @@ fn percent(s: &str) -> Result<f64, String> {
     }
 }
 
+/// CPU numbers (`--cpus 0,1`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CpuList(pub Vec<u32>);
+
 /// CPU numbers, comma-separated.
-fn cpu_list(s: &str) -> Result<Vec<u32>, String> {
+fn cpu_list(s: &str) -> Result<CpuList, String> {
     s.split(',')
         .map(|c| c.trim().parse::<u32>().map_err(|_| format!("expected CPU numbers such as 0,1; {c:?} is not one")))
-        .collect()
+        .collect::<Result<Vec<u32>, String>>()
+        .map(CpuList)
 }
 
 /// Two named variants, `BASE,SERIES`.
@@ -500,7 +505,7 @@ mod tests {
         assert_eq!(percent("2%"), Ok(2.0));
         assert_eq!(percent(" 0.5 "), Ok(0.5));
         assert!(percent("-1%").is_err() && percent("x").is_err() && percent("2000").is_err());
-        assert_eq!(cpu_list("1, 3"), Ok(vec![1, 3]));
+        assert_eq!(cpu_list("1, 3"), Ok(CpuList(vec![1, 3])));
         assert!(cpu_list("1,x").unwrap_err().contains("\"x\""));
         assert!(duration("200").is_err());
         assert_eq!(list("a, b,c"), Ok(List(vec!["a".into(), "b".into(), "c".into()])));

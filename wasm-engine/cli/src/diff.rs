@@ -30,7 +30,7 @@ pub fn run(a: &DiffArgs) -> Result<String, String> {
     let opt = DiffOptions {
         noise_pct: a.noise,
         matches: a.matches.clone(),
-        window: MetricsWindow { cpus: a.cpus.clone(), ..MetricsWindow::all() },
+        window: MetricsWindow { cpus: a.cpus.as_ref().map(|c| c.0.clone()), ..MetricsWindow::all() },
     };
     let d = diff(DiffInput { store: &sa, timeline: &ta }, DiffInput { store: &sb, timeline: &tb }, &opt)?;
     if a.json {

@@ -537,6 +537,12 @@ fn diff_json_shape_exit_code_and_flags() {
     assert_eq!(o.code, 0, "{}", o.stderr);
     let k_a_line = o.stdout.lines().find(|l| l.starts_with("k_a (1/1)")).unwrap();
     assert!(k_a_line.contains("cpu %") && k_a_line.trim_end().ends_with('*'), "{k_a_line}");
+    // --cpus: only CPU 0, which the captures did not record: no CPU row, no CPU time.
+    let none = ok_json(&["diff", &a, &c, "--json", "--cpus", "0"]);
+    assert_eq!(none["cpus"].as_array().unwrap().len(), 0);
+    assert_eq!(row(&none, "k_a")["cpu_ns_a"], 0);
+    let msg = fails(&["diff", &a, &c, "--cpus", "1,x"]);
+    assert!(msg.contains("--cpus \"1,x\": expected CPU numbers"), "{msg}");
     // --match renames; bad input is located.
     let m = ok_json(&["diff", &a, &b, "--json", "--match", "k_a=k_b"]);
     assert_eq!(row(&m, "k_a")["comm_b"], "k_b");
