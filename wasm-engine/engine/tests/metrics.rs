@@ -172,6 +172,26 @@ fn a_cpu_selection_counts_what_ran_there() {
 }
 
 #[test]
+fn a_task_on_two_cpus_at_once_counts_both_runs() {
+    // x's switch-out on CPU 0 is lost: the trace ends with x current on both CPUs.
+    let mut s = "# tracer: nop\n".to_string();
+    s += &rec("<idle>-0", 0, 0, &switch(("swapper/0", 0), "R", ("x", 20)));
+    s += &rec("<idle>-0", 1, 100, &switch(("swapper/1", 0), "R", ("x", 20)));
+    s += &rec("x-20", 1, 400, &wake("sched_waking", "y", 21, 1));
+    s += &rec("x-20", 0, 500, &wake("sched_waking", "y", 21, 1));
+    let (store, _) = import_text(s.as_bytes());
+    let tl = TraceTimeline::build(&store);
+    let m = window_metrics(&store, &tl, &MetricsWindow::all());
+    let x = task(&m, "x");
+    assert_eq!((x.cpu_ns / US, x.switches), (500 + 400, 2));
+    assert_eq!(m.cpus.iter().map(|c| c.busy_ns / US).collect::<Vec<_>>(), [500, 400]);
+    // y was woken at 400 (the second wake record is the same wakeup) and never ran: runnable to
+    // the end, no latency.
+    let y = task(&m, "y");
+    assert_eq!((states(&y.states), y.wakeup_latency.count), ([0, 100, 0, 0, 0, 0, 0], 0));
+}
+
+#[test]
 fn csv_tables() {
     let m = metrics(&MetricsWindow::all());
     let csv = m.csv();

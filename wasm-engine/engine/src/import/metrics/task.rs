@@ -181,13 +181,12 @@ fn walk(tl: &TraceTimeline, s: &Scope, spans: &[u32], mut wakes: impl Iterator<I
         while wake.is_some_and(|t| t < end) {
             wake = wakes.next();
         }
-        if tl.state[i] == OPEN {
-            return;
-        }
         // A run inside an earlier one (the trace shows the task on two CPUs at once, around a
-        // lost record) does not end the earlier one.
+        // lost record) does not end the earlier one. A run still open at the trace's end leaves
+        // nothing after it.
         if end >= since || gap == Gap::Unseen {
-            (gap, since) = (Gap::of(tl.state[i]), end);
+            let g = if tl.state[i] == OPEN { Gap::Dead } else { Gap::of(tl.state[i]) };
+            (gap, since) = (g, end);
         }
     }
     gap_until(s, gap, since, tl.t1, None, &mut wake, &mut wakes, acc);
