@@ -11,7 +11,7 @@ mod common;
 
 use schedlab_engine::import::dat::decode_all;
 use schedlab_engine::import::metrics::{
-    percentile, window_metrics, MetricsWindow, StateTimes, TaskMetrics, WindowMetrics,
+    percentile, thread_states, window_metrics, MetricsWindow, StateTimes, TaskMetrics, ThreadState, WindowMetrics,
 };
 use schedlab_engine::import::timeline::TraceTimeline;
 use schedlab_engine::import::{import_text, TraceStore};
@@ -172,6 +172,33 @@ fn a_cpu_selection_counts_what_ran_there() {
 }
 
 #[test]
+fn thread_state_segments_by_hand() {
+    let (store, _) = import_text(trace().as_bytes());
+    let tl = TraceTimeline::build(&store);
+    let b = store.tasks.iter().position(|t| t.pid == 11).unwrap() as u32;
+    let seg = |w: &MetricsWindow| -> Vec<(u64, u64, ThreadState, Option<u32>)> {
+        thread_states(&store, &tl, b, w)
+            .iter()
+            .map(|x| ((x.start - T0) / US, (x.end - T0) / US, x.state, x.cpu))
+            .collect()
+    };
+    use ThreadState::*;
+    assert_eq!(
+        seg(&MetricsWindow::all()),
+        [
+            (100, 150, Runnable, None),
+            (150, 400, Running, Some(0)),
+            (400, 500, Sleeping, None),
+            (500, 600, Runnable, None),
+            (600, 800, Running, Some(1)),
+            (800, 1200, Sleeping, None)
+        ]
+    );
+    let w = MetricsWindow { t0: Some(T0 + 300 * US), t1: Some(T0 + 550 * US), cpus: None };
+    assert_eq!(seg(&w), [(300, 400, Running, Some(0)), (400, 500, Sleeping, None), (500, 550, Runnable, None)]);
+}
+
+#[test]
 fn a_task_on_two_cpus_at_once_counts_both_runs() {
     // x's switch-out on CPU 0 is lost: the trace ends with x current on both CPUs.
     let mut s = "# tracer: nop\n".to_string();
@@ -255,6 +282,12 @@ fn whole_trace_cpu_figures_are_the_runqueue_depths() {
         assert_eq!(cpu, m.cpus.iter().map(|c| c.busy_ns).sum::<u64>(), "{path}: tasks' CPU time = CPUs' busy time");
         for t in &m.tasks {
             assert_eq!(t.states.running_ns, t.cpu_ns, "{path} {}", t.comm);
+            // The thread-state segments sum to the state times.
+            let mut by_state = [0u64; 7];
+            for x in thread_states(&store, &tl, t.task, &MetricsWindow::all()) {
+                by_state[x.state as usize] += x.end - x.start;
+            }
+            assert_eq!(by_state, states_ns(&t.states), "{path} {}", t.comm);
             // The states add up to at most the window, plus the time the trace shows the task on
             // two CPUs at once (pipe-pair-and-hog: k_p once, 0.3 ms, around a lost switch).
             let mut runs: Vec<(u64, u64)> =

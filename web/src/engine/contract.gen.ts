@@ -1190,6 +1190,11 @@ export type SpanInfo = {
 };
 
 /**
+ * A stretch of one thread state (trace clock, ns); `cpu` for a run.
+ */
+export type StateSegment = { start: number; end: number; state: ThreadState; cpu: number | null };
+
+/**
  * Time in each thread state (ns, clipped to the window); see the module docs.
  */
 export type StateTimes = {
@@ -1499,6 +1504,11 @@ export type TaskSummary = {
    */
   cpu_time_ns_by_cpu: Array<number>;
 };
+
+/**
+ * A thread state, as Perfetto's thread-state tracks name them (module docs).
+ */
+export type ThreadState = 'running' | 'runnable' | 'preempted' | 'sleeping' | 'uninterruptible' | 'other' | 'unknown';
 
 /**
  * The replay view's timeline of the trace.

@@ -49,7 +49,8 @@
 //! all over the part of the window where the CPU's depth is known (from its first
 //! `sched_switch`). Over the whole trace these equal [`super::depth::CpuRunqueue`]'s.
 //!
-//! [`WindowMetrics::csv`] renders both tables as CSV (`csv.rs`).
+//! [`WindowMetrics::csv`] renders both tables as CSV (`csv.rs`); [`thread_states`] gives one
+//! task's states as segments (the same walk), for a thread-state track.
 
 mod cpu;
 mod csv;
@@ -131,6 +132,32 @@ pub struct StateTimes {
     pub other_ns: u64,
     /// After a run whose switch-out is missing, until the next evidence.
     pub unknown_ns: u64,
+}
+
+/// A thread state, as Perfetto's thread-state tracks name them (module docs).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, TS)]
+#[serde(rename_all = "snake_case")]
+pub enum ThreadState {
+    Running,
+    /// `R`.
+    Runnable,
+    /// `R+`.
+    Preempted,
+    /// `S`.
+    Sleeping,
+    /// `D`.
+    Uninterruptible,
+    Other,
+    Unknown,
+}
+
+/// A stretch of one thread state (trace clock, ns); `cpu` for a run.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, TS)]
+pub struct StateSegment {
+    pub start: u64,
+    pub end: u64,
+    pub state: ThreadState,
+    pub cpu: Option<u32>,
 }
 
 /// One task's figures in the window.
@@ -252,6 +279,15 @@ pub fn window_metrics(store: &TraceStore, tl: &TraceTimeline, w: &MetricsWindow)
         v
     });
     WindowMetrics { t0, t1, window_ns: t1 - t0, cpus_selected, migrations_from, tasks, cpus }
+}
+
+/// Task `task`'s (an index into the store's tasks) thread states over the window, as the
+/// segments its [`StateTimes`] sum (the window's CPU selection is not applied: a task's states are
+/// its own), in time order. For a per-task thread-state track.
+pub fn thread_states(store: &TraceStore, tl: &TraceTimeline, task: u32, w: &MetricsWindow) -> Vec<StateSegment> {
+    let t0 = w.t0.unwrap_or(tl.t0).clamp(tl.t0, tl.t1);
+    let t1 = w.t1.unwrap_or(tl.t1).clamp(t0, tl.t1);
+    task::task_segments(store, tl, &Scope { t0, t1, sel: None }, task)
 }
 
 impl WindowMetrics {

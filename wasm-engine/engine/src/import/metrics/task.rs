@@ -1,7 +1,7 @@
 //! The per-task figures: each task's runs (the timeline's spans) and wake records walked in time
 //! order, the gaps between runs given the state the run ended in (module docs of `mod.rs`).
 
-use super::{LatencyStats, MigrationSource, Scope, StateTimes, TaskMetrics};
+use super::{LatencyStats, MigrationSource, Scope, StateSegment, StateTimes, TaskMetrics, ThreadState};
 use crate::import::record::{state_bits, PrevState};
 use crate::import::store::TraceStore;
 use crate::import::timeline::{TraceTimeline, LOST, NONE, OPEN};
@@ -76,6 +76,8 @@ struct Acc {
     migrations: u64,
     latencies: Vec<u64>,
     seen: bool,
+    /// The states as segments, clipped to the window, when asked for.
+    segments: Option<Vec<StateSegment>>,
 }
 
 impl Acc {
@@ -85,6 +87,15 @@ impl Acc {
             return;
         }
         self.seen = true;
+        let state = match g {
+            Gap::Runnable => ThreadState::Runnable,
+            Gap::Preempted => ThreadState::Preempted,
+            Gap::Sleeping => ThreadState::Sleeping,
+            Gap::Uninterruptible => ThreadState::Uninterruptible,
+            Gap::Other => ThreadState::Other,
+            _ => ThreadState::Unknown,
+        };
+        self.segment(s, a, b, state, None);
         let st = &mut self.states;
         match g {
             Gap::Runnable => st.runnable_ns += d,
@@ -94,6 +105,15 @@ impl Acc {
             Gap::Other => st.other_ns += d,
             Gap::Unknown => st.unknown_ns += d,
             Gap::Dead | Gap::Unseen => {}
+        }
+    }
+
+    fn segment(&mut self, s: &Scope, a: u64, b: u64, state: ThreadState, cpu: Option<u32>) {
+        if let Some(v) = self.segments.as_mut() {
+            let (start, end) = (a.max(s.t0), b.min(s.t1));
+            if start < end {
+                v.push(StateSegment { start, end, state, cpu });
+            }
         }
     }
 }
@@ -145,6 +165,22 @@ pub(super) fn task_metrics(
     out
 }
 
+/// Task `task`'s states as segments in the window (time order; see `thread_states`).
+pub(super) fn task_segments(store: &TraceStore, tl: &TraceTimeline, s: &Scope, task: u32) -> Vec<StateSegment> {
+    let mut spans: Vec<u32> = (0..tl.len() as u32).filter(|&i| tl.task[i as usize] == task).collect();
+    spans.sort_by_key(|&i| (tl.start[i as usize], i));
+    let w = &store.wakeups;
+    let mut wakes: Vec<u64> = (0..w.ts.len()).filter(|&i| w.wakee[i] == task).map(|i| w.ts[i]).collect();
+    wakes.sort_unstable();
+    let mut acc = Acc { segments: Some(Vec::new()), ..Acc::default() };
+    if store.tasks.get(task as usize).is_some_and(|t| t.pid != 0) {
+        walk(tl, s, &spans, wakes.into_iter(), &mut acc);
+    }
+    let mut v = acc.segments.unwrap_or_default();
+    v.sort_by_key(|x| (x.start, x.end));
+    v
+}
+
 /// One task: its runs `spans` (time order) and the times of its wake records (time order).
 fn walk(tl: &TraceTimeline, s: &Scope, spans: &[u32], mut wakes: impl Iterator<Item = u64>, acc: &mut Acc) {
     let mut wake = wakes.next();
@@ -158,6 +194,7 @@ fn walk(tl: &TraceTimeline, s: &Scope, spans: &[u32], mut wakes: impl Iterator<I
             let d = s.clip(start, end);
             acc.cpu_ns += d;
             acc.states.running_ns += d;
+            acc.segment(s, start, end, ThreadState::Running, Some(cpu));
             if d > 0 {
                 acc.seen = true;
             }
