@@ -1,33 +1,25 @@
 //! [`ThreadStates`]: each task's state over the whole trace, as Perfetto's thread-state tracks
-//! show it, built once from a [`TraceTimeline`]'s run spans and the [`TraceStore`]'s wakeups.
-//!
-//! * **Running** while one of its run spans is on a CPU.
-//! * Between two runs, what the `sched_switch` that ended the first one says:
-//!   * `R` → **Runnable** (still on the runqueue: `sched_yield()`, need-resched at return to
-//!     user), `R+` → **Runnable (preempted)**, for the whole gap;
-//!   * a blocked state (`S` **Sleeping**, `D` **Uninterruptible**, `I` **Idle** kernel thread,
-//!     `T`/`t`/`X`/`Z`/`P` **Stopped**) until the first wakeup record of the task in the gap
-//!     (`sched_waking`, `sched_wakeup` or `sched_wakeup_new`, whichever comes first), then
-//!     **Runnable** until it runs. With no wakeup in the gap (not traced, lost) the blocked
-//!     state lasts the whole gap;
-//!   * a switch-out the trace lost (the span ended because a record named another current
-//!     task) or a `prev_state` number the importer could not decode → **Unknown** until a
-//!     wakeup, then Runnable.
-//! * Before its first run: Runnable from the last wakeup before it, nothing (not drawn) before
-//!   that; a task woken and never run is Runnable from its first wakeup to the trace's end.
-//! * After its last run: the end state as above until the trace's end; nothing when it was
-//!   still running (an open span).
+//! show it, kept for the replay view's tracks. The states come from one derivation, the walk of
+//! `metrics` (its module docs say how: Running in the timeline's run spans; between runs what the
+//! switch-out left, `R` Runnable, `R+` Runnable (Preempted), a blocked state until the task's
+//! first wake record and Runnable from there to its next run; Unknown after a lost switch-out;
+//! nothing after `X`/`Z` or before the first evidence); this module names the states, keeps
+//! every task's segments and totals, and answers window queries.
 //!
 //! Window queries merge segments shorter than a bucket, like the CPU lanes' spans: the state
 //! that lasted longest in the merged stretch names it, so a long trace gives about one segment
 //! per bucket per track.
 
+use super::metrics::all_task_segments;
 use super::record::PrevState;
 use super::store::TraceStore;
-use super::timeline::{TraceTimeline, LOST, OPEN};
+use super::timeline::{TraceTimeline, LOST};
+use serde::Serialize;
+use ts_rs::TS;
 
 /// A thread state as the tracks draw it (its column code is the discriminant).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, TS)]
+#[serde(rename_all = "snake_case")]
 #[repr(u8)]
 pub enum ThreadState {
     Running = 0,
@@ -92,7 +84,7 @@ impl ThreadState {
         }
     }
 
-    /// The state a run span's end code leaves the task in ([`OPEN`] is not asked).
+    /// The state a run span's end code leaves the task in (`OPEN` is not asked).
     pub fn after_switch_out(code: u32) -> ThreadState {
         if code == LOST {
             return ThreadState::Unknown;
@@ -116,11 +108,6 @@ impl ThreadState {
                 }
             }
         }
-    }
-
-    /// True while the task waits for a wakeup (the states a wakeup ends).
-    fn blocked(self) -> bool {
-        !matches!(self, ThreadState::Running | ThreadState::Runnable | ThreadState::Preempted)
     }
 }
 
@@ -167,98 +154,25 @@ impl StateCols {
     }
 }
 
-/// One task's segments as they are made.
-struct Builder<'a> {
-    out: &'a mut ThreadStates,
-    totals: [u64; 8],
-}
-
-impl Builder<'_> {
-    fn seg(&mut self, start: u64, end: u64, state: ThreadState, cpu: u32) {
-        if end <= start {
-            return;
-        }
-        self.totals[state as usize] += end - start;
-        self.out.start.push(start);
-        self.out.end.push(end);
-        self.out.state.push(state);
-        self.out.cpu.push(cpu);
-    }
-
-    /// The stretch `[from, to)` after a switch-out into `state`: blocked states end at the first
-    /// wakeup in `(from, to]` (then Runnable).
-    fn gap(&mut self, from: u64, to: u64, state: ThreadState, wakes: &[u64]) {
-        if !state.blocked() {
-            return self.seg(from, to, state, u32::MAX);
-        }
-        let i = wakes.partition_point(|&w| w <= from);
-        match wakes.get(i) {
-            Some(&w) if w <= to => {
-                self.seg(from, w, state, u32::MAX);
-                self.seg(w, to, ThreadState::Runnable, u32::MAX);
-            }
-            _ => self.seg(from, to, state, u32::MAX),
-        }
-    }
-}
-
 impl ThreadStates {
-    /// Builds every task's segments (the module docs say how).
+    /// Every task's segments and totals (the module docs say how).
     pub fn build(store: &TraceStore, tl: &TraceTimeline) -> ThreadStates {
-        let n = store.tasks.len();
-        let mut spans: Vec<Vec<u32>> = vec![Vec::new(); n];
-        for (i, &t) in tl.task.iter().enumerate() {
-            spans[t as usize].push(i as u32);
-        }
-        let mut wakes: Vec<Vec<u64>> = vec![Vec::new(); n];
-        for (&t, &ts) in store.wakeups.wakee.iter().zip(&store.wakeups.ts) {
-            wakes[t as usize].push(ts);
-        }
-        let mut out = ThreadStates { first: Vec::with_capacity(n + 1), ..Default::default() };
-        for t in 0..n {
+        let all = all_task_segments(store, tl);
+        let mut out = ThreadStates { first: Vec::with_capacity(all.len() + 1), ..Default::default() };
+        for segs in all {
             out.first.push(out.start.len() as u32);
-            let own = &mut spans[t];
-            own.sort_by_key(|&i| (tl.start[i as usize], i));
-            let w = &mut wakes[t];
-            w.sort_unstable();
-            let mut b = Builder { out: &mut out, totals: [0; 8] };
-            Self::task(&mut b, tl, own, w);
-            let totals = b.totals;
+            let mut totals = [0u64; 8];
+            for g in segs {
+                totals[g.state as usize] += g.end - g.start;
+                out.start.push(g.start);
+                out.end.push(g.end);
+                out.state.push(g.state);
+                out.cpu.push(g.cpu.unwrap_or(u32::MAX));
+            }
             out.totals.push(totals);
         }
         out.first.push(out.start.len() as u32);
         out
-    }
-
-    fn task(b: &mut Builder, tl: &TraceTimeline, spans: &[u32], wakes: &[u64]) {
-        let Some(&first) = spans.first() else {
-            // Woken, never seen running.
-            if let Some(&w) = wakes.first() {
-                b.seg(w, tl.t1, ThreadState::Runnable, u32::MAX);
-            }
-            return;
-        };
-        let s0 = tl.start[first as usize];
-        let before = wakes.partition_point(|&w| w <= s0);
-        if before > 0 {
-            b.seg(wakes[before - 1], s0, ThreadState::Runnable, u32::MAX);
-        }
-        let mut at = s0;
-        let mut pending: Option<ThreadState> = None;
-        for &i in spans {
-            let i = i as usize;
-            // Spans of one task do not overlap unless the trace lost records; clamp.
-            let (s, e) = (tl.start[i].max(at), tl.end[i].max(at));
-            if let Some(state) = pending.take() {
-                b.gap(at, s, state, wakes);
-            }
-            b.seg(s, e, ThreadState::Running, tl_cpu(tl, i));
-            at = e;
-            pending = (tl.state[i] != OPEN).then(|| ThreadState::after_switch_out(tl.state[i]));
-        }
-        if let Some(state) = pending {
-            b.gap(at, tl.t1, state, wakes);
-        }
     }
 
     /// Number of tasks.
@@ -316,12 +230,6 @@ impl ThreadStates {
         }
         acc
     }
-}
-
-/// The CPU of timeline span `i`.
-fn tl_cpu(tl: &TraceTimeline, i: usize) -> u32 {
-    // `cpu_first` is sorted: the CPU is the last one whose first span is at or before `i`.
-    (tl.cpu_first.partition_point(|&f| f as usize <= i) - 1) as u32
 }
 
 #[cfg(test)]
