@@ -308,6 +308,20 @@ column_set! {
 }
 
 column_set! {
+    /// Wakeup latencies of the A/B diff's task rows, for their CDFs: per row of
+    /// `TraceDiff.tasks` and side, every wakeup latency of that comm's tasks in that trace
+    /// (`WindowMetrics` `latencies_ns`), ascending; rows in order, A before B.
+    DiffLatencyCols {
+        /// Index into `TraceDiff.tasks`.
+        row: U32,
+        /// 0: trace A, 1: trace B.
+        side: U32,
+        /// From the wakeup to the task's next switch-in (ns).
+        ns: F64,
+    }
+}
+
+column_set! {
     /// The replay view of a window of an imported trace (times in ns after the origin). Spans
     /// merged below the bucket (`span_count` > 1); wakeups with the wakee's next switch-in
     /// (`wake_run_t` −1 when none) and migrations, unless the window holds more than the limit:
@@ -388,7 +402,7 @@ column_set! {
 }
 
 /// Every column set, for the generated contract.
-pub const COLUMN_SETS: [ColumnLayout; 9] = [
+pub const COLUMN_SETS: [ColumnLayout; 10] = [
     SliceCols::LAYOUT,
     SampleCols::LAYOUT,
     MarkerCols::LAYOUT,
@@ -396,6 +410,7 @@ pub const COLUMN_SETS: [ColumnLayout; 9] = [
     MigrationCols::LAYOUT,
     LatencyCols::LAYOUT,
     ReplayWindowCols::LAYOUT,
+    DiffLatencyCols::LAYOUT,
     EevdfWindowCols::LAYOUT,
     ThreadStateCols::LAYOUT,
 ];

@@ -15,6 +15,7 @@ use crate::columns::{
     COLUMN_SETS,
 };
 use crate::protocol::{LoadOutcome, Request, Response, ShadowOutcome};
+use crate::diff::DiffOutcome;
 use schedlab_engine::import::diff::TraceDiff;
 use schedlab_engine::import::metrics::{MetricsWindow, StateSegment, WindowMetrics};
 use schedlab_engine::import::record::state_bits;
@@ -180,6 +181,7 @@ pub fn typescript() -> String {
     c.visit::<Response>();
     c.visit::<LoadOutcome>();
     c.visit::<ShadowOutcome>();
+    c.visit::<DiffOutcome>();
     // Every column set, also those only flattened into a message.
     c.visit::<SliceCols>();
     c.visit::<SampleCols>();

@@ -8,6 +8,7 @@ use crate::columns::{Columns, EevdfWindowCols, ReplayWindowCols, ThreadStateCols
 use crate::reader::Reader;
 use crate::{ns, to_json};
 use schedlab_engine::import::align::{align, shifted, Alignment};
+use schedlab_engine::import::diff::DiffInput;
 use schedlab_engine::import::inspect::record_near;
 use schedlab_engine::import::record::EevdfEntity;
 use schedlab_engine::import::report::{
@@ -34,6 +35,13 @@ pub struct ImportHandle {
     /// Trace-clock ns of relative time 0.
     origin: u64,
     end: u64,
+}
+
+impl ImportHandle {
+    /// The trace for `import::diff`, once its timeline is built.
+    pub(crate) fn diff_input(&self) -> Option<DiffInput<'_>> {
+        self.timeline.as_ref().map(|timeline| DiffInput { store: &self.store, timeline })
+    }
 }
 
 #[wasm_bindgen]

@@ -22,6 +22,7 @@ use wasm_bindgen::prelude::*;
 
 pub mod columns;
 pub mod contract;
+pub mod diff;
 pub mod import;
 pub mod protocol;
 mod reader;

@@ -10,10 +10,11 @@
 #![allow(clippy::large_enum_variant)]
 
 use crate::columns::{
-    CounterCols, EevdfWindowCols, LatencyCols, MarkerCols, MigrationCols, ReplayWindowCols, SampleCols, SliceCols,
+    CounterCols, DiffLatencyCols, EevdfWindowCols, LatencyCols, MarkerCols, MigrationCols, ReplayWindowCols, SampleCols, SliceCols,
     ThreadStateCols,
 };
 use schedlab_engine::import::align::Alignment;
+use schedlab_engine::import::diff::TraceDiff;
 use schedlab_engine::import::report::{ImportReport, SpanInfo, TraceRecordView, TraceTask};
 use schedlab_engine::obs::cursor::CursorState;
 use schedlab_engine::obs::meta::ScenarioMeta;
@@ -189,6 +190,30 @@ pub enum RequestBody {
     Span {
         index: u32,
     },
+    /// Imports a second capture as B beside the trace on screen (A), replacing a previous B
+    /// (progress as for `import`; a cancel frees it). Answers `importedB`.
+    ImportB {
+        #[ts(type = "File")]
+        file: (),
+        #[ts(rename = "chunkBytes", optional)]
+        chunk_bytes: Option<f64>,
+    },
+    /// B's replay window, as `importWindow` for A (answered `importWindow`).
+    ImportBWindow {
+        t0: f64,
+        t1: f64,
+        bucket: f64,
+        limit: u32,
+    },
+    /// Compares A with B over both whole traces (`import::diff`, `schedlab diff`): the noise
+    /// level in %, and `(comm in A, comm in B)` pairs for renamed tasks (`--match`).
+    Diff {
+        #[ts(rename = "noisePct")]
+        noise_pct: f64,
+        matches: Vec<(String, String)>,
+    },
+    /// Frees B (answers `closed`); `closeImport` and a new trace free it too.
+    CloseB,
     Shadow {
         layout: String,
         /// Where the shadow's tasks run: `"free"`, `"observed"` (`schedlab replay --pin`), or
@@ -258,6 +283,14 @@ pub enum ResponseBody {
     },
     Span {
         span: Option<SpanInfo>,
+    },
+    ImportedB {
+        trace: ImportedTrace,
+    },
+    /// The A/B diff, with each task row's wakeup latencies for its CDFs.
+    Diff {
+        diff: TraceDiff,
+        latencies: DiffLatencyCols,
     },
     Shadow {
         report: ReplayReport,

@@ -648,3 +648,21 @@ fn replay_takes_zero_length_steps_and_locates_refusals() {
     let e = fails(&["replay", &t.0, "--cgroups", &layout.0]);
     assert_eq!(e.trim_end(), format!("schedlab: {}:3:1: task \"k_z\" (in /) is not in the trace {}", layout.0, t.0));
 }
+
+/// The A/B e2e test (`e2e/specs/ab.spec.ts`) reads the browser's diff table against these files:
+/// they must stay what `schedlab diff A B --json` prints for the A/B captures
+/// (`traces/linux-6.18-ab`: `base-1` against `base-2` and against `shares-2048`, default noise).
+/// Refresh with `UPDATE_EXPECT=1 cargo test -p schedlab-cli --test cli diff_fixtures`.
+#[test]
+fn diff_fixtures_match_the_ab_e2e_expectations() {
+    for b in ["base-2", "shares-2048"] {
+        let got = ok_json(&["diff", &format!("{AB}/base-1/trace.dat"), &format!("{AB}/{b}/trace.dat"), "--json"]);
+        let expect = root().join(format!("e2e/fixtures/traces/ab.base-1.{b}.diff.json"));
+        if std::env::var("UPDATE_EXPECT").is_ok_and(|v| v == "1") {
+            std::fs::write(&expect, format!("{}\n", serde_json::to_string_pretty(&got).unwrap())).unwrap();
+        }
+        let want: Value = serde_json::from_str(&std::fs::read_to_string(&expect).unwrap_or_default())
+            .unwrap_or_else(|e| panic!("{}: {e}; refresh with UPDATE_EXPECT=1", expect.display()));
+        assert_eq!(got, want, "{b}: refresh with UPDATE_EXPECT=1 cargo test -p schedlab-cli --test cli diff_fixtures");
+    }
+}

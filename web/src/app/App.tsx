@@ -54,7 +54,7 @@ export function App({ shell }: { shell: Shell }) {
       />
       {imports.trace ? (
         <ErrorBoundary name="trace replay">
-          <ReplayView replay={shell.replay} alignment={imports.alignment} onClose={traces.close} onCancel={traces.cancel} />
+          <ReplayView replay={shell.replay} ab={shell.ab} alignment={imports.alignment} onClose={traces.close} onCancel={traces.cancel} />
         </ErrorBoundary>
       ) : (
         <SimView shell={shell} session={session} />

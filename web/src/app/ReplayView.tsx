@@ -1,7 +1,8 @@
 // The replay of an imported trace: its own timeline (per-CPU runs with the state each ended
 // in, each CPU's runqueue depth under its lane, wakeup links, migrations, and real EEVDF lanes
 // when a dump is present), each thread's state track grouped by process, the per-CPU runqueue figures, the record under
-// the pointer, the import diagnostics, and the shadow re-simulation. Its state and queries are
+// the pointer, the import diagnostics, the A/B comparison with a second capture (panels/ab/), and
+// the shadow re-simulation. Its state and queries are
 // the replay controller's (replay.ts); this renders its store.
 
 import type { Alignment } from '../engine/protocol';
@@ -16,16 +17,20 @@ import { ShadowPanel } from '../panels/import/ShadowPanel';
 import { ImportProgressBar } from '../panels/import/ImportProgressBar';
 import { ErrorBoundary } from './ErrorBoundary';
 import type { Replay } from './replay';
+import type { Ab } from './ab';
+import { AbOpen, AbPanel, AbTimeline } from '../panels/ab/AbPanel';
 import './replay.css';
 
 interface Props {
   replay: Replay;
+  /** The A/B comparison (a second capture beside this one). */
+  ab?: Ab;
   alignment: Alignment | null;
   onClose: () => void;
   onCancel: () => void;
 }
 
-export function ReplayView({ replay, alignment, onClose, onCancel }: Props) {
+export function ReplayView({ replay, ab, alignment, onClose, onCancel }: Props) {
   const st = useStore(replay.store, (s) => s);
   const trace = st.trace;
   if (!trace) return null;
@@ -43,6 +48,7 @@ export function ReplayView({ replay, alignment, onClose, onCancel }: Props) {
           <span className="replay-window muted">
             window {formatNs(st.view.t0)} – {formatNs(st.view.t1)}
           </span>
+          {ab && <AbOpen ab={ab} />}
           <button onClick={onClose} data-testid="replay-close" title="Close the trace and go back to the scenarios">
             Close trace
           </button>
@@ -68,6 +74,11 @@ export function ReplayView({ replay, alignment, onClose, onCancel }: Props) {
               onWidth={replay.setWidth}
             />
           </ErrorBoundary>
+          {ab && (
+            <ErrorBoundary name="trace B timeline">
+              <AbTimeline ab={ab} replay={replay} />
+            </ErrorBoundary>
+          )}
           <ErrorBoundary name="thread tracks">
             <ThreadTracks trace={trace} data={st.threads} wakes={st.window.data?.spans ?? null} view={st.view} selection={st.selection} onVisible={replay.setThreadTasks} onSelect={replay.select} />
           </ErrorBoundary>
@@ -103,6 +114,11 @@ export function ReplayView({ replay, alignment, onClose, onCancel }: Props) {
               had more than one runnable task (work it could have taken). Idle counts from a CPU&apos;s first sched_switch.
             </p>
           </div>
+        )}
+        {ab && (
+          <ErrorBoundary name="A/B diff">
+            <AbPanel ab={ab} />
+          </ErrorBoundary>
         )}
         {st.shadowBusy && <ImportProgressBar file={`re-reading ${trace.file}`} progress={st.shadowBusy} onCancel={onCancel} />}
         <ErrorBoundary name="shadow re-simulation">

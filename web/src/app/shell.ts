@@ -14,6 +14,7 @@ import { createLoader, type Loader } from './loading';
 import { bindPageEvents } from './page_events';
 import { createPlayback, type Playback } from './playback';
 import { createReplay, type Replay } from './replay';
+import { createAb, type Ab } from './ab';
 import { startSimQueries } from './sim_queries';
 import { openFromUrl, BASELINE, DEFAULT_ENTRY } from './startup';
 import { installTestHook } from './test_hook';
@@ -27,6 +28,8 @@ export interface Shell extends ShellCtx {
   playback: Playback;
   traces: TraceImportActions;
   replay: Replay;
+  /** The A/B comparison beside the replay (a second capture). */
+  ab: Ab;
   lessons: Lessons;
   /** The simulated timeline's width in px (for the windows' bucket), set by its wrapper. */
   plotWidth: { current: number };
@@ -67,7 +70,8 @@ export function createShell(): Shell {
   const playback = createPlayback(ctx);
   const replay = createReplay(ctx);
   const traces = createTraceImports(ctx, replay, playback);
-  return { ...ctx, view, loader, playback, traces, replay, lessons, plotWidth: { current: 1200 } };
+  const ab = createAb(ctx, replay);
+  return { ...ctx, view, loader, playback, traces, replay, ab, lessons, plotWidth: { current: 1200 } };
 }
 
 /** Starts the shell: page listeners, queries, the test hook, then the first view. */
@@ -78,6 +82,7 @@ export function startShell(shell: Shell): () => void {
     startSimQueries(shell, () => shell.plotWidth.current),
     installTestHook({ client: shell.client, hub: shell.hub, getState: shell.view.viewState, shareUrl: shell.view.shareUrl, importFiles: shell.traces.importFiles }),
     shell.replay.start(),
+    shell.ab.start(),
   ];
   detach(shell, openFromUrl(window.location.hash.replace(/^#/, ''), shell.loader, shell.view, shell.lessons));
   return () => offs.forEach((off) => off());

@@ -346,6 +346,18 @@ export type DecisionReport = {
   placements: PlacementReport;
 };
 
+/** Wakeup latencies of the A/B diff's task rows, for their CDFs: per row of `TraceDiff.tasks` and side, every wakeup latency of that comm's tasks in that trace (`WindowMetrics` `latencies_ns`), ascending; rows in order, A before B. */
+export type DiffLatencyCols = {
+  /** Index into `TraceDiff.tasks`. */ row: Uint32Array; /** 0: trace A, 1: trace B. */
+  side: Uint32Array; /** From the wakeup to the task's next switch-in (ns). */
+  ns: Float64Array;
+};
+
+/**
+ * What `ImportHandle.diff` gives (JSON): the diff, or why there is none.
+ */
+export type DiffOutcome = { 'kind': 'diff'; diff: TraceDiff } | { 'kind': 'error'; message: string };
+
 /**
  * The flagging rule's constants, as applied.
  */
@@ -1052,6 +1064,10 @@ export type Request =
     | { 'type': 'threadStates'; tasks: Array<number>; t0: number; t1: number; bucket: number }
     | { 'type': 'record'; cpu: number; t: number; tol: number }
     | { 'type': 'span'; index: number }
+    | { 'type': 'importB'; file: File; chunkBytes?: number }
+    | { 'type': 'importBWindow'; t0: number; t1: number; bucket: number; limit: number }
+    | { 'type': 'diff'; noisePct: number; matches: Array<[string, string]> }
+    | { 'type': 'closeB' }
     | {
       'type': 'shadow';
       layout: string;
@@ -1086,6 +1102,8 @@ export type Response =
     | { 'type': 'threadStates'; data: ThreadStateData }
     | { 'type': 'record'; record: TraceRecordView | null }
     | { 'type': 'span'; span: SpanInfo | null }
+    | { 'type': 'importedB'; trace: ImportedTrace }
+    | { 'type': 'diff'; diff: TraceDiff; latencies: DiffLatencyCols }
     | { 'type': 'shadow'; report: ReplayReport }
     | { 'type': 'closed' }
     | { 'type': 'stats'; stats: WorkerStats }
@@ -1798,6 +1816,7 @@ export const REPLAY_WINDOW_COLS_LAYOUT: ColumnLayout<ReplayWindowCols> = {
   depth_count: 'u32',
   omitted: 'u32',
 };
+export const DIFF_LATENCY_COLS_LAYOUT: ColumnLayout<DiffLatencyCols> = { row: 'u32', side: 'u32', ns: 'f64' };
 export const EEVDF_WINDOW_COLS_LAYOUT: ColumnLayout<EevdfWindowCols> = {
   t: 'f64',
   pid: 'i32',

@@ -155,6 +155,7 @@ async function serve(req: Request): Promise<void> {
       return;
     }
     case 'import':
+    case 'importB':
     case 'shadow':
       cancelled = false;
       await engine();
@@ -165,6 +166,9 @@ async function serve(req: Request): Promise<void> {
     case 'record':
     case 'span':
     case 'closeImport':
+    case 'importBWindow':
+    case 'diff':
+    case 'closeB':
     case 'stats':
       await engine();
       return handleImportRequest(importCtx, req);

@@ -5,6 +5,7 @@
 import { failure } from './client';
 import type {
   Alignment,
+  DiffLatencyCols,
   EevdfWindowData,
   ThreadStateData,
   ImportedTrace,
@@ -14,6 +15,7 @@ import type {
   RequestBody,
   Response,
   SpanInfo,
+  TraceDiff,
   TraceRecordView,
   WorkerStats,
 } from './protocol';
@@ -87,6 +89,36 @@ export class ImportClient {
   /** Frees the imported trace in the worker. */
   async close(): Promise<void> {
     const r = await this.send({ type: 'closeImport' });
+    if (r.type !== 'closed') fail(r);
+  }
+
+  /** Imports a second capture as B beside the trace on screen. Resolves to null when cancelled. */
+  async importB(file: File, opts: { chunkBytes?: number; onProgress?: (p: ImportProgress) => void } = {}): Promise<ImportedTrace | null> {
+    const r = await this.send({ type: 'importB', file, chunkBytes: opts.chunkBytes }, (m) => {
+      if (m.type === 'importProgress') opts.onProgress?.(m.progress);
+    });
+    if (r.type === 'cancelled') return null;
+    if (r.type !== 'importedB') fail(r);
+    return r.trace;
+  }
+
+  /** B's spans, wakeups and migrations of [t0, t1) (ns after B's origin). */
+  async windowB(t0: number, t1: number, bucket: number, limit: number): Promise<ReplayWindowData> {
+    const r = await this.send({ type: 'importBWindow', t0, t1, bucket, limit });
+    if (r.type !== 'importWindow') fail(r);
+    return r.data;
+  }
+
+  /** The A/B diff at a noise level (%), with renames `[comm in A, comm in B]`. */
+  async diff(noisePct: number, matches: [string, string][] = []): Promise<{ diff: TraceDiff; latencies: DiffLatencyCols }> {
+    const r = await this.send({ type: 'diff', noisePct, matches });
+    if (r.type !== 'diff') fail(r);
+    return { diff: r.diff, latencies: r.latencies };
+  }
+
+  /** Frees B in the worker. */
+  async closeB(): Promise<void> {
+    const r = await this.send({ type: 'closeB' });
     if (r.type !== 'closed') fail(r);
   }
 

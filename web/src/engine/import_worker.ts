@@ -2,16 +2,19 @@
 // sits in memory whole: only a .dat, which the decoder needs whole, is gathered inside wasm),
 // feeds an ImportHandle, posts progress and honours a cancel between slices and decode steps.
 // Holds the imported trace (and an EEVDF dump attached to it) for the replay view's queries,
+// a second capture (B) for the A/B comparison (freed with the trace, or when a new one replaces it),
 // and runs the shadow re-simulation by reading the file again into a ReplayHandle. Every
 // request gets exactly one final reply.
 
 import { ImportHandle, ReplayHandle } from '../generated/wasm/schedlab_wasm';
 import {
+  DIFF_LATENCY_COLS_LAYOUT,
   EEVDF_WINDOW_COLS_LAYOUT,
   THREAD_STATE_COLS_LAYOUT,
   REPLAY_WINDOW_COLS_LAYOUT,
   takeColumns,
   type Alignment,
+  type DiffOutcome,
   type ImportedTrace,
   type ImportReport,
   type Request,
@@ -34,7 +37,7 @@ export interface WorkerCtx {
 /** The import requests (and `stats`), which this module answers. */
 export type ImportRequest = Extract<
   Request,
-  { type: 'import' | 'importWindow' | 'eevdfWindow' | 'threadStates' | 'record' | 'span' | 'shadow' | 'closeImport' | 'stats' }
+  { type: 'import' | 'importWindow' | 'eevdfWindow' | 'threadStates' | 'record' | 'span' | 'shadow' | 'closeImport' | 'stats' | 'importB' | 'importBWindow' | 'diff' | 'closeB' }
 >;
 
 /** Bytes read from the File per slice. */
@@ -54,6 +57,8 @@ interface Held {
 let current: Held | null = null;
 /** An EEVDF dump attached to `current`. */
 let attached: ImportHandle | null = null;
+/** A second capture compared with `current` (the A/B view). */
+let b: Held | null = null;
 let live = 0;
 
 function free(h: ImportHandle | null) {
@@ -134,14 +139,60 @@ async function importFile(ctx: WorkerCtx, id: number, req: Req<'import'>) {
   } else {
     free(attached);
     attached = null;
+    closeB();
     if (current) free(current.h);
     current = { h, file, kind: isDump ? 'dump' : 'trace', trace: describe(h, file, null) };
   }
   ctx.post({ id, type: 'imported', trace: current.trace, alignment });
 }
 
-function noTrace(ctx: WorkerCtx, id: number) {
-  ctx.post({ id, type: 'error', error: { file: '', line: 0, column: 0, message: 'no trace is imported' } });
+function noTrace(ctx: WorkerCtx, id: number, which: 'A' | 'B' = 'A') {
+  const message = which === 'A' ? 'no trace is imported' : 'no second trace (B) is imported';
+  ctx.post({ id, type: 'error', error: { file: '', line: 0, column: 0, message } });
+}
+
+function closeB() {
+  if (b) free(b.h);
+  b = null;
+}
+
+/** Imports a second capture as B beside `current` (which it needs), replacing a previous B
+ * once the new one is complete. */
+async function importB(ctx: WorkerCtx, id: number, req: Req<'importB'>) {
+  if (!current || current.kind !== 'trace') return noTrace(ctx, id);
+  const file = req.file;
+  const h = new ImportHandle(file.size);
+  live++;
+  let ok: boolean;
+  try {
+    ok = await readInto(ctx, id, file, h, () => ({ lines: h.lines(), records: h.records() }), req.chunkBytes ?? CHUNK_BYTES);
+  } catch (e) {
+    free(h);
+    throw e;
+  }
+  if (!ok) {
+    free(h);
+    return ctx.post({ id, type: 'cancelled' });
+  }
+  ctx.post({ id, type: 'importProgress', progress: { phase: 'building', bytes: file.size, total: file.size, lines: h.lines(), records: h.records() } });
+  closeB();
+  b = { h, file, kind: 'trace', trace: describe(h, file, null) };
+  ctx.post({ id, type: 'importedB', trace: b.trace });
+}
+
+/** The engine's diff of A (`current`) and B, with each task row's latencies. */
+function diffAB(ctx: WorkerCtx, id: number, req: Req<'diff'>) {
+  if (!current) return noTrace(ctx, id);
+  if (!b) return noTrace(ctx, id, 'B');
+  const run = current.h.diff(b.h, req.noisePct, JSON.stringify(req.matches));
+  try {
+    const out = parse<DiffOutcome>(run.json());
+    if (out.kind === 'error') return ctx.post({ id, type: 'error', error: { file: b.file.name, line: 0, column: 0, message: out.message } });
+    const lat = takeColumns(run.latencies(), DIFF_LATENCY_COLS_LAYOUT);
+    ctx.post({ id, type: 'diff', diff: out.diff, latencies: lat.cols }, lat.transfer);
+  } finally {
+    run.free();
+  }
 }
 
 export async function handleImportRequest(ctx: WorkerCtx, req: ImportRequest): Promise<void> {
@@ -176,8 +227,21 @@ export async function handleImportRequest(ctx: WorkerCtx, req: ImportRequest): P
     case 'closeImport':
       free(attached);
       attached = null;
+      closeB();
       if (current) free(current.h);
       current = null;
+      return ctx.post({ id, type: 'closed' });
+    case 'importB':
+      return importB(ctx, id, req);
+    case 'importBWindow': {
+      if (!b) return noTrace(ctx, id, 'B');
+      const { cols, transfer } = takeColumns(b.h.window(req.t0, req.t1, req.bucket, req.limit), REPLAY_WINDOW_COLS_LAYOUT);
+      return ctx.post({ id, type: 'importWindow', data: { ...cols, t0: req.t0, t1: req.t1, bucket: req.bucket } }, transfer);
+    }
+    case 'diff':
+      return diffAB(ctx, id, req);
+    case 'closeB':
+      closeB();
       return ctx.post({ id, type: 'closed' });
     case 'stats': {
       const stats: WorkerStats = { importHandles: live, simHandles: ctx.simHandles(), wasmMemoryBytes: ctx.wasmMemoryBytes() };

@@ -4,7 +4,7 @@
 // when an EEVDF dump is present, one lane per dumped task with its real vruntime and deadline.
 // The canvas reports what it drew in data attributes (data-spans-drawn, data-state-caps-*,
 // data-wakeup-links, data-migrations, data-eevdf-lanes, data-eevdf-points, data-depth-*, …) and
-// its geometry (data-lane-h, data-row-pitch, data-eevdf-top).
+// its geometry (data-lane-h, data-row-pitch, data-eevdf-top) and the view window it drew (data-view-t0/-t1).
 import { memo, useEffect, useLayoutEffect, useMemo, useRef } from 'react';
 import type { EevdfWindowData, ImportedTrace, ReplayWindowData } from '../../engine/protocol';
 import { ENTITY_LANE_H, GUTTER_W, SECTION_GAP } from '../layout';
@@ -57,6 +57,11 @@ export interface ReplayTimelineProps {
   onPick: (t: ReplayTarget | null) => void;
   /** Reports the plot width (for the window's bucket). */
   onWidth?: (w: number) => void;
+  /** The time range zoom and pan stay in (default: this trace's duration); a second trace
+   * following another's view (A/B) takes the other's. */
+  duration?: number;
+  /** False: the keyboard does not move this view (the other timeline's does). */
+  keys?: boolean;
 }
 
 const LEGEND: StateKind[] = ['preempted', 'runnable', 'sleeping', 'disk', 'idle', 'stopped', 'lost'];
@@ -87,7 +92,7 @@ function ReplayTimelineImpl(p: ReplayTimelineProps) {
   const width = useWidth(root);
   const eevdfHit = useRef<EevdfHit | null>(null);
   const cpus = trace.report.timeline.cpus;
-  const duration = trace.report.timeline.duration_ns;
+  const duration = p.duration ?? trace.report.timeline.duration_ns;
   const taskNames = useMemo(() => trace.tasks.map((t) => (t.pid === 0 ? '<idle>' : t.comm)), [trace]);
   const lanes = useMemo(() => {
     const byPid = new Map<number, number>();
@@ -140,6 +145,7 @@ function ReplayTimelineImpl(p: ReplayTimelineProps) {
     onCursor: p.onCursor,
     onClick: (x, y) => p.onPick(target(x, y)),
     onHover: (pt) => p.onHover(pt ? target(pt.x, pt.y) : null),
+    keys: p.keys,
   });
 
   useLayoutEffect(() => {
@@ -207,6 +213,8 @@ function ReplayTimelineImpl(p: ReplayTimelineProps) {
       ds.eevdfLanes = String(ev.lanes);
       ds.eevdfPoints = String(ev.points);
       ds.eevdfGroupPoints = String(ev.groupPoints);
+      ds.viewT0 = String(view.t0);
+      ds.viewT1 = String(view.t1);
       ds.paintMs = (performance.now() - started).toFixed(2);
     }, canvas);
   }, [data, eevdf, view, width, height, cpus, taskNames, selection, wakeKinds, lanes, eevdfTop, rows.pitch, rows.laneH, rows.depthH, maxDepth, depthLabels]);

@@ -18,6 +18,8 @@ export interface ReplayInputState {
   onClick: (x: number, y: number) => void;
   /** The pointer at canvas-relative (x, y), or null when it left. */
   onHover: (p: { x: number; y: number } | null) => void;
+  /** False: the keyboard leaves this view alone (a second timeline sharing another's view). */
+  keys?: boolean;
 }
 
 const DRAG_THRESHOLD_PX = 3;
@@ -120,6 +122,7 @@ export function useReplayInput(root: RefObject<HTMLElement | null>, state: Repla
     const onKey = (e: KeyboardEvent) => {
       if (e.ctrlKey || e.metaKey || e.altKey || isTypingTarget(e.target)) return;
       const s = latest.current;
+      if (s.keys === false) return;
       const act = navKey(e.key, s.view.t0, s.view.t1, s.cursor, s.duration);
       if (!act) return;
       move(latest, 'view' in act ? act.view : act.cursor);

@@ -1,0 +1,120 @@
+// The A/B comparison in the replay view, with the real A/B captures of traces/linux-6.18-ab
+// (Linux 6.18.44; README there): base-1 as A, then base-2 as B (the same workload twice:
+// nothing flagged at 5 %), then shares-2048 as B (k_a's group weight doubled: k_a's CPU time
+// flagged up, k_b's down). The diff table's figures are read against what `schedlab diff --json`
+// prints for the same files (e2e/fixtures/traces/ab.*.diff.json, kept so by
+// wasm-engine/cli/tests/cli.rs); B's timeline is drawn and follows A's zoom; the latency CDFs
+// are drawn; closing the trace frees B in the worker.
+import type { Locator, Page } from '@playwright/test';
+import { expect, test } from '../fixtures/test';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { openApp, waitForIdle } from '../fixtures/app';
+import type { TraceDiff } from '../../web/src/engine/protocol';
+
+const capture = (name: string) => fileURLToPath(new URL(`../../traces/linux-6.18-ab/${name}/trace.dat`, import.meta.url));
+const expected = (b: string) => JSON.parse(readFileSync(fileURLToPath(new URL(`../fixtures/traces/ab.base-1.${b}.diff.json`, import.meta.url)), 'utf8')) as TraceDiff;
+/** The figures the task table shows. */
+const TASK_FIGURES = ['cpu', 'latency_p50', 'latency_p90', 'latency_p99', 'latency_max', 'switches', 'involuntary', 'migrations'];
+const aCanvas = (page: Page) => page.locator('.timeline-wrap > div > [data-testid="replay-timeline"] [data-testid="replay-canvas"]').first();
+const bCanvas = (page: Page) => page.getByTestId('ab-b-timeline').getByTestId('replay-canvas');
+const num = async (l: Locator, name: string) => Number((await l.getAttribute(name)) ?? 'NaN');
+
+async function openB(page: Page, name: string, flagged: number) {
+  await page.getByTestId('ab-input').setInputFiles(capture(name));
+  await expect(page.getByTestId('ab-legend')).toHaveAttribute('data-flagged', String(flagged), { timeout: 30_000 });
+  await waitForIdle(page);
+}
+
+/** Every task row's figures as `schedlab diff --json` gives them. */
+async function expectTable(page: Page, want: TraceDiff) {
+  const rows = page.getByTestId('ab-task-table').locator('tbody tr');
+  await expect(rows).toHaveCount(want.tasks.length);
+  for (const [i, t] of want.tasks.entries()) {
+    const row = rows.nth(i);
+    await expect(row).toHaveAttribute('data-comm', t.comm);
+    for (const name of TASK_FIGURES) {
+      const f = t.figures.find((x) => x.name === name);
+      const cell = row.locator(`td[data-figure="${name}"]`);
+      if (!f) {
+        await expect(cell).toHaveCount(0);
+        continue;
+      }
+      for (const side of ['a', 'b'] as const) {
+        const got = await cell.getAttribute(`data-${side}`);
+        const v = f[side];
+        // (The fixture went through serde_json's parser, which may move a float by an ulp.)
+        if (v === null) expect(got, `${t.comm} ${name} ${side}`).toBe('');
+        else expect(Number(got), `${t.comm} ${name} ${side}`).toBeCloseTo(v, 9);
+      }
+      expect(await cell.getAttribute('data-flagged'), `${t.comm} ${name} flagged`).toBe(String(f.flagged));
+    }
+  }
+  await expect(page.getByTestId('ab-cpu-table').locator('tbody tr')).toHaveCount(want.cpus.length);
+}
+
+test('A/B: base-1 against base-2 flags nothing, against shares-2048 flags k_a up and k_b down; B follows A; CDFs', async ({ page }) => {
+  await openApp(page);
+  await page.getByTestId('trace-input').setInputFiles(capture('base-1'));
+  await expect(page.getByTestId('replay-view')).toBeVisible({ timeout: 30_000 });
+  await waitForIdle(page);
+  await expect(page.getByTestId('ab-open')).toHaveText('Open B…');
+
+  // Pair 1: the same workload twice.
+  const same = expected('base-2');
+  expect(same.flagged).toBe(0);
+  await openB(page, 'base-2', 0);
+  await expect(page.getByTestId('ab-legend')).toHaveAttribute('data-noise', '5');
+  await expectTable(page, same);
+  await expect(page.locator('.ab-cell.flagged')).toHaveCount(0);
+  for (const comm of ['k_a', 'k_b', 'k_s']) await expect(page.locator(`[data-testid="ab-task-table"] tr[data-comm="${comm}"]`)).toHaveAttribute('data-presence', 'both');
+
+  // B's timeline: its lanes drawn on A's view window; A's zoom moves both.
+  await expect.poll(() => num(bCanvas(page), 'data-spans-drawn')).toBeGreaterThan(50);
+  const before = await num(aCanvas(page), 'data-view-t1');
+  for (let i = 0; i < 3; i++) await page.keyboard.press('w');
+  await waitForIdle(page);
+  await expect.poll(() => num(aCanvas(page), 'data-view-t1')).toBeLessThan(before);
+  const [t0, t1] = [await num(aCanvas(page), 'data-view-t0'), await num(aCanvas(page), 'data-view-t1')];
+  await expect.poll(() => num(bCanvas(page), 'data-view-t0')).toBe(t0);
+  expect(await num(bCanvas(page), 'data-view-t1')).toBe(t1);
+  expect(await num(bCanvas(page), 'data-spans-drawn')).toBeGreaterThan(0);
+
+  // Pair 2: k_a's group weight doubled.
+  const two = expected('shares-2048');
+  await openB(page, 'shares-2048', two.flagged);
+  await expectTable(page, two);
+  for (const [comm, sign] of [
+    ['k_a', '▲'],
+    ['k_b', '▼'],
+  ] as const) {
+    const cell = page.locator(`[data-testid="ab-task-table"] tr[data-comm="${comm}"] td[data-figure="cpu"]`);
+    await expect(cell).toHaveAttribute('data-flagged', 'true');
+    await expect(cell.locator('.ab-delta')).toContainText(sign);
+    const delta = await num(cell, 'data-delta');
+    expect(comm === 'k_a' ? delta > 10 : delta < -10, `${comm} CPU % delta ${delta}`).toBe(true);
+  }
+  await expect(page.locator('.ab-cell.flagged')).toHaveCount(two.flagged);
+
+  // The CDFs: one per matched task with wakeups; k_s's as many samples as its wakeups.
+  const ks = two.tasks.find((t) => t.comm === 'k_s')!;
+  const wakeups = ks.figures.find((f) => f.name === 'wakeups')!.counts!;
+  const cdf = page.locator('[data-testid="ab-cdf"][data-comm="k_s"]');
+  await expect(cdf).toHaveAttribute('data-n-a', String(wakeups[0]));
+  await expect(cdf).toHaveAttribute('data-n-b', String(wakeups[1]));
+  expect(await num(cdf, 'data-points-a')).toBeGreaterThan(10);
+  expect(await num(cdf, 'data-points-b')).toBeGreaterThan(10);
+  expect(await cdf.locator('path[data-side="b"]').getAttribute('d')).toMatch(/^M[\d.]+,[\d.]+V/);
+
+  // A higher noise level flags fewer figures: only those past 40 %.
+  const past40 = two.tasks.flatMap((t) => t.figures).concat(two.cpus.flatMap((c) => c.figures)).filter((f) => f.flagged && Math.abs(f.relative_pct ?? Infinity) > 40).length;
+  await page.getByTestId('ab-noise').fill('40');
+  await expect(page.getByTestId('ab-legend')).toHaveAttribute('data-flagged', String(past40));
+  expect(past40).toBeLessThan(two.flagged);
+
+  // Closing the trace frees A and B in the worker.
+  await page.getByTestId('replay-close').click();
+  await waitForIdle(page);
+  await expect(page.getByTestId('replay-view')).toHaveCount(0);
+  expect((await page.evaluate(() => window.__schedlab!.workerStats())).importHandles).toBe(0);
+});

@@ -1,0 +1,111 @@
+// The A/B comparison's controller: a second capture (B) imported beside the trace on screen
+// (A) into the worker, B's replay windows following A's view window on relative time (both
+// start at 0: the same t0..t1 of each), and the engine's diff of the two at a noise level,
+// with each task row's wakeup latencies. B goes when A is closed or replaced.
+
+import type { DiffLatencyCols, ImportedTrace, ImportProgress, ReplayWindowData, TraceDiff } from '../engine/protocol';
+import { errorMessage } from '../base/errors';
+import { LatestQuery } from '../state/latest_query';
+import { createStore, type Store } from '../state/store';
+import { EMPTY_WINDOW, WindowCache, type WindowCacheState } from '../state/window_cache';
+import type { Replay } from './replay';
+import { detach, type ShellCtx } from './shell_ctx';
+
+/** Wakeups and migrations are sent for B's windows with at most this many of each. */
+const MARKER_LIMIT = 20_000;
+/** The noise level a diff starts at (%), the engine's `DEFAULT_NOISE_PCT`. */
+export const DEFAULT_NOISE_PCT = 5;
+
+export interface AbState {
+  /** The second capture, once imported. */
+  b: ImportedTrace | null;
+  /** B's import under way. */
+  progress: { file: string; progress: ImportProgress } | null;
+  /** Why B's import or the diff failed. */
+  error: string | null;
+  window: WindowCacheState<ReplayWindowData>;
+  noisePct: number;
+  diff: { diff: TraceDiff; latencies: DiffLatencyCols } | null;
+  diffBusy: boolean;
+}
+
+const INITIAL: AbState = { b: null, progress: null, error: null, window: EMPTY_WINDOW, noisePct: DEFAULT_NOISE_PCT, diff: null, diffBusy: false };
+
+export type Ab = ReturnType<typeof createAb>;
+
+export function createAb(ctx: ShellCtx, replay: Replay) {
+  const { client } = ctx;
+  const store: Store<AbState> = createStore(INITIAL, ctx.hub);
+  const cache = new WindowCache<ReplayWindowData>((window) => store.set({ window }));
+  const diffs = new LatestQuery(
+    (noisePct: number) => client.traces.diff(noisePct),
+    (diff) => store.set({ diff, diffBusy: false, error: null }),
+    (error) => store.set({ diffBusy: false, error }),
+  );
+  /** The trace B belongs to. */
+  let forA: ImportedTrace['file'] | null = null;
+  const aKey = (t: ImportedTrace | null) => (t ? `${t.file}:${t.size}` : null);
+
+  const reset = () => {
+    cache.reset();
+    diffs.drop();
+    store.set({ ...INITIAL, noisePct: store.get().noisePct });
+  };
+  const runDiff = () => {
+    if (!store.get().b) return;
+    store.set({ diffBusy: true });
+    diffs.request(store.get().noisePct);
+  };
+  const refresh = () => {
+    const a = replay.store.get().trace;
+    if (aKey(a) !== forA && store.get().b) {
+      // A was closed or replaced: the worker freed B with it.
+      forA = null;
+      reset();
+      return;
+    }
+    const b = store.get().b;
+    if (!b) return;
+    const { view, plotWidth } = replay.store.get();
+    const bucket = Math.max(1, (view.t1 - view.t0) / Math.max(100, plotWidth));
+    // Over the longer of the two traces: A's view may pass B's end (nothing there).
+    const end = Math.max(1, b.report.timeline.duration_ns, a?.report.timeline.duration_ns ?? 0) + 1;
+    cache.want({ key: 'b', view, bucket, end }, (r) => client.traces.windowB(r.t0, r.t1, r.bucket, MARKER_LIMIT));
+  };
+
+  const open = async (file: File): Promise<void> => {
+    if (!replay.store.get().trace || store.get().progress) return;
+    store.set({ progress: { file: file.name, progress: { phase: 'reading', bytes: 0, total: file.size, lines: 0, records: 0 } }, error: null });
+    try {
+      const b = await client.traces.importB(file, { onProgress: (p) => store.set({ progress: { file: file.name, progress: p } }) });
+      if (!b) return store.set({ progress: null });
+      cache.reset();
+      forA = aKey(replay.store.get().trace);
+      store.set({ b, progress: null, diff: null, window: EMPTY_WINDOW });
+      refresh();
+      runDiff();
+    } catch (e) {
+      store.set({ progress: null, error: errorMessage(e) });
+    }
+  };
+
+  return {
+    store,
+    /** Follows A's view and trace; returns what stops it. */
+    start: () => {
+      return replay.store.subscribe(refresh);
+    },
+    /** Imports `file` as B (its end is not awaited). */
+    open: (file: File) => detach(ctx, open(file)),
+    openAndWait: open,
+    cancel: () => detach(ctx, client.cancel()),
+    /** The noise level (%) of the flags; the diff runs again. */
+    setNoise: (noisePct: number) => {
+      if (!Number.isFinite(noisePct) || noisePct < 0) return;
+      store.set({ noisePct }, { now: true });
+      runDiff();
+    },
+    close: () => detach(ctx, client.traces.closeB().then(reset)),
+    dismissError: () => store.set({ error: null }),
+  };
+}
