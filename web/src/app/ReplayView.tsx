@@ -117,7 +117,7 @@ export function ReplayView({ replay, ab, alignment, onClose, onCancel }: Props) 
         )}
         {ab && (
           <ErrorBoundary name="A/B diff">
-            <AbPanel ab={ab} />
+            <AbPanel ab={ab} a={trace} />
           </ErrorBoundary>
         )}
         {st.shadowBusy && <ImportProgressBar file={`re-reading ${trace.file}`} progress={st.shadowBusy} onCancel={onCancel} />}

@@ -8,6 +8,7 @@ import { errorMessage } from '../base/errors';
 import { LatestQuery } from '../state/latest_query';
 import { createStore, type Store } from '../state/store';
 import { EMPTY_WINDOW, WindowCache, type WindowCacheState } from '../state/window_cache';
+import { alignedTrace, alignTasks, alignWindow, type TaskAlignment } from './ab_tasks';
 import type { Replay } from './replay';
 import { detach, type ShellCtx } from './shell_ctx';
 
@@ -19,6 +20,8 @@ export const DEFAULT_NOISE_PCT = 5;
 export interface AbState {
   /** The second capture, once imported. */
   b: ImportedTrace | null;
+  /** B as its timeline draws it: task ids renumbered into A's colours (ab_tasks.ts). */
+  bShown: ImportedTrace | null;
   /** B's import under way. */
   progress: { file: string; progress: ImportProgress } | null;
   /** Why B's import or the diff failed. */
@@ -29,7 +32,7 @@ export interface AbState {
   diffBusy: boolean;
 }
 
-const INITIAL: AbState = { b: null, progress: null, error: null, window: EMPTY_WINDOW, noisePct: DEFAULT_NOISE_PCT, diff: null, diffBusy: false };
+const INITIAL: AbState = { b: null, bShown: null, progress: null, error: null, window: EMPTY_WINDOW, noisePct: DEFAULT_NOISE_PCT, diff: null, diffBusy: false };
 
 export type Ab = ReturnType<typeof createAb>;
 
@@ -43,7 +46,8 @@ export function createAb(ctx: ShellCtx, replay: Replay) {
     (error) => store.set({ diffBusy: false, error }),
   );
   /** The trace B belongs to. */
-  let forA: ImportedTrace['file'] | null = null;
+  let forA: string | null = null;
+  let align: TaskAlignment = { map: new Uint32Array(0), tasks: [] };
   const aKey = (t: ImportedTrace | null) => (t ? `${t.file}:${t.size}` : null);
 
   const reset = () => {
@@ -70,7 +74,7 @@ export function createAb(ctx: ShellCtx, replay: Replay) {
     const bucket = Math.max(1, (view.t1 - view.t0) / Math.max(100, plotWidth));
     // Over the longer of the two traces: A's view may pass B's end (nothing there).
     const end = Math.max(1, b.report.timeline.duration_ns, a?.report.timeline.duration_ns ?? 0) + 1;
-    cache.want({ key: 'b', view, bucket, end }, (r) => client.traces.windowB(r.t0, r.t1, r.bucket, MARKER_LIMIT));
+    cache.want({ key: 'b', view, bucket, end }, (r) => client.traces.windowB(r.t0, r.t1, r.bucket, MARKER_LIMIT).then((d) => alignWindow(d, align)));
   };
 
   const open = async (file: File): Promise<void> => {
@@ -80,8 +84,10 @@ export function createAb(ctx: ShellCtx, replay: Replay) {
       const b = await client.traces.importB(file, { onProgress: (p) => store.set({ progress: { file: file.name, progress: p } }) });
       if (!b) return store.set({ progress: null });
       cache.reset();
-      forA = aKey(replay.store.get().trace);
-      store.set({ b, progress: null, diff: null, window: EMPTY_WINDOW });
+      const a = replay.store.get().trace;
+      forA = aKey(a);
+      align = alignTasks(a?.tasks ?? [], b.tasks);
+      store.set({ b, bShown: alignedTrace(b, align), progress: null, diff: null, window: EMPTY_WINDOW });
       refresh();
       runDiff();
     } catch (e) {

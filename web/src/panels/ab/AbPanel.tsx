@@ -5,6 +5,7 @@
 import { memo, useMemo, useRef, type DragEvent } from 'react';
 import type { Ab } from '../../app/ab';
 import type { Replay } from '../../app/replay';
+import type { ImportedTrace } from '../../engine/protocol';
 import { useStore } from '../../state/store';
 import { formatBytes } from '../../state/trace_import';
 import { ReplayTimeline } from '../../timeline/replay/ReplayTimeline';
@@ -47,7 +48,7 @@ export function AbOpen({ ab, where = '' }: { ab: Ab; where?: string }) {
 export function AbTimeline({ ab, replay }: { ab: Ab; replay: Replay }) {
   const st = useStore(ab.store, (s) => s);
   const { view, cursor, trace } = useStore(replay.store, (s) => ({ view: s.view, cursor: s.cursor, trace: s.trace }));
-  const b = st.b;
+  const b = st.bShown;
   return (
     <>
       {st.progress && <ImportProgressBar file={`B: ${st.progress.file}`} progress={st.progress.progress} onCancel={ab.cancel} />}
@@ -103,7 +104,7 @@ function drop(ab: Ab) {
 }
 
 /** The diff: its rule, noise level, tables, CSV and CDFs; or where to open B. */
-export const AbPanel = memo(function AbPanel({ ab }: { ab: Ab }) {
+export const AbPanel = memo(function AbPanel({ ab, a }: { ab: Ab; a: ImportedTrace | null }) {
   const st = useStore(ab.store, (s) => s);
   const d = st.diff;
   const lat = useMemo(() => (d ? splitLatencies(d.latencies, d.diff.tasks.length) : []), [d]);
@@ -129,7 +130,7 @@ export const AbPanel = memo(function AbPanel({ ab }: { ab: Ab }) {
       <h3>
         A/B diff{' '}
         <small className="muted">
-          A <i className="ab-key" style={{ background: A_COLOUR }} /> {d ? `${formatNs(d.diff.a.window_ns)}, ${d.diff.a.tasks} tasks` : ''} · B <i className="ab-key" style={{ background: B_COLOUR }} /> {st.b.file}
+          A <i className="ab-key" style={{ background: A_COLOUR }} /> {a?.file ?? ''} {d ? `${formatNs(d.diff.a.window_ns)}, ${d.diff.a.tasks} tasks` : ''} · B <i className="ab-key" style={{ background: B_COLOUR }} /> {st.b.file}
           {d ? ` ${formatNs(d.diff.b.window_ns)}, ${d.diff.b.tasks} tasks` : ''}
         </small>
         <label className="ab-noise">

@@ -1,10 +1,10 @@
 // The A/B diff's tables (TraceDiff): one row per comm and one per CPU, a column per figure, each
 // cell A → B with B − A and the relative difference, flagged cells marked (the engine's rule).
-// Cells carry the raw figures in data attributes (data-figure, data-a, data-b, data-delta,
+// Comms with nothing to compare are left out (counted under the table). Cells carry the raw figures in data attributes (data-figure, data-a, data-b, data-delta,
 // data-flagged).
 import { memo } from 'react';
 import type { CpuDiff, Figure, TaskDiff, TraceDiff } from '../../engine/protocol';
-import { CPU_COLUMNS, figureOf, formatFigure, formatRelative, presence, TASK_COLUMNS, taskLabel, UNIT_NAMES, type FigureColumn } from './ab_diff';
+import { CPU_COLUMNS, emptyRow, figureOf, formatFigure, formatRelative, presence, TASK_COLUMNS, taskLabel, UNIT_NAMES, type FigureColumn } from './ab_diff';
 
 function Cell({ f }: { f: Figure | undefined }) {
   if (!f) return <td className="ab-cell none">–</td>;
@@ -74,16 +74,23 @@ function CpuRow({ c }: { c: CpuDiff }) {
 }
 
 export const DiffTable = memo(function DiffTable({ diff }: { diff: TraceDiff }) {
+  const shown = diff.tasks.filter((t) => !emptyRow(t));
+  const hidden = diff.tasks.length - shown.length;
   return (
     <>
       <table className="ab-table" data-testid="ab-task-table" aria-label="A/B diff per task">
         <Head first="task (comm)" cols={TASK_COLUMNS} />
         <tbody>
-          {diff.tasks.map((t) => (
+          {shown.map((t) => (
             <TaskRow key={`${t.comm}:${t.comm_b ?? ''}:${presence(t)}`} t={t} />
           ))}
         </tbody>
       </table>
+      {hidden > 0 && (
+        <p className="muted ab-hidden" data-testid="ab-hidden" data-hidden={hidden}>
+          {hidden} more {hidden === 1 ? 'comm' : 'comms'} with no CPU time and no events on the traced CPUs in either trace (wakees only): in the CSV.
+        </p>
+      )}
       <table className="ab-table" data-testid="ab-cpu-table" aria-label="A/B diff per CPU">
         <Head first="CPU" cols={CPU_COLUMNS} />
         <tbody>

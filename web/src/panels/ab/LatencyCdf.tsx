@@ -76,7 +76,7 @@ export const LatencyCdf = memo(function LatencyCdf({ comm, a, b }: Props) {
         {decades.map((t) => (
           <g key={t}>
             <line x1={x(t)} x2={x(t)} y1={M.top} y2={H - M.bottom} stroke="#eef0f2" />
-            <text x={x(t)} y={H - 8} className="tick" textAnchor="middle">
+            <text x={x(t)} y={H - 8} className="tick" textAnchor={x(t) > W - M.right - 16 ? 'end' : 'middle'}>
               {tickLabel(t)}
             </text>
           </g>

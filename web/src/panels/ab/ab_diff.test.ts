@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { DiffLatencyCols, Figure, TraceDiff } from '../../engine/protocol';
-import { cdfPoints, diffCsv, formatFigure, formatRelative, presence, splitLatencies } from './ab_diff';
+import { cdfPoints, diffCsv, emptyRow, formatFigure, formatRelative, presence, splitLatencies } from './ab_diff';
 
 const fig = (name: string, unit: Figure['unit'], a: number | null, b: number | null, flagged = false, counts: [number, number] | null = null): Figure => ({
   name,
@@ -78,5 +78,7 @@ describe('figures', () => {
     expect(lines[4]).toBe('cpu,1,,mean_depth,depth,1.5,1.5,0,0,,,0');
     expect(presence(d.tasks[0])).toBe('both');
     expect(presence(d.tasks[1])).toBe('a');
+    expect(emptyRow(d.tasks[0])).toBe(false);
+    expect(emptyRow({ ...d.tasks[0], figures: [fig('cpu', 'percent', 0, null), fig('switches', 'per_second', 0, 0)] })).toBe(true);
   });
 });

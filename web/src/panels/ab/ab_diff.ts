@@ -20,6 +20,7 @@ export const TASK_COLUMNS: FigureColumn[] = [
   { name: 'latency_p90', label: 'p90 µs', title: 'wakeup latency, 90th percentile' },
   { name: 'latency_p99', label: 'p99 µs', title: 'wakeup latency, 99th percentile' },
   { name: 'latency_max', label: 'max µs', title: 'wakeup latency, maximum (one sample: never flagged)' },
+  { name: 'wakeups', label: 'wakeups/s', title: 'wakeups (the latencies’ samples), per second of the window' },
   { name: 'switches', label: 'switches/s', title: 'times switched out, per second of the window' },
   { name: 'involuntary', label: 'invol./s', title: 'switched out still runnable (preempted), per second' },
   { name: 'migrations', label: 'migr./s', title: 'migrations per second' },
@@ -73,6 +74,12 @@ export function taskLabel(t: TaskDiff): string {
 /** In A only, in B only, or in both. */
 export function presence(t: TaskDiff): 'both' | 'a' | 'b' {
   return t.tasks_a > 0 && t.tasks_b > 0 ? 'both' : t.tasks_a > 0 ? 'a' : 'b';
+}
+
+/** A row with nothing to compare: every figure zero or missing on both sides (a task that
+ * only appears as a wakee of the traced CPUs). The table leaves it out, the CSV keeps it. */
+export function emptyRow(row: TaskDiff | CpuDiff): boolean {
+  return row.figures.every((f) => !f.a && !f.b);
 }
 
 /** Every figure of every row, one CSV line each (raw values: ns, %, per second). */
