@@ -14,8 +14,8 @@ use crate::columns::{
     CounterCols, EevdfWindowCols, LatencyCols, MarkerCols, ReplayWindowCols, SampleCols, SliceCols, ThreadStateCols,
     COLUMN_SETS,
 };
-use crate::protocol::{LoadOutcome, Request, Response, ShadowOutcome};
 use crate::diff::DiffOutcome;
+use crate::protocol::{LoadOutcome, Request, Response, ShadowOutcome};
 use schedlab_engine::import::diff::TraceDiff;
 use schedlab_engine::import::metrics::{MetricsWindow, StateSegment, WindowMetrics};
 use schedlab_engine::import::record::state_bits;

@@ -97,7 +97,8 @@ impl ImportHandle {
             }
         }
         let opt = DiffOptions { noise_pct, matches, window: MetricsWindow::all() };
-        let (ma, mb) = (window_metrics(ia.store, ia.timeline, &opt.window), window_metrics(ib.store, ib.timeline, &opt.window));
+        let (ma, mb) =
+            (window_metrics(ia.store, ia.timeline, &opt.window), window_metrics(ib.store, ib.timeline, &opt.window));
         match diff(ia, ib, &opt) {
             Ok(d) => {
                 let cols = row_latencies(&d.tasks, &ma, &mb);
@@ -114,7 +115,10 @@ mod tests {
     use serde_json::Value;
 
     fn import(folder: &str) -> ImportHandle {
-        let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../traces/linux-6.18-ab").join(folder).join("trace.dat");
+        let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../traces/linux-6.18-ab")
+            .join(folder)
+            .join("trace.dat");
         let bytes = std::fs::read(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
         let mut h = ImportHandle::new(bytes.len() as f64);
         for c in bytes.chunks(100_000) {
@@ -147,7 +151,8 @@ mod tests {
         assert!(!ns.is_empty());
         for (i, t) in tasks.iter().enumerate() {
             for s in 0..2u32 {
-                let l: Vec<f64> = (0..ns.len()).filter(|&k| row[k] == i as u32 && side[k] == s).map(|k| ns[k]).collect();
+                let l: Vec<f64> =
+                    (0..ns.len()).filter(|&k| row[k] == i as u32 && side[k] == s).map(|k| ns[k]).collect();
                 assert!(l.windows(2).all(|w| w[0] <= w[1]), "{} side {s} ascending", t["comm"]);
                 let wakeups = t["figures"].as_array().unwrap().iter().find(|f| f["name"] == "wakeups").unwrap();
                 assert_eq!(wakeups["counts"][s as usize].as_u64().unwrap(), l.len() as u64, "{} side {s}", t["comm"]);

@@ -10,8 +10,8 @@
 #![allow(clippy::large_enum_variant)]
 
 use crate::columns::{
-    CounterCols, DiffLatencyCols, EevdfWindowCols, LatencyCols, MarkerCols, MigrationCols, ReplayWindowCols, SampleCols, SliceCols,
-    ThreadStateCols,
+    CounterCols, DiffLatencyCols, EevdfWindowCols, LatencyCols, MarkerCols, MigrationCols, ReplayWindowCols,
+    SampleCols, SliceCols, ThreadStateCols,
 };
 use schedlab_engine::import::align::Alignment;
 use schedlab_engine::import::diff::TraceDiff;
