@@ -4,7 +4,8 @@
 // flagged up, k_b's down). The diff table's figures are read against what `schedlab diff --json`
 // prints for the same files (e2e/fixtures/traces/ab.*.diff.json, kept so by
 // wasm-engine/cli/tests/cli.rs); B's timeline is drawn and follows A's zoom; the latency CDFs
-// are drawn; closing the trace frees B in the worker.
+// are drawn; renamed tasks are matched; another trace as A is compared with the same B; closing
+// B, or the trace, frees it in the worker.
 import type { Locator, Page } from '@playwright/test';
 import { expect, test } from '../fixtures/test';
 import { readFileSync } from 'node:fs';
@@ -116,7 +117,36 @@ test('A/B: base-1 against base-2 flags nothing, against shares-2048 flags k_a up
   await expect(page.getByTestId('ab-legend')).toHaveAttribute('data-flagged', String(past40));
   expect(past40).toBeLessThan(two.flagged);
 
-  // Closing the trace frees A and B in the worker.
+  // A renamed task (`--match`): k_a of A against k_b of B; a comm A does not have is named.
+  const match = page.getByTestId('ab-match');
+  await match.fill('k_a=k_b');
+  await match.press('Enter');
+  await expect(page.locator('[data-testid="ab-task-table"] tr[data-comm="k_a"][data-presence="both"] th')).toContainText('k_a → k_b');
+  await expect(page.locator('[data-testid="ab-task-table"] tr[data-comm="k_a"][data-presence="b"]')).toHaveCount(1);
+  await match.fill('k_z=k_b');
+  await match.press('Enter');
+  await expect(page.getByTestId('ab-error')).toContainText('A has no task named "k_z"');
+  await match.fill('');
+  await match.press('Enter');
+  await page.getByTestId('ab-noise').fill('5');
+  await expect(page.getByTestId('ab-legend')).toHaveAttribute('data-flagged', String(two.flagged));
+  await expect(page.getByTestId('ab-error')).toHaveCount(0);
+
+  // Another trace as A is compared with the same B.
+  await page.getByTestId('trace-input').setInputFiles(capture('base-2'));
+  await expect(page.getByTestId('ab-legend')).toHaveAttribute('data-window-a', String(same.b.window_ns), { timeout: 30_000 });
+  await expect(page.getByTestId('ab-legend')).toHaveAttribute('data-window-b', String(two.b.window_ns));
+  await waitForIdle(page);
+  expect(await num(bCanvas(page), 'data-spans-drawn')).toBeGreaterThan(0);
+
+  // Close B: only A is held; with B open again, closing the trace frees both.
+  await page.getByTestId('ab-close').click();
+  await expect(page.getByTestId('ab-b-timeline')).toHaveCount(0);
+  await waitForIdle(page);
+  expect((await page.evaluate(() => window.__schedlab!.workerStats())).importHandles).toBe(1);
+  await page.getByTestId('ab-input').setInputFiles(capture('base-1'));
+  await expect(page.getByTestId('ab-legend')).toBeVisible({ timeout: 30_000 });
+  expect((await page.evaluate(() => window.__schedlab!.workerStats())).importHandles).toBe(2);
   await page.getByTestId('replay-close').click();
   await waitForIdle(page);
   await expect(page.getByTestId('replay-view')).toHaveCount(0);

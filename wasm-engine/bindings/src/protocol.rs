@@ -212,7 +212,7 @@ pub enum RequestBody {
         noise_pct: f64,
         matches: Vec<(String, String)>,
     },
-    /// Frees B (answers `closed`); `closeImport` and a new trace free it too.
+    /// Frees B (answers `closed`); `closeImport` frees it too (a new trace as A keeps it).
     CloseB,
     Shadow {
         layout: String,

@@ -28,11 +28,13 @@ export interface AbState {
   error: string | null;
   window: WindowCacheState<ReplayWindowData>;
   noisePct: number;
+  /** `(comm in A, comm in B)` pairs for renamed tasks. */
+  matches: [string, string][];
   diff: { diff: TraceDiff; latencies: DiffLatencyCols } | null;
   diffBusy: boolean;
 }
 
-const INITIAL: AbState = { b: null, bShown: null, progress: null, error: null, window: EMPTY_WINDOW, noisePct: DEFAULT_NOISE_PCT, diff: null, diffBusy: false };
+const INITIAL: AbState = { b: null, bShown: null, progress: null, error: null, window: EMPTY_WINDOW, noisePct: DEFAULT_NOISE_PCT, matches: [], diff: null, diffBusy: false };
 
 export type Ab = ReturnType<typeof createAb>;
 
@@ -41,39 +43,45 @@ export function createAb(ctx: ShellCtx, replay: Replay) {
   const store: Store<AbState> = createStore(INITIAL, ctx.hub);
   const cache = new WindowCache<ReplayWindowData>((window) => store.set({ window }));
   const diffs = new LatestQuery(
-    (noisePct: number) => client.traces.diff(noisePct),
+    (q: { noisePct: number; matches: [string, string][] }) => client.traces.diff(q.noisePct, q.matches),
     (diff) => store.set({ diff, diffBusy: false, error: null }),
     (error) => store.set({ diffBusy: false, error }),
   );
-  /** The trace B belongs to. */
-  let forA: string | null = null;
+  /** The A that B was last compared with and aligned to. */
+  let forA: ImportedTrace | null = null;
   let align: TaskAlignment = { map: new Uint32Array(0), tasks: [] };
-  const aKey = (t: ImportedTrace | null) => (t ? `${t.file}:${t.size}` : null);
 
   const reset = () => {
     cache.reset();
     diffs.drop();
-    store.set({ ...INITIAL, noisePct: store.get().noisePct });
+    forA = null;
+    store.set({ ...INITIAL, noisePct: store.get().noisePct, matches: store.get().matches });
   };
   const runDiff = () => {
-    if (!store.get().b) return;
+    const { b, noisePct, matches } = store.get();
+    if (!b) return;
     store.set({ diffBusy: true });
-    diffs.request(store.get().noisePct);
+    diffs.request({ noisePct, matches });
+  };
+  /** B against A (its task colours, its diff). */
+  const compareWith = (a: ImportedTrace, b: ImportedTrace) => {
+    forA = a;
+    align = alignTasks(a.tasks, b.tasks);
+    cache.reset();
+    store.set({ b, bShown: alignedTrace(b, align), diff: null, window: EMPTY_WINDOW });
+    runDiff();
   };
   const refresh = () => {
     const a = replay.store.get().trace;
-    if (aKey(a) !== forA && store.get().b) {
-      // A was closed or replaced: the worker freed B with it.
-      forA = null;
-      reset();
-      return;
-    }
     const b = store.get().b;
     if (!b) return;
+    // A closed: the worker freed B with it. Another A (or a dump attached to it): compare again.
+    if (!a) return reset();
+    if (a !== forA) compareWith(a, b);
     const { view, plotWidth } = replay.store.get();
     const bucket = Math.max(1, (view.t1 - view.t0) / Math.max(100, plotWidth));
     // Over the longer of the two traces: A's view may pass B's end (nothing there).
-    const end = Math.max(1, b.report.timeline.duration_ns, a?.report.timeline.duration_ns ?? 0) + 1;
+    const end = Math.max(1, b.report.timeline.duration_ns, a.report.timeline.duration_ns) + 1;
     cache.want({ key: 'b', view, bucket, end }, (r) => client.traces.windowB(r.t0, r.t1, r.bucket, MARKER_LIMIT).then((d) => alignWindow(d, align)));
   };
 
@@ -83,13 +91,11 @@ export function createAb(ctx: ShellCtx, replay: Replay) {
     try {
       const b = await client.traces.importB(file, { onProgress: (p) => store.set({ progress: { file: file.name, progress: p } }) });
       if (!b) return store.set({ progress: null });
-      cache.reset();
       const a = replay.store.get().trace;
-      forA = aKey(a);
-      align = alignTasks(a?.tasks ?? [], b.tasks);
-      store.set({ b, bShown: alignedTrace(b, align), progress: null, diff: null, window: EMPTY_WINDOW });
+      if (!a) return store.set({ progress: null });
+      store.set({ progress: null });
+      compareWith(a, b);
       refresh();
-      runDiff();
     } catch (e) {
       store.set({ progress: null, error: errorMessage(e) });
     }
@@ -98,9 +104,7 @@ export function createAb(ctx: ShellCtx, replay: Replay) {
   return {
     store,
     /** Follows A's view and trace; returns what stops it. */
-    start: () => {
-      return replay.store.subscribe(refresh);
-    },
+    start: () => replay.store.subscribe(refresh),
     /** Imports `file` as B (its end is not awaited). */
     open: (file: File) => detach(ctx, open(file)),
     openAndWait: open,
@@ -109,6 +113,11 @@ export function createAb(ctx: ShellCtx, replay: Replay) {
     setNoise: (noisePct: number) => {
       if (!Number.isFinite(noisePct) || noisePct < 0) return;
       store.set({ noisePct }, { now: true });
+      runDiff();
+    },
+    /** Renamed tasks, `(comm in A, comm in B)`; the diff runs again. */
+    setMatches: (matches: [string, string][]) => {
+      store.set({ matches }, { now: true });
       runDiff();
     },
     close: () => detach(ctx, client.traces.closeB().then(reset)),

@@ -2,7 +2,8 @@
 // sits in memory whole: only a .dat, which the decoder needs whole, is gathered inside wasm),
 // feeds an ImportHandle, posts progress and honours a cancel between slices and decode steps.
 // Holds the imported trace (and an EEVDF dump attached to it) for the replay view's queries,
-// a second capture (B) for the A/B comparison (freed with the trace, or when a new one replaces it),
+// a second capture (B) for the A/B comparison (kept when another trace replaces A, freed with
+// closeImport or closeB, or when another B replaces it),
 // and runs the shadow re-simulation by reading the file again into a ReplayHandle. Every
 // request gets exactly one final reply.
 
@@ -139,7 +140,6 @@ async function importFile(ctx: WorkerCtx, id: number, req: Req<'import'>) {
   } else {
     free(attached);
     attached = null;
-    closeB();
     if (current) free(current.h);
     current = { h, file, kind: isDump ? 'dump' : 'trace', trace: describe(h, file, null) };
   }

@@ -2,7 +2,7 @@
 // panel), B's CPU timeline under A's on relative time (both from 0, A's view window driving
 // both), and the diff of the two captures: the tables with the rule's legend, the noise level,
 // the CSV, and each matched task's wakeup-latency CDFs of A and B.
-import { memo, useMemo, useRef, type DragEvent } from 'react';
+import { memo, useMemo, useRef, useState, type DragEvent } from 'react';
 import type { Ab } from '../../app/ab';
 import type { Replay } from '../../app/replay';
 import type { ImportedTrace } from '../../engine/protocol';
@@ -12,7 +12,7 @@ import { ReplayTimeline } from '../../timeline/replay/ReplayTimeline';
 import { formatNs } from '../../timeline/time_scale';
 import { ImportProgressBar } from '../import/ImportProgressBar';
 import { CsvButtons } from '../MetricsPanel';
-import { diffCsv, presence, splitLatencies } from './ab_diff';
+import { diffCsv, parseMatches, presence, splitLatencies } from './ab_diff';
 import { DiffTable } from './DiffTable';
 import { A_COLOUR, B_COLOUR, LatencyCdf } from './LatencyCdf';
 
@@ -90,6 +90,42 @@ export function AbTimeline({ ab, replay }: { ab: Ab; replay: Replay }) {
   );
 }
 
+/** The renames (`--match OLD=NEW`), applied on Enter or when the field is left. */
+function MatchInput({ ab, matches }: { ab: Ab; matches: [string, string][] }) {
+  const shown = matches.map(([a, b]) => `${a}=${b}`).join(', ');
+  const [text, setText] = useState(shown);
+  const [bad, setBad] = useState<string | null>(null);
+  const apply = () => {
+    const r = parseMatches(text);
+    if ('error' in r) return setBad(r.error);
+    setBad(null);
+    if (r.matches.map(([a, b]) => `${a}=${b}`).join(', ') !== shown) ab.setMatches(r.matches);
+  };
+  return (
+    <label className="ab-match" title="renamed tasks: a comm of A = the comm of B it is compared with (schedlab diff --match)">
+      match{' '}
+      <input
+        type="text"
+        value={text}
+        placeholder="OLD=NEW, …"
+        data-testid="ab-match"
+        aria-invalid={bad !== null}
+        onChange={(e) => setText(e.target.value)}
+        onBlur={apply}
+        onKeyDown={(e) => {
+          if (e.key === 'Enter') apply();
+        }}
+      />
+      {bad && (
+        <small className="error" role="alert">
+          {' '}
+          {bad}
+        </small>
+      )}
+    </label>
+  );
+}
+
 function drop(ab: Ab) {
   return {
     onDragOver: (e: DragEvent) => e.preventDefault(),
@@ -145,6 +181,7 @@ export const AbPanel = memo(function AbPanel({ ab, a }: { ab: Ab; a: ImportedTra
           />{' '}
           %
         </label>
+        <MatchInput ab={ab} matches={st.matches} />
         {d && <CsvButtons csv={() => diffCsv(d.diff)} name={`diff-${st.b.file.replace(/[^\w.-]+/g, '-')}.csv`} testid="ab-csv" />}
       </h3>
       {st.error && (
@@ -153,7 +190,7 @@ export const AbPanel = memo(function AbPanel({ ab, a }: { ab: Ab; a: ImportedTra
         </p>
       )}
       {r && d && (
-        <p className="muted ab-legend" data-testid="ab-legend" data-flagged={d.diff.flagged} data-noise={r.noise_pct}>
+        <p className="muted ab-legend" data-testid="ab-legend" data-flagged={d.diff.flagged} data-noise={r.noise_pct} data-window-a={d.diff.a.window_ns} data-window-b={d.diff.b.window_ns}>
           Each cell: A → B, then B − A and (B − A)/A. <b className="ab-flag-key">▲▼ flagged</b> ({d.diff.flagged}): the relative difference exceeds the noise level of {r.noise_pct} % <em>and</em> the absolute
           difference its floor — shares of time {r.floor_pct_points} percentage points; wakeup latency {r.floor_latency_ns / 1000} µs, a percentile only with ≥ {r.tail_samples} samples above it on
           both sides and {r.quantile_sigmas} σ confidence bands that do not overlap (the maximum never); rates {r.poisson_sigmas} σ of a Poisson count and {r.floor_rate_per_s}/s; mean depth{' '}

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { DiffLatencyCols, Figure, TraceDiff } from '../../engine/protocol';
-import { cdfPoints, diffCsv, emptyRow, formatFigure, formatRelative, presence, splitLatencies } from './ab_diff';
+import { cdfPoints, diffCsv, emptyRow, formatFigure, formatRelative, parseMatches, presence, splitLatencies } from './ab_diff';
 
 const fig = (name: string, unit: Figure['unit'], a: number | null, b: number | null, flagged = false, counts: [number, number] | null = null): Figure => ({
   name,
@@ -80,5 +80,14 @@ describe('figures', () => {
     expect(presence(d.tasks[1])).toBe('a');
     expect(emptyRow(d.tasks[0])).toBe(false);
     expect(emptyRow({ ...d.tasks[0], figures: [fig('cpu', 'percent', 0, null), fig('switches', 'per_second', 0, 0)] })).toBe(true);
+  });
+});
+
+describe('parseMatches', () => {
+  it('reads OLD=NEW pairs and locates a bad one', () => {
+    expect(parseMatches(' k_a=k_b, worker/1 = worker/2\n')).toEqual({ matches: [['k_a', 'k_b'], ['worker/1', 'worker/2']] });
+    expect(parseMatches('')).toEqual({ matches: [] });
+    expect(parseMatches('k_a=k_b, oops')).toEqual({ error: '"oops": expected OLD=NEW (a comm of A = a comm of B)' });
+    expect(parseMatches('=x')).toHaveProperty('error');
   });
 });

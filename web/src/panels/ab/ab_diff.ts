@@ -144,3 +144,18 @@ export function cdfPoints(sorted: ArrayLike<number>, maxPoints = 400): CdfPoint[
   }
   return keep.map((i) => ({ ns: sorted[i], p: (i + 1) / n }));
 }
+
+/** `OLD=NEW, OLD2=NEW2` (as `schedlab diff --match OLD=NEW` takes them; commas or line breaks
+ * between pairs) as `(comm in A, comm in B)` pairs, or what is wrong with it. */
+export function parseMatches(text: string): { matches: [string, string][] } | { error: string } {
+  const matches: [string, string][] = [];
+  for (const part of text.split(/[,\n]/)) {
+    const p = part.trim();
+    if (!p) continue;
+    const eq = p.indexOf('=');
+    const [old, neu] = eq < 0 ? ['', ''] : [p.slice(0, eq).trim(), p.slice(eq + 1).trim()];
+    if (!old || !neu) return { error: `"${p}": expected OLD=NEW (a comm of A = a comm of B)` };
+    matches.push([old, neu]);
+  }
+  return { matches };
+}
