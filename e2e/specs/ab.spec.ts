@@ -153,16 +153,29 @@ test('A/B: base-1 against base-2 flags nothing, against shares-2048 flags k_a up
   expect((await page.evaluate(() => window.__schedlab!.workerStats())).importHandles).toBe(0);
 });
 
-/** Drops files built in the page on the A/B panel (as a user's drag and drop). */
-async function dropOnPanel(page: Page, build: string, arg: string | null = null) {
+/** Drops a file built in the page on the A/B panel (as a user's drag and drop): `bytes` (base64)
+ * as `name`, or with no bytes 200 MB of tracefs text from one 1 MiB block (Blob parts share it). */
+async function dropOnPanel(page: Page, name: string, b64: string | null) {
   await page.evaluate(
-    ({ build, arg }) => {
-      const files = new Function('arg', build)(arg) as File[];
+    ({ name, b64 }) => {
+      let parts: Uint8Array[];
+      if (b64 !== null) {
+        const bin = atob(b64);
+        const u = new Uint8Array(bin.length);
+        for (let i = 0; i < bin.length; i++) u[i] = bin.charCodeAt(i);
+        parts = [u];
+      } else {
+        const line = (i: number) => `           k_a-22695   [001] d..2.   ${(545 + i / 1e6).toFixed(6)}: sched_stat_runtime: comm=k_a pid=22695 runtime=4000000 [ns]\n`;
+        let block = '# tracer: nop\n';
+        for (let i = 0; block.length < 1 << 20; i++) block += line(i);
+        const bytes = new TextEncoder().encode(block);
+        parts = Array.from({ length: 200 }, () => bytes);
+      }
       const dt = new DataTransfer();
-      files.forEach((f) => dt.items.add(f));
+      dt.items.add(new File(parts, name));
       document.querySelector('[data-testid="ab-panel"]')!.dispatchEvent(new DragEvent('drop', { dataTransfer: dt, bubbles: true, cancelable: true }));
     },
-    { build, arg },
+    { name, b64 },
   );
 }
 
@@ -171,15 +184,7 @@ test('A/B: a file dropped on the panel opens as B (A stays); a 200 MB B shows pr
   await page.getByTestId('trace-input').setInputFiles(capture('base-1'));
   await expect(page.getByTestId('replay-view')).toBeVisible({ timeout: 30_000 });
   await waitForIdle(page);
-  // 200 MB of tracefs text from one 1 MiB block (Blob parts share it), dropped on the panel.
-  await dropOnPanel(
-    page,
-    `const line = (i) => '           k_a-22695   [001] d..2.   ' + (545 + i / 1e6).toFixed(6) + ': sched_stat_runtime: comm=k_a pid=22695 runtime=4000000 [ns]\\n';
-     let block = '# tracer: nop\\n';
-     for (let i = 0; block.length < 1 << 20; i++) block += line(i);
-     const bytes = new TextEncoder().encode(block);
-     return [new File(Array.from({ length: 200 }, () => bytes), 'big.trace.txt')];`,
-  );
+  await dropOnPanel(page, 'big.trace.txt', null);
   const bar = page.getByTestId('import-progress');
   await expect(bar).toContainText('B: big.trace.txt');
   await expect.poll(async () => Number(await bar.getByRole('progressbar').getAttribute('aria-valuenow')), { timeout: 30_000 }).toBeGreaterThan(0);
@@ -192,7 +197,7 @@ test('A/B: a file dropped on the panel opens as B (A stays); a 200 MB B shows pr
 
   // A real capture dropped on the panel: B, not a new A.
   const b64 = readFileSync(capture('base-2')).toString('base64');
-  await dropOnPanel(page, `const bin = atob(arg); const u = new Uint8Array(bin.length); for (let i = 0; i < bin.length; i++) u[i] = bin.charCodeAt(i); return [new File([u], 'base-2.dat')];`, b64);
+  await dropOnPanel(page, 'base-2.dat', b64);
   await expect(page.getByTestId('ab-legend')).toHaveAttribute('data-flagged', '0', { timeout: 30_000 });
   await expect(page.getByTestId('ab-b-file')).toHaveText('base-2.dat');
   await expect(page.getByTestId('ab-legend')).toHaveAttribute('data-window-a', String(expected('base-2').a.window_ns));
