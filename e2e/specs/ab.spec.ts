@@ -158,7 +158,7 @@ test('A/B: base-1 against base-2 flags nothing, against shares-2048 flags k_a up
 async function dropOnPanel(page: Page, name: string, b64: string | null) {
   await page.evaluate(
     ({ name, b64 }) => {
-      let parts: Uint8Array[];
+      let parts: BlobPart[];
       if (b64 !== null) {
         const bin = atob(b64);
         const u = new Uint8Array(bin.length);
