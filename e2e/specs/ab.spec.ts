@@ -101,6 +101,18 @@ test('A/B: base-1 against base-2 flags nothing, against shares-2048 flags k_a up
   }
   await expect(page.locator('.ab-cell.flagged')).toHaveCount(two.flagged);
 
+  // The CSV: every figure of every row (also the comms the table leaves out), raw values.
+  const [dl] = await Promise.all([page.waitForEvent('download'), page.getByTestId('ab-csv').getByRole('button', { name: 'Download CSV' }).click()]);
+  const lines = readFileSync(await dl.path()).toString('utf8').trimEnd().split('\r\n');
+  expect(lines[0]).toBe('row,name,name_b,figure,unit,a,b,delta,relative_pct,count_a,count_b,flagged');
+  const figures = two.tasks.reduce((n, t) => n + t.figures.length, 0) + two.cpus.reduce((n, c) => n + c.figures.length, 0);
+  expect(lines).toHaveLength(1 + figures);
+  const kaCpu = lines.find((l) => l.startsWith('task,k_a,,cpu,'))!.split(',');
+  const kaWant = two.tasks.find((t) => t.comm === 'k_a')!.figures[0];
+  expect(Number(kaCpu[5])).toBeCloseTo(kaWant.a!, 9);
+  expect(Number(kaCpu[6])).toBeCloseTo(kaWant.b!, 9);
+  expect(kaCpu[11]).toBe('1');
+
   // The CDFs: one per matched task with wakeups; k_s's as many samples as its wakeups.
   const ks = two.tasks.find((t) => t.comm === 'k_s')!;
   const wakeups = ks.figures.find((f) => f.name === 'wakeups')!.counts!;
