@@ -9,6 +9,7 @@ use crate::reader::Reader;
 use crate::{ns, to_json};
 use schedlab_engine::import::align::{align, shifted, Alignment};
 use schedlab_engine::import::inspect::record_near;
+use schedlab_engine::import::metrics::{window_metrics, MetricsWindow};
 use schedlab_engine::import::record::EevdfEntity;
 use schedlab_engine::import::report::{
     eevdf_tasks, record_view, span_info, timeline_report, trace_tasks, DatReport, EevdfReport, ImportReport,
@@ -198,6 +199,22 @@ impl ImportHandle {
         c.end = w.end.iter().map(|&t| t.saturating_sub(o) as f64).collect();
         (c.row, c.state, c.cpu, c.count) = (w.row, w.state, w.cpu, w.count);
         c.into_columns()
+    }
+
+    /// The figures of `[t0, t1)` (relative ns) on `cpus` (empty: every CPU), of the tasks
+    /// `tasks` (empty: all), for the area selection: `{ "metrics": WindowMetrics, "csv": its
+    /// CSV }` as JSON, times relative.
+    pub fn window_metrics(&self, t0: f64, t1: f64, cpus: Vec<u32>, tasks: Vec<u32>) -> String {
+        let Some(tl) = self.timeline.as_ref() else { return to_json(&serde_json::Value::Null) };
+        let o = self.origin;
+        let w = MetricsWindow { t0: Some(o + ns(t0)), t1: Some(o + ns(t1)), cpus: (!cpus.is_empty()).then_some(cpus) };
+        let mut m = window_metrics(&self.store, tl, &w);
+        if !tasks.is_empty() {
+            m.tasks.retain(|t| tasks.contains(&t.task));
+        }
+        let csv = m.csv();
+        (m.t0, m.t1) = (m.t0.saturating_sub(o), m.t1.saturating_sub(o));
+        to_json(&serde_json::json!({ "metrics": m, "csv": csv }))
     }
 
     /// EEVDF samples in `[t0, t1)` (relative ns), at most `limit` (none if more): per sample

@@ -14,6 +14,7 @@ use crate::columns::{
     ThreadStateCols,
 };
 use schedlab_engine::import::align::Alignment;
+use schedlab_engine::import::metrics::WindowMetrics;
 use schedlab_engine::import::report::{ImportReport, SpanInfo, TraceRecordView, TraceTask};
 use schedlab_engine::obs::cursor::CursorState;
 use schedlab_engine::obs::meta::ScenarioMeta;
@@ -181,6 +182,14 @@ pub enum RequestBody {
         t1: f64,
         bucket: f64,
     },
+    /// The area selection's figures: `[t0, t1)` (relative ns) on `cpus`, of `tasks` (empty:
+    /// all).
+    WindowMetrics {
+        t0: f64,
+        t1: f64,
+        cpus: Vec<u32>,
+        tasks: Vec<u32>,
+    },
     Record {
         cpu: u32,
         t: f64,
@@ -252,6 +261,11 @@ pub enum ResponseBody {
     },
     ThreadStates {
         data: ThreadStateData,
+    },
+    /// The figures (times relative to the trace's origin) and the same as CSV.
+    WindowMetrics {
+        metrics: WindowMetrics,
+        csv: String,
     },
     Record {
         record: Option<TraceRecordView>,

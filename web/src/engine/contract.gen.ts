@@ -1050,6 +1050,7 @@ export type Request =
     | { 'type': 'importWindow'; t0: number; t1: number; bucket: number; limit: number }
     | { 'type': 'eevdfWindow'; t0: number; t1: number; limit: number }
     | { 'type': 'threadStates'; tasks: Array<number>; t0: number; t1: number; bucket: number }
+    | { 'type': 'windowMetrics'; t0: number; t1: number; cpus: Array<number>; tasks: Array<number> }
     | { 'type': 'record'; cpu: number; t: number; tol: number }
     | { 'type': 'span'; index: number }
     | {
@@ -1084,6 +1085,7 @@ export type Response =
     | { 'type': 'importWindow'; data: ReplayWindowData }
     | { 'type': 'eevdfWindow'; data: EevdfWindowData }
     | { 'type': 'threadStates'; data: ThreadStateData }
+    | { 'type': 'windowMetrics'; metrics: WindowMetrics; csv: string }
     | { 'type': 'record'; record: TraceRecordView | null }
     | { 'type': 'span'; span: SpanInfo | null }
     | { 'type': 'shadow'; report: ReplayReport }

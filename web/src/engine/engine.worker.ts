@@ -162,6 +162,7 @@ async function serve(req: Request): Promise<void> {
     case 'importWindow':
     case 'eevdfWindow':
     case 'threadStates':
+    case 'windowMetrics':
     case 'record':
     case 'span':
     case 'closeImport':
