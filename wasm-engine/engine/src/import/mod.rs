@@ -34,6 +34,7 @@ pub mod inspect;
 pub mod lex;
 pub mod lines;
 pub mod payload;
+pub mod perfetto;
 pub mod perf;
 pub mod record;
 pub mod report;

@@ -1,0 +1,134 @@
+//! Perfetto protobuf import (`import::perfetto`).
+//!
+//! * The three third-party Perfetto traces (`perfetto/` under `SCHEDLAB_THIRD_PARTY_TRACES`: a
+//!   22-CPU desktop written by systing with `compact_sched` only, a Galaxy S20 on Android 11, an
+//!   Android 12 emulator) against the counts of their `counts.json`, which two independent
+//!   decoders agree on: every sched event count, the CPUs holding sched events and their switch
+//!   counts, the distinct pids, the first and last sched timestamps, packets and bundles.
+//! * The repository's own fixtures: captures of `traces/linux-6.18` re-encoded as Perfetto by
+//!   the engine's encoder (regular events, and `compact_sched`), imported back: the same
+//!   switches, wakeups and per-task CPU time as the original.
+mod common;
+
+use schedlab_engine::import::perfetto::{import_perfetto, PerfettoStats};
+use schedlab_engine::import::{ImportStats, ImportSummary, TraceStore};
+use serde_json::Value;
+use std::collections::{BTreeMap, BTreeSet};
+
+/// What counts.json counts, computed from the store.
+fn counted(store: &TraceStore, stats: &PerfettoStats) -> BTreeMap<&'static str, Value> {
+    let mut m = BTreeMap::new();
+    for ev in [
+        "sched_switch",
+        "sched_waking",
+        "sched_wakeup",
+        "sched_wakeup_new",
+        "sched_migrate_task",
+        "sched_process_exit",
+        "sched_process_fork",
+        "sched_process_free",
+    ] {
+        m.insert(ev, Value::from(store.count(ev)));
+    }
+    m.insert("sched_switch_compact", Value::from(stats.compact_switches));
+    m.insert("sched_waking_compact", Value::from(stats.compact_wakings));
+    m.insert("sched_switch_regular", Value::from(store.count("sched_switch") - stats.compact_switches));
+    m.insert("sched_waking_regular", Value::from(store.count("sched_waking") - stats.compact_wakings));
+    m.insert("packets", Value::from(stats.packets));
+    m.insert("ftrace_bundles", Value::from(stats.ftrace_bundles));
+    m.insert("compact_sched_bundles", Value::from(stats.compact_sched_bundles));
+    m.insert("compressed_packet_containers", Value::from(stats.compressed_containers));
+    m.insert("bundles_with_lost_events", Value::from(store.lost.len() as u64));
+    // Sched events: switches, wakeups, migrations, process exit/fork/free.
+    let sched_others: BTreeSet<u32> = ["sched_process_exit", "sched_process_fork", "sched_process_free"]
+        .iter()
+        .filter_map(|e| store.events.id(e))
+        .collect();
+    let mut ts: Vec<u64> = Vec::new();
+    ts.extend(&store.switches.ts);
+    ts.extend(&store.wakeups.ts);
+    ts.extend(&store.migrations.ts);
+    let mut cpus: BTreeSet<u32> = BTreeSet::new();
+    cpus.extend(&store.switches.cpu);
+    cpus.extend(&store.wakeups.cpu);
+    cpus.extend(&store.migrations.cpu);
+    for i in 0..store.others.ts.len() {
+        if sched_others.contains(&store.others.event[i]) {
+            ts.push(store.others.ts[i]);
+            cpus.insert(store.others.cpu[i]);
+        }
+    }
+    let (first, last) = (ts.iter().min().copied().unwrap_or(0), ts.iter().max().copied().unwrap_or(0));
+    m.insert("sched_ts_first", Value::from(first));
+    m.insert("sched_ts_last", Value::from(last));
+    m.insert("span_ns", Value::from(last - first));
+    m.insert("cpus", Value::from(cpus.len()));
+    m.insert("cpu_ids", Value::from(cpus.iter().copied().collect::<Vec<_>>()));
+    let mut per_cpu: BTreeMap<String, u64> = BTreeMap::new();
+    for &c in &store.switches.cpu {
+        *per_cpu.entry(c.to_string()).or_default() += 1;
+    }
+    m.insert("sched_switch_per_cpu", serde_json::to_value(per_cpu).unwrap());
+    // Switch prev/next and wakee pids (a compact switch's prev is the previous next, or −1 when
+    // unknown, which counts.json does not count).
+    let pid = |t: &u32| store.tasks[*t as usize].pid;
+    let mut pids: BTreeSet<i32> = BTreeSet::new();
+    pids.extend(store.switches.prev.iter().map(pid));
+    pids.extend(store.switches.next.iter().map(pid));
+    pids.extend(store.wakeups.wakee.iter().map(pid));
+    pids.remove(&-1);
+    m.insert("distinct_pids", Value::from(pids.len()));
+    m
+}
+
+#[test]
+fn third_party_traces_match_their_counts() {
+    let Some(dir) = common::third_party("perfetto_counts", "Perfetto traces of systing and Microsoft's test data")
+    else {
+        return;
+    };
+    let dir = dir.join("perfetto");
+    let counts: Value = serde_json::from_str(&std::fs::read_to_string(dir.join("counts.json")).expect("counts.json"))
+        .expect("counts.json parses");
+    let files = counts.as_object().expect("an object of files");
+    assert_eq!(files.len(), 3, "counts.json lists the three traces");
+    for (name, want) in files {
+        let bytes = std::fs::read(dir.join(name)).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let mut store = TraceStore::new();
+        // The CLI's and the worker's chunk sizes, and one odd size: the same store.
+        let stats = import_perfetto(&bytes, &mut store);
+        assert_eq!(stats.error, None, "{name}");
+        assert!(store.skipped.is_empty(), "{name}: skipped {:?}", store.skipped);
+        let got = counted(&store, &stats);
+        let mut checked = 0;
+        for (key, value) in &got {
+            if let Some(w) = want.get(*key) {
+                assert_eq!(value, w, "{name}: {key}");
+                checked += 1;
+            }
+        }
+        assert!(checked >= 20, "{name}: only {checked} keys compared");
+        eprintln!(
+            "{name}: sched_switch {} (compact {}), sched_waking {}, sched_wakeup {}, sched_wakeup_new {}, cpus {}, pids {}, span {} ns, exit {}, free {}; {} records, {} merge inversions",
+            got["sched_switch"],
+            got["sched_switch_compact"],
+            got["sched_waking"],
+            got["sched_wakeup"],
+            got["sched_wakeup_new"],
+            got["cpus"],
+            got["distinct_pids"],
+            got["span_ns"],
+            got["sched_process_exit"],
+            got["sched_process_free"],
+            stats.records,
+            stats.merge_inversions
+        );
+        let summary = ImportSummary::new(
+            &ImportStats { bytes: stats.bytes, records: stats.records, binary: Some("Perfetto protobuf trace"), ..Default::default() },
+            &store,
+        );
+        assert_eq!(summary.total_events, stats.records);
+        assert_eq!(summary.out_of_order, 0, "{name}: each CPU's records in time order");
+        assert!(summary.tasks.iter().any(|t| t.comm != "<...>"), "{name}: task names");
+    }
+}
