@@ -108,8 +108,14 @@ pub enum Command {
     /// observed and simulated share and switches, the agreement, and the model's pick at every
     /// pick the trace shows.
     Replay(ReplayArgs),
-    /// Trace importer throughput on a synthetic tracefs trace.
-    BenchImport(MbArgs),
+    /// Trace importer throughput on a synthetic tracefs trace (--perfetto: re-encoded as Perfetto).
+    BenchImport(BenchImportArgs),
+    #[command(verbatim_doc_comment)]
+    /// Write an imported trace in another format
+    ///
+    /// --perfetto: a Perfetto protobuf trace (process tree, per-CPU ftrace bundles; other
+    /// events as GenericFtraceEvent), regular events or, with --compact, compact_sched.
+    Export(ExportArgs),
     #[command(verbatim_doc_comment)]
     /// Check lessons: each step's facts, and its decision level by level
     ///
@@ -367,6 +373,32 @@ pub struct MbArgs {
     /// The trace's size in MiB (1..=4096).
     #[arg(long, value_name = "N", default_value_t = 200, value_parser = count::<4096>)]
     pub mb: u64,
+}
+
+#[derive(Args, Debug)]
+pub struct BenchImportArgs {
+    /// The synthetic trace's size in MiB (1..=4096).
+    #[arg(long, value_name = "N", default_value_t = 200, value_parser = count::<4096>)]
+    pub mb: u64,
+    /// Time the Perfetto importer instead, on the synthetic trace re-encoded as Perfetto
+    /// (regular events and compact_sched).
+    #[arg(long)]
+    pub perfetto: bool,
+}
+
+#[derive(Args, Debug)]
+pub struct ExportArgs {
+    /// The trace file (any format `schedlab import` reads).
+    pub trace: String,
+    /// Write a Perfetto protobuf trace (the one export format so far).
+    #[arg(long, required = true)]
+    pub perfetto: bool,
+    /// With --perfetto: sched_switch and sched_waking as compact_sched arrays.
+    #[arg(long)]
+    pub compact: bool,
+    /// Output file.
+    #[arg(short = 'o', long = "output", value_name = "OUT")]
+    pub output: String,
 }
 
 #[derive(Args, Debug)]

@@ -20,6 +20,7 @@ mod aaron;
 mod args;
 mod bench;
 mod compare;
+mod export;
 mod import;
 mod lessons;
 mod replay;
@@ -48,7 +49,9 @@ fn run(command: Command) -> Result<(), String> {
         Command::BenchKvm(a) => wanpeng_table::bench_command(&a),
         Command::Import(a) => out(&import::run(&a)?),
         Command::Replay(a) => out(&replay::run(&a)?),
+        Command::BenchImport(a) if a.perfetto => export::bench(a.mb),
         Command::BenchImport(a) => import::bench(a.mb),
+        Command::Export(a) => out(&export::run(&a)?),
         Command::Lessons(a) => out(&lessons::run(&a.path)?),
     }
 }

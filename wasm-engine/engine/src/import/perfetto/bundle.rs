@@ -241,10 +241,7 @@ impl<S: TraceSink + ?Sized> BundleReader<'_, S> {
         let pid = e.pid.unwrap_or(0) as i32;
         let flags = e.common_flags.map(|f| (f & 0x1f) as u8);
         let (event, payload) = match e.event {
-            Some(ev) => {
-                let (name, p) = payload(ev, self.layout);
-                (name.to_string(), p)
-            }
+            Some(ev) => payload(ev, self.layout),
             None => match unknown {
                 Some(num) => (event_name(num), SchedPayload::Other { fields: Vec::new(), text: None }),
                 None => {

@@ -8,6 +8,8 @@
 //!   `cpu_idle`, `softirq_*`, `irq_handler_*` become other events with their fields in proto
 //!   order, named as the kernel's format files name them (so the store's fork/exit bookkeeping
 //!   reads `child_pid`, `pid`, `comm` as it does for text);
+//! * `generic` (`GenericFtraceEvent`: an event Perfetto has no typed proto for, e.g.
+//!   `sched_stat_runtime`) becomes an other event of its `event_name` with its fields;
 //! * any other event is kept as an other event without fields, named from the upstream oneof
 //!   (`names.rs`), or `ftrace_event_<field>` for a number the table lacks.
 
@@ -88,7 +90,12 @@ fn n<T: Default + Copy + ToString>(v: Option<T>) -> String {
 }
 
 /// (event name, payload) of a decoded event.
-pub fn payload(ev: Event, layout: StateLayout) -> (&'static str, SchedPayload) {
+pub fn payload(ev: Event, layout: StateLayout) -> (String, SchedPayload) {
+    let (name, p) = typed(ev, layout);
+    (name.into_owned(), p)
+}
+
+fn typed(ev: Event, layout: StateLayout) -> (std::borrow::Cow<'static, str>, SchedPayload) {
     let other = |fields: Vec<(String, String)>| SchedPayload::Other { fields, text: None };
     let wake = |kind, comm: Option<String>, pid: Option<i32>, prio: Option<i32>, success, target: Option<i32>| {
         SchedPayload::Wakeup {
@@ -103,7 +110,7 @@ pub fn payload(ev: Event, layout: StateLayout) -> (&'static str, SchedPayload) {
     };
     match ev {
         Event::SchedSwitch(e) => (
-            "sched_switch",
+            "sched_switch".into(),
             SchedPayload::Switch {
                 prev_comm: e.prev_comm.unwrap_or_else(|| "<...>".to_string()),
                 prev_pid: e.prev_pid.unwrap_or_default(),
@@ -116,13 +123,13 @@ pub fn payload(ev: Event, layout: StateLayout) -> (&'static str, SchedPayload) {
             },
         ),
         Event::SchedWaking(e) => {
-            ("sched_waking", wake(WakeKind::Waking, e.comm, e.pid, e.prio, e.success, e.target_cpu))
+            ("sched_waking".into(), wake(WakeKind::Waking, e.comm, e.pid, e.prio, e.success, e.target_cpu))
         }
         Event::SchedWakeup(e) => {
-            ("sched_wakeup", wake(WakeKind::Wakeup, e.comm, e.pid, e.prio, e.success, e.target_cpu))
+            ("sched_wakeup".into(), wake(WakeKind::Wakeup, e.comm, e.pid, e.prio, e.success, e.target_cpu))
         }
         Event::SchedWakeupNew(e) => {
-            ("sched_wakeup_new", wake(WakeKind::WakeupNew, e.comm, e.pid, e.prio, e.success, e.target_cpu))
+            ("sched_wakeup_new".into(), wake(WakeKind::WakeupNew, e.comm, e.pid, e.prio, e.success, e.target_cpu))
         }
         Event::SchedMigrateTask(e) => {
             let mut extra = Vec::new();
@@ -133,7 +140,7 @@ pub fn payload(ev: Event, layout: StateLayout) -> (&'static str, SchedPayload) {
                 extra.push(f("load", l));
             }
             (
-                "sched_migrate_task",
+                "sched_migrate_task".into(),
                 SchedPayload::MigrateTask {
                     comm: e.comm.unwrap_or_else(|| "<...>".to_string()),
                     pid: e.pid.unwrap_or_default(),
@@ -145,14 +152,14 @@ pub fn payload(ev: Event, layout: StateLayout) -> (&'static str, SchedPayload) {
             )
         }
         Event::SchedProcessExit(e) => (
-            "sched_process_exit",
+            "sched_process_exit".into(),
             other(vec![f("comm", s(&e.comm)), f("pid", n(e.pid)), f("tgid", n(e.tgid)), f("prio", n(e.prio))]),
         ),
         Event::SchedProcessFree(e) => {
-            ("sched_process_free", other(vec![f("comm", s(&e.comm)), f("pid", n(e.pid)), f("prio", n(e.prio))]))
+            ("sched_process_free".into(), other(vec![f("comm", s(&e.comm)), f("pid", n(e.pid)), f("prio", n(e.prio))]))
         }
         Event::SchedProcessFork(e) => (
-            "sched_process_fork",
+            "sched_process_fork".into(),
             other(vec![
                 f("comm", s(&e.parent_comm)),
                 f("pid", n(e.parent_pid)),
@@ -161,11 +168,11 @@ pub fn payload(ev: Event, layout: StateLayout) -> (&'static str, SchedPayload) {
             ]),
         ),
         Event::SchedProcessExec(e) => (
-            "sched_process_exec",
+            "sched_process_exec".into(),
             other(vec![f("filename", s(&e.filename)), f("pid", n(e.pid)), f("old_pid", n(e.old_pid))]),
         ),
         Event::TaskNewtask(e) => (
-            "task_newtask",
+            "task_newtask".into(),
             other(vec![
                 f("pid", n(e.pid)),
                 f("comm", s(&e.comm)),
@@ -174,7 +181,7 @@ pub fn payload(ev: Event, layout: StateLayout) -> (&'static str, SchedPayload) {
             ]),
         ),
         Event::TaskRename(e) => (
-            "task_rename",
+            "task_rename".into(),
             other(vec![
                 f("pid", n(e.pid)),
                 f("oldcomm", s(&e.oldcomm)),
@@ -182,13 +189,30 @@ pub fn payload(ev: Event, layout: StateLayout) -> (&'static str, SchedPayload) {
                 f("oom_score_adj", n(e.oom_score_adj)),
             ]),
         ),
-        Event::CpuFrequency(e) => ("cpu_frequency", other(vec![f("state", n(e.state)), f("cpu_id", n(e.cpu_id))])),
-        Event::CpuIdle(e) => ("cpu_idle", other(vec![f("state", n(e.state)), f("cpu_id", n(e.cpu_id))])),
-        Event::SoftirqEntry(e) => ("softirq_entry", other(vec![f("vec", n(e.vec))])),
-        Event::SoftirqExit(e) => ("softirq_exit", other(vec![f("vec", n(e.vec))])),
-        Event::SoftirqRaise(e) => ("softirq_raise", other(vec![f("vec", n(e.vec))])),
-        Event::IrqHandlerEntry(e) => ("irq_handler_entry", other(vec![f("irq", n(e.irq)), f("name", s(&e.name))])),
-        Event::IrqHandlerExit(e) => ("irq_handler_exit", other(vec![f("irq", n(e.irq)), f("ret", n(e.ret))])),
+        Event::CpuFrequency(e) => ("cpu_frequency".into(), other(vec![f("state", n(e.state)), f("cpu_id", n(e.cpu_id))])),
+        Event::CpuIdle(e) => ("cpu_idle".into(), other(vec![f("state", n(e.state)), f("cpu_id", n(e.cpu_id))])),
+        Event::SoftirqEntry(e) => ("softirq_entry".into(), other(vec![f("vec", n(e.vec))])),
+        Event::SoftirqExit(e) => ("softirq_exit".into(), other(vec![f("vec", n(e.vec))])),
+        Event::SoftirqRaise(e) => ("softirq_raise".into(), other(vec![f("vec", n(e.vec))])),
+        Event::IrqHandlerEntry(e) => ("irq_handler_entry".into(), other(vec![f("irq", n(e.irq)), f("name", s(&e.name))])),
+        Event::IrqHandlerExit(e) => ("irq_handler_exit".into(), other(vec![f("irq", n(e.irq)), f("ret", n(e.ret))])),
+        Event::Generic(g) => {
+            use super::pb::generic_ftrace_event::field::Value;
+            let fields = g
+                .field
+                .into_iter()
+                .map(|fl| {
+                    let v = match fl.value {
+                        Some(Value::StrValue(s)) => s,
+                        Some(Value::IntValue(i)) => i.to_string(),
+                        Some(Value::UintValue(u)) => u.to_string(),
+                        None => String::new(),
+                    };
+                    (fl.name.unwrap_or_default(), v)
+                })
+                .collect();
+            (g.event_name.unwrap_or_else(|| "generic".to_string()).into(), other(fields))
+        }
     }
 }
 

@@ -5,8 +5,9 @@
 //! so a file interleaves CPUs and even one CPU's stretches out of time order (the Galaxy S20
 //! trace: two sequences, 608 of its 1,224 bundles start before an earlier bundle of their CPU
 //! ends). trace_processor sorts everything; the store, the timeline and the runqueue-depth
-//! sweep read records in arrival order. So records wait in a min-heap keyed by (timestamp, file
-//! order) and are released smallest first once more than [`WINDOW`] wait, and all at
+//! sweep read records in arrival order. So records wait in per-CPU queues kept in time order
+//! (ties in file order) and are released smallest timestamp first (ties: lower CPU) once more
+//! than [`WINDOW`] wait, and all at
 //! [`Merge::finish`]: a sorting window of that many records (traces up to that size come out
 //! wholly sorted; a record that arrives after a later one was released is counted in
 //! [`Merge::inversions`]).
@@ -17,37 +18,17 @@
 
 use super::bundle::Tasks;
 use crate::import::record::{TraceRecord, TraceSink};
-use std::cmp::Ordering;
-use std::collections::BinaryHeap;
+use std::collections::VecDeque;
 
 /// Records held at most before the earliest is released.
 pub const WINDOW: usize = 1 << 17;
 
-#[derive(Debug)]
-struct Held(TraceRecord, u64);
-
-impl PartialEq for Held {
-    fn eq(&self, o: &Self) -> bool {
-        self.cmp(o) == Ordering::Equal
-    }
-}
-impl Eq for Held {}
-impl PartialOrd for Held {
-    fn partial_cmp(&self, o: &Self) -> Option<Ordering> {
-        Some(self.cmp(o))
-    }
-}
-impl Ord for Held {
-    /// Reversed: the max-heap's top is the earliest (timestamp, arrival).
-    fn cmp(&self, o: &Self) -> Ordering {
-        (o.0.ts_ns, o.1).cmp(&(self.0.ts_ns, self.1))
-    }
-}
-
+/// One queue per CPU, each kept in time order (a record earlier than its queue's last is
+/// inserted in place, after those of equal time; the common case appends).
 #[derive(Debug, Default)]
 pub struct Merge {
-    heap: BinaryHeap<Held>,
-    arrived: u64,
+    queues: Vec<VecDeque<TraceRecord>>,
+    held: usize,
     released: u64,
     last_ts: u64,
     /// Records released with a timestamp below one released before them.
@@ -56,15 +37,35 @@ pub struct Merge {
 
 impl Merge {
     pub fn push(&mut self, rec: TraceRecord, tasks: &mut Tasks, sink: &mut (impl TraceSink + ?Sized)) {
-        self.arrived += 1;
-        self.heap.push(Held(rec, self.arrived));
-        if self.heap.len() > WINDOW {
+        let c = rec.cpu as usize;
+        if self.queues.len() <= c {
+            self.queues.resize_with(c + 1, VecDeque::new);
+        }
+        let q = &mut self.queues[c];
+        if q.back().is_none_or(|b| b.ts_ns <= rec.ts_ns) {
+            q.push_back(rec);
+        } else {
+            let at = q.partition_point(|r| r.ts_ns <= rec.ts_ns);
+            q.insert(at, rec);
+        }
+        self.held += 1;
+        if self.held > WINDOW {
             self.release_one(tasks, sink);
         }
     }
 
     fn release_one(&mut self, tasks: &mut Tasks, sink: &mut (impl TraceSink + ?Sized)) {
-        let Some(Held(mut rec, _)) = self.heap.pop() else { return };
+        let mut best: Option<(u64, usize)> = None;
+        for (c, q) in self.queues.iter().enumerate() {
+            if let Some(r) = q.front() {
+                if best.is_none_or(|(t, _)| r.ts_ns < t) {
+                    best = Some((r.ts_ns, c));
+                }
+            }
+        }
+        let Some((_, c)) = best else { return };
+        let Some(mut rec) = self.queues[c].pop_front() else { return };
+        self.held -= 1;
         if self.released > 0 && rec.ts_ns < self.last_ts {
             self.inversions += 1;
         }
@@ -77,7 +78,7 @@ impl Merge {
 
     /// Releases everything held.
     pub fn finish(&mut self, tasks: &mut Tasks, sink: &mut (impl TraceSink + ?Sized)) {
-        while !self.heap.is_empty() {
+        while self.held > 0 {
             self.release_one(tasks, sink);
         }
     }

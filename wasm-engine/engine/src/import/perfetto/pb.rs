@@ -30,6 +30,89 @@ pub struct SystemInfo {
     #[prost(string, optional, tag = "17")]
     pub machine_name: ::core::option::Option<::prost::alloc::string::String>,
 }
+/// This generic proto is used to output events in the trace
+/// when a specific proto for that event does not exist.
+#[derive(Clone, PartialEq, ::prost::Message)]
+pub struct GenericFtraceEvent {
+    #[prost(string, optional, tag = "1")]
+    pub event_name: ::core::option::Option<::prost::alloc::string::String>,
+    #[prost(message, repeated, tag = "2")]
+    pub field: ::prost::alloc::vec::Vec<generic_ftrace_event::Field>,
+}
+/// Nested message and enum types in `GenericFtraceEvent`.
+pub mod generic_ftrace_event {
+    #[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+    pub struct Field {
+        #[prost(string, optional, tag = "1")]
+        pub name: ::core::option::Option<::prost::alloc::string::String>,
+        #[prost(oneof = "field::Value", tags = "3, 4, 5")]
+        pub value: ::core::option::Option<field::Value>,
+    }
+    /// Nested message and enum types in `Field`.
+    pub mod field {
+        #[derive(Clone, PartialEq, Eq, Hash, ::prost::Oneof)]
+        pub enum Value {
+            #[prost(string, tag = "3")]
+            StrValue(::prost::alloc::string::String),
+            #[prost(int64, tag = "4")]
+            IntValue(i64),
+            #[prost(uint64, tag = "5")]
+            UintValue(u64),
+        }
+    }
+}
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct KprobeEvent {
+    #[prost(string, optional, tag = "1")]
+    pub name: ::core::option::Option<::prost::alloc::string::String>,
+    #[prost(enumeration = "kprobe_event::KprobeType", optional, tag = "2")]
+    pub r#type: ::core::option::Option<i32>,
+}
+/// Nested message and enum types in `KprobeEvent`.
+pub mod kprobe_event {
+    #[derive(
+        Clone,
+        Copy,
+        Debug,
+        PartialEq,
+        Eq,
+        Hash,
+        PartialOrd,
+        Ord,
+        ::prost::Enumeration
+    )]
+    #[repr(i32)]
+    pub enum KprobeType {
+        Unknown = 0,
+        Begin = 1,
+        End = 2,
+        Instant = 3,
+    }
+    impl KprobeType {
+        /// String value of the enum field names used in the ProtoBuf definition.
+        ///
+        /// The values are not transformed in any way and thus are considered stable
+        /// (if the ProtoBuf definition does not change) and safe for programmatic use.
+        pub fn as_str_name(&self) -> &'static str {
+            match self {
+                Self::Unknown => "KPROBE_TYPE_UNKNOWN",
+                Self::Begin => "KPROBE_TYPE_BEGIN",
+                Self::End => "KPROBE_TYPE_END",
+                Self::Instant => "KPROBE_TYPE_INSTANT",
+            }
+        }
+        /// Creates an enum from field names used in the ProtoBuf definition.
+        pub fn from_str_name(value: &str) -> ::core::option::Option<Self> {
+            match value {
+                "KPROBE_TYPE_UNKNOWN" => Some(Self::Unknown),
+                "KPROBE_TYPE_BEGIN" => Some(Self::Begin),
+                "KPROBE_TYPE_END" => Some(Self::End),
+                "KPROBE_TYPE_INSTANT" => Some(Self::Instant),
+                _ => None,
+            }
+        }
+    }
+}
 #[derive(Clone, Copy, PartialEq, Eq, Hash, ::prost::Message)]
 pub struct SoftirqEntryFtraceEvent {
     #[prost(uint32, optional, tag = "1")]
@@ -438,7 +521,7 @@ pub struct TaskRenameFtraceEvent {
     #[prost(int32, optional, tag = "4")]
     pub oom_score_adj: ::core::option::Option<i32>,
 }
-#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+#[derive(Clone, PartialEq, ::prost::Message)]
 pub struct FtraceEvent {
     #[prost(uint64, optional, tag = "1")]
     pub timestamp: ::core::option::Option<u64>,
@@ -448,13 +531,13 @@ pub struct FtraceEvent {
     pub common_flags: ::core::option::Option<u32>,
     #[prost(
         oneof = "ftrace_event::Event",
-        tags = "4, 11, 13, 17, 20, 24, 25, 26, 36, 37, 114, 235, 236, 237, 238, 239, 240, 491"
+        tags = "4, 11, 13, 17, 20, 24, 25, 26, 36, 37, 114, 235, 236, 237, 238, 239, 240, 327, 491"
     )]
     pub event: ::core::option::Option<ftrace_event::Event>,
 }
 /// Nested message and enum types in `FtraceEvent`.
 pub mod ftrace_event {
-    #[derive(Clone, PartialEq, Eq, Hash, ::prost::Oneof)]
+    #[derive(Clone, PartialEq, ::prost::Oneof)]
     pub enum Event {
         #[prost(message, tag = "4")]
         SchedSwitch(super::SchedSwitchFtraceEvent),
@@ -490,6 +573,8 @@ pub mod ftrace_event {
         SchedProcessFork(super::SchedProcessForkFtraceEvent),
         #[prost(message, tag = "240")]
         SchedProcessFree(super::SchedProcessFreeFtraceEvent),
+        #[prost(message, tag = "327")]
+        Generic(super::GenericFtraceEvent),
         #[prost(message, tag = "491")]
         SchedMigrateTask(super::SchedMigrateTaskFtraceEvent),
     }
