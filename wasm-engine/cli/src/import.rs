@@ -31,8 +31,9 @@ const HEAD: usize = 4096;
 
 /// Reads a trace file into `sink`: text and Perfetto protobuf in 1 MiB chunks through their
 /// streaming importers, a trace-cmd `.dat` whole through the decoder (which keeps one
-/// decompressed chunk per CPU). A file in no supported format (binary that is neither, or text
-/// in which no line decided a format) is refused with what it looks like.
+/// decompressed chunk per CPU). A file in no supported format (binary that is neither, text in
+/// which no line decided a format, or text none of whose lines is an event while some were
+/// refused) is refused with what it looks like.
 pub fn read_trace<S: TraceSink>(file: &str, sink: &mut S) -> Result<Source, String> {
     let refuse = |head: &[u8]| format!("{file}: not a trace schedlab reads: it looks like {}", describe_unknown(head));
     let mut f = std::fs::File::open(file).map_err(|e| format!("{file}: cannot read: {e}"))?;
@@ -73,7 +74,10 @@ pub fn read_trace<S: TraceSink>(file: &str, sink: &mut S) -> Result<Source, Stri
         return Ok(Source::Perfetto(Box::new((p.stats().clone(), p.import_stats()))));
     }
     imp.finish(sink);
-    if imp.stats().format.is_none() {
+    let st = imp.stats();
+    // No line decided a format, or none of its lines was an event while some were refused
+    // (a header-like line decided a format of a file that is something else).
+    if st.format.is_none() || (st.records == 0 && st.eevdf_samples == 0 && st.skipped_lines > 0) {
         return Err(refuse(&head));
     }
     Ok(Source::Text(imp.stats().clone()))

@@ -207,3 +207,63 @@ fn our_captures_round_trip_through_perfetto() {
         }
     }
 }
+
+/// The committed fixtures are what the encoder writes from their captures, and read back with
+/// their counts.
+#[test]
+fn committed_fixtures_are_the_encoders_output() {
+    use schedlab_engine::import::perfetto::encode::{encode, Form};
+    let dir = common::repo_root().join("wasm-engine/engine/tests/fixtures/perfetto");
+    for (fixture, capture, form) in [
+        ("nice-0-vs-2.compact.pftrace", "linux-6.18/nice-0-vs-2/trace.txt", Form::Compact),
+        ("capture-example.pftrace", "capture-example/trace.txt", Form::Regular),
+    ] {
+        let (orig, _) = schedlab_engine::import::import_text(&std::fs::read(common::traces().join(capture)).unwrap());
+        let committed = std::fs::read(dir.join(fixture)).expect("fixture");
+        assert!(
+            committed == encode(&orig, form),
+            "{fixture} differs from the encoder's output: regenerate it (tests/fixtures/README.md)"
+        );
+        let mut back = TraceStore::new();
+        let stats = import_perfetto(&committed, &mut back);
+        assert_eq!(stats.error, None);
+        assert_eq!(sched_counts(&back), sched_counts(&orig), "{fixture}");
+        assert_eq!(back.records, orig.records, "{fixture}");
+    }
+}
+
+/// Damage is located and never a panic: every cut of a fixture, and flipped bytes.
+#[test]
+fn damaged_traces_give_located_skips() {
+    let bytes = std::fs::read(common::repo_root().join("wasm-engine/engine/tests/fixtures/perfetto/nice-0-vs-2.compact.pftrace"))
+        .unwrap();
+    let mut whole = TraceStore::new();
+    let full = import_perfetto(&bytes, &mut whole).records;
+    // Cut inside the second packet: the first packet (the process tree) reads, the rest is one
+    // located error.
+    let mut s = TraceStore::new();
+    let st = import_perfetto(&bytes[..bytes.len() / 2], &mut s);
+    let err = st.error.expect("a cut trace is an error");
+    assert!(err.contains("byte ") && err.contains("ends"), "{err}");
+    assert!(s.skipped.keys().any(|r| r.contains("the file ends")), "{:?}", s.skipped);
+    assert!(st.records < full);
+    // Flipped bytes at many places: never a panic, records never more than the whole file's
+    // plus what garbage may frame.
+    let mut rng = 0x2545_f491_4f6c_dd1du64;
+    for _ in 0..200 {
+        let mut b = bytes.clone();
+        for _ in 0..4 {
+            rng ^= rng << 13;
+            rng ^= rng >> 7;
+            rng ^= rng << 17;
+            let i = (rng % b.len() as u64) as usize;
+            b[i] ^= (rng >> 32) as u8 | 1;
+        }
+        let mut s = TraceStore::new();
+        let st = import_perfetto(&b, &mut s);
+        assert_eq!(st.records, s.records);
+        for (reason, g) in &s.skipped {
+            assert!(!reason.is_empty() && g.count > 0);
+        }
+    }
+}
