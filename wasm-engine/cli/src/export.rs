@@ -37,7 +37,11 @@ pub fn bench(mb: u64) -> Result<(), String> {
     let text = synthetic_trace((mb as usize) << 20);
     let (store, _) = import_text(text.as_bytes());
     drop(text);
-    println!("synthetic tracefs trace ({mb} MiB) imported in {:.2} s: {} records", t0.elapsed().as_secs_f64(), store.records);
+    println!(
+        "synthetic tracefs trace ({mb} MiB) imported in {:.2} s: {} records",
+        t0.elapsed().as_secs_f64(),
+        store.records
+    );
     for form in [Form::Regular, Form::Compact] {
         let t = Instant::now();
         let bytes = encode(&store, form);

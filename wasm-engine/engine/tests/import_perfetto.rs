@@ -8,6 +8,7 @@
 //! * The repository's own fixtures: captures of `traces/linux-6.18` re-encoded as Perfetto by
 //!   the engine's encoder (regular events, and `compact_sched`), imported back: the same
 //!   switches, wakeups and per-task CPU time as the original.
+#![allow(clippy::disallowed_methods)] // reads trace files
 mod common;
 
 use schedlab_engine::import::perfetto::{import_perfetto, PerfettoStats};
@@ -124,7 +125,12 @@ fn third_party_traces_match_their_counts() {
             stats.merge_inversions
         );
         let summary = ImportSummary::new(
-            &ImportStats { bytes: stats.bytes, records: stats.records, binary: Some("Perfetto protobuf trace"), ..Default::default() },
+            &ImportStats {
+                bytes: stats.bytes,
+                records: stats.records,
+                binary: Some("Perfetto protobuf trace"),
+                ..Default::default()
+            },
             &store,
         );
         assert_eq!(summary.total_events, stats.records);
@@ -193,7 +199,11 @@ fn our_captures_round_trip_through_perfetto() {
                     // span at a different record: a few µs at most per task.
                     assert_eq!(got.keys().collect::<Vec<_>>(), want.1.keys().collect::<Vec<_>>());
                     for (k, v) in &got {
-                        assert!(v.abs_diff(want.1[k]) <= 10_000, "{capture} {form:?}: task {k:?}: {v} vs {}", want.1[k]);
+                        assert!(
+                            v.abs_diff(want.1[k]) <= 10_000,
+                            "{capture} {form:?}: task {k:?}: {v} vs {}",
+                            want.1[k]
+                        );
                     }
                 }
                 if form == Form::Compact {
@@ -203,7 +213,12 @@ fn our_captures_round_trip_through_perfetto() {
                 // Other events (sched_stat_runtime as GenericFtraceEvent, fork and exit) too.
                 assert_eq!(back.records, orig.records, "{capture} {form:?}");
             }
-            eprintln!("{capture} {form:?}: {} bytes of text → {} bytes of Perfetto; counts {:?}", text.len(), bytes.len(), want.0);
+            eprintln!(
+                "{capture} {form:?}: {} bytes of text → {} bytes of Perfetto; counts {:?}",
+                text.len(),
+                bytes.len(),
+                want.0
+            );
         }
     }
 }
@@ -235,8 +250,10 @@ fn committed_fixtures_are_the_encoders_output() {
 /// Damage is located and never a panic: every cut of a fixture, and flipped bytes.
 #[test]
 fn damaged_traces_give_located_skips() {
-    let bytes = std::fs::read(common::repo_root().join("wasm-engine/engine/tests/fixtures/perfetto/nice-0-vs-2.compact.pftrace"))
-        .unwrap();
+    let bytes = std::fs::read(
+        common::repo_root().join("wasm-engine/engine/tests/fixtures/perfetto/nice-0-vs-2.compact.pftrace"),
+    )
+    .unwrap();
     let mut whole = TraceStore::new();
     let full = import_perfetto(&bytes, &mut whole).records;
     // Cut inside the second packet: the first packet (the process tree) reads, the rest is one

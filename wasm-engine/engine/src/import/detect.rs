@@ -205,7 +205,9 @@ mod tests {
 
     #[test]
     fn unknown_files_are_described() {
-        assert!(describe_unknown(b"hello world\nmore").starts_with("text of an unknown tool (first line: `hello world`)"));
+        assert!(
+            describe_unknown(b"hello world\nmore").starts_with("text of an unknown tool (first line: `hello world`)")
+        );
         assert!(describe_unknown(&[0x28, 0xb5, 0x2f, 0xfd, 0]).starts_with("zstd"));
         // Field 2 varint 5, field 3 length 2 "ab": protobuf, not a Trace.
         assert!(describe_unknown(&[0x10, 0x05, 0x1a, 0x02, b'a', b'b', 0x10, 0x80, 0x01]).contains("not a Perfetto"));

@@ -207,9 +207,14 @@ impl<S: TraceSink + ?Sized> BundleReader<'_, S> {
     /// skipped whole.
     fn compact_items(&mut self, cs: &CompactSched, items: &mut Vec<(u64, Item)>) -> (usize, usize) {
         let n = cs.switch_timestamp.len();
-        let sw_ok = [cs.switch_prev_state.len(), cs.switch_next_pid.len(), cs.switch_next_prio.len(), cs.switch_next_comm_index.len()]
-            .iter()
-            .all(|&l| l == n);
+        let sw_ok = [
+            cs.switch_prev_state.len(),
+            cs.switch_next_pid.len(),
+            cs.switch_next_prio.len(),
+            cs.switch_next_comm_index.len(),
+        ]
+        .iter()
+        .all(|&l| l == n);
         let m = cs.waking_timestamp.len();
         let wk_ok = [cs.waking_pid.len(), cs.waking_target_cpu.len(), cs.waking_prio.len(), cs.waking_comm_index.len()]
             .iter()
@@ -229,10 +234,14 @@ impl<S: TraceSink + ?Sized> BundleReader<'_, S> {
             push(&cs.waking_timestamp, Item::Waking);
         }
         if !sw_ok {
-            self.skip("compact_sched switch arrays of equal lengths (the bundle's compact switches skipped)".to_string());
+            self.skip(
+                "compact_sched switch arrays of equal lengths (the bundle's compact switches skipped)".to_string(),
+            );
         }
         if !wk_ok {
-            self.skip("compact_sched waking arrays of equal lengths (the bundle's compact wakings skipped)".to_string());
+            self.skip(
+                "compact_sched waking arrays of equal lengths (the bundle's compact wakings skipped)".to_string(),
+            );
         }
         (if sw_ok { n } else { 0 }, if wk_ok { m } else { 0 })
     }

@@ -131,7 +131,8 @@ impl Writer<'_> {
         if p.n == 0 {
             return;
         }
-        let compact = (!p.compact.switch_timestamp.is_empty() || !p.compact.waking_timestamp.is_empty()).then_some(p.compact);
+        let compact =
+            (!p.compact.switch_timestamp.is_empty() || !p.compact.waking_timestamp.is_empty()).then_some(p.compact);
         let b = FtraceEventBundle { cpu: Some(cpu), event: p.events, compact_sched: compact, ..Default::default() };
         self.packet(Data::FtraceEvents(b));
     }
@@ -166,7 +167,8 @@ impl Writer<'_> {
 
     fn wakeup(&mut self, i: usize) {
         let w = &self.store.wakeups;
-        let (ts, cpu, waker, wakee, target, kind) = (w.ts[i], w.cpu[i], w.waker[i], w.wakee[i], w.target_cpu[i], w.kind[i]);
+        let (ts, cpu, waker, wakee, target, kind) =
+            (w.ts[i], w.cpu[i], w.waker[i], w.wakee[i], w.target_cpu[i], w.kind[i]);
         let (comm, pid, prio) = (self.comm(wakee), self.pid(wakee), self.prio(wakee));
         if self.form == Form::Compact && kind == WakeKind::Waking {
             let p = self.pending(cpu);
@@ -257,7 +259,8 @@ pub fn encode(store: &TraceStore, form: Form) -> Vec<u8> {
             threads.insert(t.pid, c);
         }
     }
-    let threads = threads.into_iter().map(|(tid, name)| Thread { tid: Some(tid), name: Some(name), ..Default::default() });
+    let threads =
+        threads.into_iter().map(|(tid, name)| Thread { tid: Some(tid), name: Some(name), ..Default::default() });
     w.packet(Data::ProcessTree(ProcessTree { threads: threads.collect(), ..Default::default() }));
     let lines = [&store.switches.line, &store.wakeups.line, &store.migrations.line, &store.others.line];
     let mut next = [0usize; 4];

@@ -189,12 +189,16 @@ fn typed(ev: Event, layout: StateLayout) -> (std::borrow::Cow<'static, str>, Sch
                 f("oom_score_adj", n(e.oom_score_adj)),
             ]),
         ),
-        Event::CpuFrequency(e) => ("cpu_frequency".into(), other(vec![f("state", n(e.state)), f("cpu_id", n(e.cpu_id))])),
+        Event::CpuFrequency(e) => {
+            ("cpu_frequency".into(), other(vec![f("state", n(e.state)), f("cpu_id", n(e.cpu_id))]))
+        }
         Event::CpuIdle(e) => ("cpu_idle".into(), other(vec![f("state", n(e.state)), f("cpu_id", n(e.cpu_id))])),
         Event::SoftirqEntry(e) => ("softirq_entry".into(), other(vec![f("vec", n(e.vec))])),
         Event::SoftirqExit(e) => ("softirq_exit".into(), other(vec![f("vec", n(e.vec))])),
         Event::SoftirqRaise(e) => ("softirq_raise".into(), other(vec![f("vec", n(e.vec))])),
-        Event::IrqHandlerEntry(e) => ("irq_handler_entry".into(), other(vec![f("irq", n(e.irq)), f("name", s(&e.name))])),
+        Event::IrqHandlerEntry(e) => {
+            ("irq_handler_entry".into(), other(vec![f("irq", n(e.irq)), f("name", s(&e.name))]))
+        }
         Event::IrqHandlerExit(e) => ("irq_handler_exit".into(), other(vec![f("irq", n(e.irq)), f("ret", n(e.ret))])),
         Event::Generic(g) => {
             use super::pb::generic_ftrace_event::field::Value;

@@ -66,7 +66,9 @@ fn step(b: &[u8]) -> Result<Step<'_>, String> {
         }
         let len = decode_varint(&mut cur).map_err(|e| format!("the length of field {tag} ({e})"))?;
         if len > MAX_PACKET {
-            return Err(format!("a packet of at most {MAX_PACKET} bytes, found a length of {len} (damaged or not a Perfetto trace)"));
+            return Err(format!(
+                "a packet of at most {MAX_PACKET} bytes, found a length of {len} (damaged or not a Perfetto trace)"
+            ));
         }
         let head = b.len() - cur.len();
         if (cur.len() as u64) < len {
@@ -85,7 +87,11 @@ fn step(b: &[u8]) -> Result<Step<'_>, String> {
         }
         WireType::SixtyFourBit => 8,
         WireType::ThirtyTwoBit => 4,
-        _ => return Err(format!("a Trace field (field {tag} has the group wire type {wt:?}: damaged or not a Perfetto trace)")),
+        _ => {
+            return Err(format!(
+                "a Trace field (field {tag} has the group wire type {wt:?}: damaged or not a Perfetto trace)"
+            ))
+        }
     };
     if cur.len() < need {
         return Ok(Step::More);

@@ -111,13 +111,8 @@ impl Decoder {
                     };
                     sink.meta("trace_clock", clock, at);
                 }
-                let mut r = BundleReader {
-                    tasks: &mut self.tasks,
-                    merge: &mut self.merge,
-                    layout: self.layout,
-                    sink,
-                    at,
-                };
+                let mut r =
+                    BundleReader { tasks: &mut self.tasks, merge: &mut self.merge, layout: self.layout, sink, at };
                 let (sw, wk) = r.bundle(b, bytes);
                 self.stats.compact_switches += sw;
                 self.stats.compact_wakings += wk;
