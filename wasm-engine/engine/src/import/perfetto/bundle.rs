@@ -76,12 +76,17 @@ impl Tasks {
         if rec.pid == UNRESOLVED {
             rec.pid = self.cur(cpu).unwrap_or(-1);
         }
-        self.learn(cpu, rec.pid, &rec.payload);
-        rec.comm = self.comm(rec.pid);
+        self.learn(cpu, rec.pid, &rec.event, &rec.payload);
+        rec.comm = match &rec.payload {
+            SchedPayload::Switch { prev_pid, prev_comm, .. } if *prev_pid == rec.pid && !prev_comm.is_empty() => {
+                prev_comm.clone()
+            }
+            _ => self.comm(rec.pid),
+        };
     }
 
     /// What a record teaches: names, prios, who runs.
-    fn learn(&mut self, cpu: u32, pid: i32, p: &SchedPayload) {
+    fn learn(&mut self, cpu: u32, pid: i32, event: &str, p: &SchedPayload) {
         match p {
             SchedPayload::Switch { prev_comm, prev_pid, prev_prio, next_comm, next_pid, next_prio, .. } => {
                 self.name(*prev_pid, prev_comm);
@@ -94,17 +99,20 @@ impl Tasks {
                 self.name(*p, comm);
                 self.prios.insert(*p, *prio);
             }
-            SchedPayload::Other { fields, .. } => {
+            SchedPayload::Other { fields, .. }
+                if matches!(event, "task_rename" | "task_newtask" | "sched_process_fork" | "sched_process_free") =>
+            {
                 let get = |k: &str| fields.iter().find(|(n, _)| n == k).map(|(_, v)| v.as_str());
                 let num = |k: &str| get(k).and_then(|v| v.parse::<i32>().ok());
                 if let (Some(p), Some(c)) = (num("pid"), get("newcomm")) {
                     self.name(p, c); // task_rename
                 } else if let (Some(p), Some(c)) = (num("child_pid"), get("child_comm")) {
                     self.name(p, c); // sched_process_fork
-                } else if let (Some(p), Some(c), None) = (num("pid"), get("comm"), get("tgid")) {
+                } else if let (Some(p), Some(c)) = (num("pid"), get("comm")) {
                     self.name(p, c); // task_newtask, sched_process_free
                 }
             }
+            SchedPayload::Other { .. } => {}
         }
         if pid >= 0 && !matches!(p, SchedPayload::Switch { .. }) {
             *self.cur(cpu) = Some(pid);
@@ -156,7 +164,6 @@ pub struct BundleReader<'a, S: ?Sized> {
 }
 
 enum Item {
-    Regular(usize),
     Switch(usize),
     Waking(usize),
 }
@@ -177,28 +184,26 @@ impl<S: TraceSink + ?Sized> BundleReader<'_, S> {
             self.sink.lost(cpu, 0, self.at);
         }
         let unknown = if b.event.iter().any(|e| e.event.is_none()) { unknown_fields(packet) } else { Vec::new() };
-        let mut items: Vec<(u64, Item)> = Vec::with_capacity(b.event.len());
-        for (i, e) in b.event.iter().enumerate() {
-            match e.timestamp {
-                Some(t) => items.push((t, Item::Regular(i))),
-                None => self.skip("an FtraceEvent timestamp (event skipped)".to_string()),
-            }
-        }
-        let cs = b.compact_sched.unwrap_or_default();
-        let (nsw, nwk) = self.compact_items(&cs, &mut items);
-        let mut events: Vec<Option<FtraceEvent>> = b.event.into_iter().map(Some).collect();
-        for (ts, item) in items {
-            let rec = match item {
-                Item::Regular(i) => {
-                    let Some(e) = events[i].take() else { continue };
-                    self.regular(cpu, ts, e, unknown.get(i).copied().flatten())
-                }
-                Item::Switch(j) => Some(self.compact_switch(cpu, ts, &cs, j)),
-                Item::Waking(j) => Some(self.compact_waking(cpu, ts, &cs, j)),
+        // The merge orders by time; equal times keep this order (regular events, then compact
+        // switches, then compact wakings).
+        for (i, e) in b.event.into_iter().enumerate() {
+            let Some(ts) = e.timestamp else {
+                self.skip("an FtraceEvent timestamp (event skipped)".to_string());
+                continue;
             };
-            if let Some(rec) = rec {
+            if let Some(rec) = self.regular(cpu, ts, e, unknown.get(i).copied().flatten()) {
                 self.merge.push(rec, self.tasks, self.sink);
             }
+        }
+        let Some(cs) = b.compact_sched else { return (0, 0) };
+        let mut items = Vec::new();
+        let (nsw, nwk) = self.compact_items(&cs, &mut items);
+        for (ts, item) in items {
+            let rec = match item {
+                Item::Switch(j) => self.compact_switch(cpu, ts, &cs, j),
+                Item::Waking(j) => self.compact_waking(cpu, ts, &cs, j),
+            };
+            self.merge.push(rec, self.tasks, self.sink);
         }
         (nsw as u64, nwk as u64)
     }
