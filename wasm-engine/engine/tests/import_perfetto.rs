@@ -284,3 +284,41 @@ fn damaged_traces_give_located_skips() {
         }
     }
 }
+
+/// `compressed_packets` (zlib, as traced writes them) and `zstd_compressed_packets` containers
+/// read as the packets they hold.
+#[test]
+fn compressed_containers_read_as_their_packets() {
+    use prost::encoding::{encode_key, encode_varint, WireType};
+    let bytes =
+        std::fs::read(common::repo_root().join("wasm-engine/engine/tests/fixtures/perfetto/capture-example.pftrace"))
+            .unwrap();
+    let mut plain = TraceStore::new();
+    let want = import_perfetto(&bytes, &mut plain);
+    let container = |field: u32, data: Vec<u8>| {
+        let mut packet = Vec::new();
+        encode_key(field, WireType::LengthDelimited, &mut packet);
+        encode_varint(data.len() as u64, &mut packet);
+        packet.extend_from_slice(&data);
+        let mut trace = Vec::new();
+        encode_key(1, WireType::LengthDelimited, &mut trace);
+        encode_varint(packet.len() as u64, &mut trace);
+        trace.extend_from_slice(&packet);
+        trace
+    };
+    let zlib = container(50, miniz_oxide::deflate::compress_to_vec_zlib(&bytes, 6));
+    let mut z = TraceStore::new();
+    let got = import_perfetto(&zlib, &mut z);
+    assert_eq!(got.compressed_containers, 1);
+    assert_eq!(got.packets, want.packets, "the container is not a packet of its own");
+    assert_eq!((z.records, sched_counts(&z)), (plain.records, sched_counts(&plain)));
+    assert!(z.skipped.is_empty());
+    // Damaged compressed data: one located skip, no records.
+    let mut bad = miniz_oxide::deflate::compress_to_vec_zlib(&bytes, 6);
+    bad.truncate(bad.len() / 3);
+    let mut d = TraceStore::new();
+    import_perfetto(&container(50, bad), &mut d);
+    assert_eq!(d.records, 0);
+    assert!(d.skipped.keys().any(|r| r.starts_with("compressed_packets that inflate")), "{:?}", d.skipped);
+    assert_eq!(d.skipped.values().next().unwrap().examples[0].0, 0, "located at the container's byte offset");
+}
