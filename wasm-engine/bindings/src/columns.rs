@@ -370,8 +370,25 @@ column_set! {
     }
 }
 
+column_set! {
+    /// Thread-state segments of the requested tasks in a window (times in ns after the origin),
+    /// merged below the bucket (`count` > 1; the longest state names the merged segment):
+    /// `import::thread_states`.
+    ThreadStateCols {
+        /// Index of the task in the request.
+        row: U32,
+        start: F64,
+        end: F64,
+        /// `ThreadStateCode`.
+        state: U32,
+        /// The CPU of a Running segment, else u32::MAX.
+        cpu: U32,
+        count: U32,
+    }
+}
+
 /// Every column set, for the generated contract.
-pub const COLUMN_SETS: [ColumnLayout; 8] = [
+pub const COLUMN_SETS: [ColumnLayout; 9] = [
     SliceCols::LAYOUT,
     SampleCols::LAYOUT,
     MarkerCols::LAYOUT,
@@ -380,4 +397,5 @@ pub const COLUMN_SETS: [ColumnLayout; 8] = [
     LatencyCols::LAYOUT,
     ReplayWindowCols::LAYOUT,
     EevdfWindowCols::LAYOUT,
+    ThreadStateCols::LAYOUT,
 ];

@@ -4,7 +4,7 @@
 //! typed-array columns. Times cross as f64 ns relative to the trace's first record (the
 //! summary gives that origin in trace-clock ns).
 
-use crate::columns::{Columns, EevdfWindowCols, ReplayWindowCols};
+use crate::columns::{Columns, EevdfWindowCols, ReplayWindowCols, ThreadStateCols};
 use crate::reader::Reader;
 use crate::{ns, to_json};
 use schedlab_engine::import::align::{align, shifted, Alignment};
@@ -13,6 +13,7 @@ use schedlab_engine::import::record::EevdfEntity;
 use schedlab_engine::import::report::{
     eevdf_tasks, record_view, span_info, timeline_report, trace_tasks, DatReport, EevdfReport, ImportReport,
 };
+use schedlab_engine::import::thread_states::ThreadStates;
 use schedlab_engine::import::timeline::{wake_code, window_of, TraceTimeline};
 use schedlab_engine::import::{EevdfSample, ImportSummary, TraceStore};
 use wasm_bindgen::prelude::*;
@@ -23,6 +24,8 @@ pub struct ImportHandle {
     reader: Reader,
     store: TraceStore,
     timeline: Option<TraceTimeline>,
+    /// Each task's thread states, built with the timeline.
+    states: Option<ThreadStates>,
     /// EEVDF samples in time order: the file's own (a dump imported alone) or an attached
     /// dump's, moved onto the trace clock.
     eevdf: Vec<EevdfSample>,
@@ -42,6 +45,7 @@ impl ImportHandle {
             reader: Reader::new(ns(total_bytes) as usize),
             store: TraceStore::new(),
             timeline: None,
+            states: None,
             eevdf: Vec::new(),
             alignment: None,
             error: None,
@@ -89,6 +93,7 @@ impl ImportHandle {
             (None, Some(a), Some(b)) => (a.ts_ns, b.ts_ns),
             _ => (0, 0),
         };
+        self.states = Some(ThreadStates::build(&self.store, &tl));
         self.timeline = Some(tl);
     }
 
@@ -134,7 +139,7 @@ impl ImportHandle {
 
     /// The task table (`TraceTask[]`) as JSON, indexed by the task ids of the columns.
     pub fn tasks(&self) -> String {
-        to_json(&trace_tasks(&self.store))
+        to_json(&trace_tasks(&self.store, self.states.as_ref()))
     }
 
     /// Spans of `[t0, t1)` (relative ns) merged below `bucket`, each CPU's runqueue depth
@@ -179,6 +184,19 @@ impl ImportHandle {
         c.depth_end = d.end.iter().map(|&t| rel(t)).collect();
         (c.depth_cpu, c.depth_n, c.depth_count) = (d.cpu, d.depth, d.count);
         c.omitted = vec![if keep_w { 0 } else { (hi - lo) as u32 }, if keep_m { 0 } else { (mhi - mlo) as u32 }];
+        c.into_columns()
+    }
+
+    /// Thread-state segments of `tasks` (task ids; row `r` of the result is `tasks[r]`) in
+    /// `[t0, t1)` (relative ns), merged below `bucket`.
+    pub fn thread_states(&self, tasks: &[u32], t0: f64, t1: f64, bucket: f64) -> Columns {
+        let mut c = ThreadStateCols::default();
+        let Some(st) = self.states.as_ref() else { return c.into_columns() };
+        let o = self.origin;
+        let w = st.window(tasks, o + ns(t0), o + ns(t1), ns(bucket).max(1));
+        c.start = w.start.iter().map(|&t| t.saturating_sub(o) as f64).collect();
+        c.end = w.end.iter().map(|&t| t.saturating_sub(o) as f64).collect();
+        (c.row, c.state, c.cpu, c.count) = (w.row, w.state, w.cpu, w.count);
         c.into_columns()
     }
 

@@ -11,6 +11,7 @@
 
 use crate::columns::{
     CounterCols, EevdfWindowCols, LatencyCols, MarkerCols, MigrationCols, ReplayWindowCols, SampleCols, SliceCols,
+    ThreadStateCols,
 };
 use schedlab_engine::import::align::Alignment;
 use schedlab_engine::import::report::{ImportReport, SpanInfo, TraceRecordView, TraceTask};
@@ -70,6 +71,18 @@ pub struct EevdfWindowData {
     pub t1: f64,
     #[ts(flatten)]
     pub cols: EevdfWindowCols,
+}
+
+/// Thread-state segments of some tasks in a window, with the window and the tasks asked for.
+#[derive(TS)]
+pub struct ThreadStateData {
+    pub t0: f64,
+    pub t1: f64,
+    pub bucket: f64,
+    /// The task ids of the rows.
+    pub tasks: Vec<u32>,
+    #[ts(flatten)]
+    pub cols: ThreadStateCols,
 }
 
 /// Where a trace import is.
@@ -162,6 +175,12 @@ pub enum RequestBody {
         t1: f64,
         limit: u32,
     },
+    ThreadStates {
+        tasks: Vec<u32>,
+        t0: f64,
+        t1: f64,
+        bucket: f64,
+    },
     Record {
         cpu: u32,
         t: f64,
@@ -230,6 +249,9 @@ pub enum ResponseBody {
     },
     EevdfWindow {
         data: EevdfWindowData,
+    },
+    ThreadStates {
+        data: ThreadStateData,
     },
     Record {
         record: Option<TraceRecordView>,

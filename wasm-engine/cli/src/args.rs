@@ -98,7 +98,8 @@ pub enum Command {
     /// Counts, tasks, CPUs, lost events, skipped lines with line:column, what the views miss.
     ///
     /// Formats: tracefs text, trace-cmd report and .dat, perf script, systrace HTML, a bpftrace
-    /// EEVDF-state dump. With --eevdf, a bpftrace dump taken alongside (tools/capture) is read
+    /// EEVDF-state dump, a Perfetto protobuf trace. A file in none of them is refused (exit 2)
+    /// with what it looks like. With --eevdf, a bpftrace dump taken alongside (tools/capture) is read
     /// into the same store and the summary says whether the two share a clock.
     Import(ImportArgs),
     #[command(verbatim_doc_comment)]
@@ -108,6 +109,17 @@ pub enum Command {
     /// observed and simulated share and switches, the agreement, and the model's pick at every
     /// pick the trace shows.
     Replay(ReplayArgs),
+    #[command(verbatim_doc_comment)]
+    /// Compare two traces of the same workload (A/B): per task and per CPU, flagged above noise
+    ///
+    /// Tasks are matched by comm (same-comm tasks summed into one row; --match for renamed
+    /// tasks), CPUs by number. Per task: CPU time as % of the trace's window, wakeup latency
+    /// p50/p90/p99/max, wakeups, switches, involuntary switches and migrations per second; per
+    /// CPU: busy time, time at each runqueue depth, mean depth, idle while another CPU was
+    /// overloaded, switches per second. A figure is flagged (*) when its relative difference
+    /// exceeds --noise and its absolute difference a floor for its unit (printed with the table).
+    /// Formats: as for import (text, .dat or Perfetto).
+    Diff(DiffArgs),
     /// Trace importer throughput on a synthetic tracefs trace (--perfetto: re-encoded as Perfetto).
     BenchImport(BenchImportArgs),
     #[command(verbatim_doc_comment)]
@@ -116,6 +128,11 @@ pub enum Command {
     /// --perfetto: a Perfetto protobuf trace (process tree, per-CPU ftrace bundles; other
     /// events as GenericFtraceEvent), regular events or, with --compact, compact_sched.
     Export(ExportArgs),
+    #[command(verbatim_doc_comment)]
+    /// `schedlab diff` throughput: two synthetic traces (two seeds) imported and compared
+    ///
+    /// Prints the generation, import and diff times of each step.
+    BenchDiff(MbArgs),
     #[command(verbatim_doc_comment)]
     /// Check lessons: each step's facts, and its decision level by level
     ///
@@ -222,7 +239,7 @@ pub enum Gen {
     /// A 16-pCPU KVM scenario with one of Wanpeng Li's table presets.
     Wanpeng(GenWanpengArgs),
     /// The synthetic tracefs trace of bench-import (for the wasm and browser benches).
-    Trace(MbArgs),
+    Trace(GenTraceArgs),
 }
 
 #[derive(Args, Debug)]
@@ -346,6 +363,26 @@ pub struct ImportArgs {
 }
 
 #[derive(Args, Debug)]
+pub struct DiffArgs {
+    /// Trace A (the baseline).
+    pub a: String,
+    /// Trace B.
+    pub b: String,
+    /// Print the comparison as JSON.
+    #[arg(long)]
+    pub json: bool,
+    /// A comm of A matched to a comm of B (a renamed task; repeatable).
+    #[arg(long = "match", value_name = "OLD=NEW", value_parser = name_value)]
+    pub matches: Vec<(String, String)>,
+    /// The run-to-run noise level: a relative difference at or below it is not flagged.
+    #[arg(long, value_name = "PCT", default_value = "5%", value_parser = percent)]
+    pub noise: f64,
+    /// Only these CPUs (comma list), e.g. the CPU the workload was pinned to.
+    #[arg(long, value_name = "LIST", value_parser = cpu_list)]
+    pub cpus: Option<CpuList>,
+}
+
+#[derive(Args, Debug)]
 pub struct ReplayArgs {
     /// The trace file (text or .dat).
     pub trace: String,
@@ -373,6 +410,16 @@ pub struct MbArgs {
     /// The trace's size in MiB (1..=4096).
     #[arg(long, value_name = "N", default_value_t = 200, value_parser = count::<4096>)]
     pub mb: u64,
+}
+
+/// `gen trace`: the synthetic trace's size and seed.
+#[derive(Args, Debug)]
+pub struct GenTraceArgs {
+    #[command(flatten)]
+    pub size: MbArgs,
+    /// The generator's seed (another seed: another trace of the same shape).
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    pub seed: u64,
 }
 
 #[derive(Args, Debug)]
@@ -421,6 +468,28 @@ fn name_value(s: &str) -> Result<(String, String), String> {
     Ok((k.trim().to_string(), v.trim().to_string()))
 }
 
+/// A percentage, `2%` or `2` (0 to 1000).
+fn percent(s: &str) -> Result<f64, String> {
+    let v: f64 = s.trim().trim_end_matches('%').trim().parse().map_err(|_| "expected a percentage such as 2%")?;
+    if (0.0..=1000.0).contains(&v) {
+        Ok(v)
+    } else {
+        Err("expected a percentage from 0% to 1000%".into())
+    }
+}
+
+/// CPU numbers (`--cpus 0,1`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CpuList(pub Vec<u32>);
+
+/// CPU numbers, comma-separated.
+fn cpu_list(s: &str) -> Result<CpuList, String> {
+    s.split(',')
+        .map(|c| c.trim().parse::<u32>().map_err(|_| format!("expected CPU numbers such as 0,1; {c:?} is not one")))
+        .collect::<Result<Vec<u32>, String>>()
+        .map(CpuList)
+}
+
 /// Two named variants, `BASE,SERIES`.
 fn base_series(s: &str) -> Result<(String, String), String> {
     let (b, s) = s.split_once(',').ok_or("expected BASE,SERIES")?;
@@ -466,6 +535,11 @@ mod tests {
         assert_eq!(time("51ms"), Ok(51_000_000));
         assert!(time("10xs").is_err() && time("").is_err());
         assert_eq!(duration("200ms"), Ok("200ms".into()));
+        assert_eq!(percent("2%"), Ok(2.0));
+        assert_eq!(percent(" 0.5 "), Ok(0.5));
+        assert!(percent("-1%").is_err() && percent("x").is_err() && percent("2000").is_err());
+        assert_eq!(cpu_list("1, 3"), Ok(CpuList(vec![1, 3])));
+        assert!(cpu_list("1,x").unwrap_err().contains("\"x\""));
         assert!(duration("200").is_err());
         assert_eq!(list("a, b,c"), Ok(List(vec!["a".into(), "b".into(), "c".into()])));
         assert_eq!(base_series("baseline,wanpeng-series"), Ok(("baseline".into(), "wanpeng-series".into())));

@@ -5,7 +5,8 @@
 //! the summary says whether the two share a clock.
 //!
 //! `schedlab bench-import [--mb N]`: the importer's throughput on a synthetic tracefs trace built in
-//! memory (deterministic: sched_switch, sched_wakeup, sched_stat_runtime over 8 CPUs and 600 tasks).
+//! memory (deterministic: sched_switch, sched_wakeup, sched_stat_runtime over 8 CPUs and 600 tasks;
+//! `schedlab gen trace --seed N` prints another draw of the same shape).
 
 use crate::args::ImportArgs;
 use schedlab_engine::import::dat::{self, DatInfo};
@@ -166,8 +167,14 @@ impl Rng {
     }
 }
 
-/// A synthetic `/sys/kernel/tracing/trace` of at least `bytes` bytes.
+/// A synthetic `/sys/kernel/tracing/trace` of at least `bytes` bytes (seed 1).
 pub fn synthetic_trace(bytes: usize) -> String {
+    synthetic_trace_seeded(bytes, 1)
+}
+
+/// The synthetic trace from another seed: the same shape, other draws (seed 1 is the one
+/// `bench-import` has always used).
+pub fn synthetic_trace_seeded(bytes: usize, seed: u64) -> String {
     const CPUS: usize = 8;
     const TASKS: usize = 600;
     let comms: Vec<String> = (0..TASKS)
@@ -182,7 +189,10 @@ pub fn synthetic_trace(bytes: usize) -> String {
         .collect();
     let mut s = String::with_capacity(bytes + 4096);
     s.push_str("# tracer: nop\n#\n# entries-in-buffer/entries-written: 0/0   #P:8\n#\n");
-    let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+    let mut rng = Rng(0x9e37_79b9_7f4a_7c15 ^ seed.wrapping_sub(1).wrapping_mul(0xbf58_476d_1ce4_e5b9));
+    if rng.0 == 0 {
+        rng.0 = 1;
+    }
     let mut cur: Vec<usize> = (0..CPUS).map(|c| c * 7 % TASKS).collect();
     let mut ts: u64 = 1_000_000_000_000;
     let states = ["S", "R+", "D", "R", "S", "S", "I"];
@@ -249,10 +259,12 @@ impl TraceSink for Discard {
 }
 
 /// `schedlab gen trace`: the synthetic trace on stdout.
-pub fn print_synthetic(mb: u64) -> Result<(), String> {
-    let text = synthetic_trace((mb as usize) << 20);
-    std::io::Write::write_all(&mut std::io::stdout().lock(), text.as_bytes())
-        .map_err(|e| format!("writing the trace: {e}"))
+pub fn print_synthetic(mb: u64, seed: u64) -> Result<(), String> {
+    let text = synthetic_trace_seeded((mb as usize) << 20, seed);
+    match std::io::Write::write_all(&mut std::io::stdout().lock(), text.as_bytes()) {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(format!("writing the trace: {e}")),
+        _ => Ok(()),
+    }
 }
 
 pub fn bench(mb: u64) -> Result<(), String> {

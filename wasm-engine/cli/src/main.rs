@@ -10,6 +10,7 @@
 //! gen wanpeng                     wanpeng.rs        a KVM scenario with Wanpeng Li's presets
 //! wanpeng-table, bench-kvm        wanpeng_table.rs  his table over several layouts; the KVM benchmark
 //! import, bench-import, gen trace import.rs         a trace's summary; importer throughput
+//! diff, bench-diff                diff.rs           two traces compared (A/B); its throughput
 //! replay                          replay.rs         shadow re-simulation of a trace
 //! lessons                         lessons.rs        lessons checked step by step
 //! ```
@@ -20,6 +21,7 @@ mod aaron;
 mod args;
 mod bench;
 mod compare;
+mod diff;
 mod export;
 mod import;
 mod lessons;
@@ -43,7 +45,7 @@ fn run(command: Command) -> Result<(), String> {
         Command::Bench(a) => bench::command(&a),
         Command::Gen(Gen::Aaron) => out(&aaron::scenario(384, 1100, 10_000, "1s")),
         Command::Gen(Gen::Wanpeng(a)) => out(&wanpeng::generate(&a)?),
-        Command::Gen(Gen::Trace(a)) => import::print_synthetic(a.mb),
+        Command::Gen(Gen::Trace(a)) => import::print_synthetic(a.size.mb, a.seed),
         Command::BenchDistribute(a) => aaron::bench(384, 1100, 10_000, &format!("{}s", a.seconds)),
         Command::WanpengTable(a) => wanpeng_table::command(&a),
         Command::BenchKvm(a) => wanpeng_table::bench_command(&a),
@@ -52,6 +54,8 @@ fn run(command: Command) -> Result<(), String> {
         Command::BenchImport(a) if a.perfetto => export::bench(a.mb),
         Command::BenchImport(a) => import::bench(a.mb),
         Command::Export(a) => out(&export::run(&a)?),
+        Command::Diff(a) => out(&diff::run(&a)?),
+        Command::BenchDiff(a) => diff::bench(a.mb),
         Command::Lessons(a) => out(&lessons::run(&a.path)?),
     }
 }

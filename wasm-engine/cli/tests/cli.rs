@@ -340,7 +340,7 @@ const COMMANDS: &[(&str, &[&str])] = &[
     ("bench", &["--seconds"]),
     ("gen aaron", &[]),
     ("gen wanpeng", &["--preset", "--vms", "--locks", "--duration", "--placement", "--groups", "--layout-seed"]),
-    ("gen trace", &["--mb"]),
+    ("gen trace", &["--mb", "--seed"]),
     ("bench-distribute", &["--seconds"]),
     (
         "wanpeng-table",
@@ -359,8 +359,10 @@ const COMMANDS: &[(&str, &[&str])] = &[
     ("bench-kvm", &["--preset", "--locks", "--placement", "--groups", "--layout-seed"]),
     ("import", &["--eevdf", "--json"]),
     ("replay", &["--cgroups", "--pin", "--variant", "--json", "--emit-scenario"]),
+    ("diff", &["--json", "--match", "--noise", "--cpus"]),
     ("bench-import", &["--mb", "--perfetto"]),
     ("export", &["--compact", "--output", "--perfetto"]),
+    ("bench-diff", &["--mb"]),
     ("lessons", &[]),
 ];
 
@@ -491,6 +493,74 @@ fn compare_variants_json_and_text() {
 /// against these files: they must stay what `schedlab import --json` prints for the real capture
 /// (`traces/linux-6.18/nice-0-vs-2`) and the damaged trace of `e2e/fixtures/traces`.
 /// Refresh with `UPDATE_EXPECT=1 cargo test -p schedlab-cli --test cli import_fixtures`.
+const AB: &str = "traces/linux-6.18-ab";
+
+#[test]
+fn diff_json_shape_exit_code_and_flags() {
+    let (a, b, c) =
+        (format!("{AB}/base-1/trace.dat"), format!("{AB}/base-2/trace.dat"), format!("{AB}/shares-2048/trace.dat"));
+    let same = ok_json(&["diff", &a, &b, "--json", "--noise", "5%"]);
+    assert_eq!(same["flagged"], 0, "{same:#}");
+    assert_eq!(same["rule"]["noise_pct"], 5.0);
+    let row =
+        |d: &Value, comm: &str| d["tasks"].as_array().unwrap().iter().find(|t| t["comm"] == comm).cloned().unwrap();
+    let k_a = row(&same, "k_a");
+    let names: Vec<&str> = k_a["figures"].as_array().unwrap().iter().map(|f| f["name"].as_str().unwrap()).collect();
+    assert_eq!(
+        names,
+        [
+            "cpu",
+            "latency_p50",
+            "latency_p90",
+            "latency_p99",
+            "latency_max",
+            "wakeups",
+            "switches",
+            "involuntary",
+            "migrations"
+        ]
+    );
+    for key in ["unit", "a", "b", "delta", "relative_pct", "counts", "flagged"] {
+        assert!(k_a["figures"][0].get(key).is_some(), "figure has no {key}: {k_a:#}");
+    }
+    assert_eq!(same["cpus"].as_array().unwrap().len(), 1);
+    assert!(same["a"]["window_ns"].as_u64().unwrap() > 1_000_000_000);
+    // Doubled shares: k_a's CPU time flagged up, k_b's down; the exit code stays 0.
+    let two = ok_json(&["diff", &a, &c, "--json"]);
+    let cpu = |d: &Value, comm: &str| row(d, comm)["figures"][0].clone();
+    assert_eq!(
+        (cpu(&two, "k_a")["flagged"].clone(), cpu(&two, "k_b")["flagged"].clone()),
+        (Value::Bool(true), Value::Bool(true))
+    );
+    assert!(cpu(&two, "k_a")["delta"].as_f64().unwrap() > 10.0 && cpu(&two, "k_b")["delta"].as_f64().unwrap() < -10.0);
+    // The text table marks the same figures.
+    let o = schedlab(&["diff", &a, &c]);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    let k_a_line = o.stdout.lines().find(|l| l.starts_with("k_a (1/1)")).unwrap();
+    assert!(k_a_line.contains("cpu %") && k_a_line.trim_end().ends_with('*'), "{k_a_line}");
+    // --cpus: only CPU 0, which the captures did not record: no CPU row, no CPU time.
+    let none = ok_json(&["diff", &a, &c, "--json", "--cpus", "0"]);
+    assert_eq!(none["cpus"].as_array().unwrap().len(), 0);
+    assert_eq!(row(&none, "k_a")["cpu_ns_a"], 0);
+    let msg = fails(&["diff", &a, &c, "--cpus", "1,x"]);
+    assert!(msg.contains("--cpus \"1,x\": expected CPU numbers"), "{msg}");
+    // --match renames; bad input is located.
+    let m = ok_json(&["diff", &a, &b, "--json", "--match", "k_a=k_b"]);
+    assert_eq!(row(&m, "k_a")["comm_b"], "k_b");
+    let msg = fails(&["diff", &a, &b, "--match", "k_z=k_b"]);
+    assert!(msg.contains("--match k_z=k_b: A has no task named \"k_z\""), "{msg}");
+    let msg = fails(&["diff", &a, &b, "--noise", "five"]);
+    assert!(msg.contains("--noise \"five\": expected a percentage"), "{msg}");
+    let msg = fails(&["diff", &a, "nope.dat"]);
+    assert!(msg.contains("nope.dat: cannot read"), "{msg}");
+    let msg = fails(&["diff", &a, "scenarios/linux-6.18/nice-0-vs-2.toml"]);
+    // A file in no trace format is refused by the reader (as by `import`).
+    assert!(
+        msg.contains("nice-0-vs-2.toml: not a trace schedlab reads: it looks like text of an unknown tool"),
+        "{msg}"
+    );
+}
+
 #[test]
 fn import_fixtures_match_the_e2e_expectations() {
     let dir = root().join("e2e/fixtures/traces");

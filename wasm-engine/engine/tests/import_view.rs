@@ -221,3 +221,69 @@ fn runqueue_depth_of_the_smp_captures() {
         }
     }
 }
+
+/// Each task's thread states (`import::thread_states`) on the SMP captures: in time order, back
+/// to back but where the trace shows one task running on two CPUs at once (a lost record: both
+/// runs count), its Running time equal to its run spans' total, Running only inside a
+/// span of its CPU, and the three hogs of `three-hogs-two-cpus` always Running or waiting
+/// (never asleep) with about a third of their time spent preempted.
+#[test]
+fn thread_states_of_the_smp_captures() {
+    use schedlab_engine::import::thread_states::{ThreadState, ThreadStates};
+    for exp in
+        ["three-hogs-two-cpus", "nice-imbalance-smp", "sleepers-and-hogs-smp", "cgroup-shares-smp", "pipe-pair-and-hog"]
+    {
+        let bytes =
+            std::fs::read(common::traces().join("linux-6.18-smp").join(exp).join("trace.dat")).expect("read trace.dat");
+        let mut store = TraceStore::new();
+        decode_all(&bytes, &mut store).expect("decode");
+        let tl = TraceTimeline::build(&store);
+        let st = ThreadStates::build(&store, &tl);
+        let mut span_ns = vec![0u64; store.tasks.len()];
+        for i in 0..tl.len() {
+            if store.tasks[tl.task[i] as usize].pid != 0 {
+                span_ns[tl.task[i] as usize] += tl.end[i] - tl.start[i];
+            }
+        }
+        for (t, &spans_total) in span_ns.iter().enumerate() {
+            let (a, b) = (st.first[t] as usize, st.first[t + 1] as usize);
+            for i in a..b {
+                assert!(st.start[i] < st.end[i], "{exp}: task {t} segment {i} is empty");
+                if i > a {
+                    let overlap = st.start[i] < st.end[i - 1];
+                    let both_running = st.state[i] == ThreadState::Running && st.state[i - 1] == ThreadState::Running;
+                    assert!(st.start[i] >= st.start[i - 1], "{exp}: task {t}: segment {i} out of order");
+                    assert!(!overlap || both_running, "{exp}: task {t}: segments {} and {i} overlap", i - 1);
+                }
+                if st.state[i] == ThreadState::Running {
+                    let c = st.cpu[i];
+                    let s = tl.span_at(c, st.start[i]).expect("a span of its CPU");
+                    assert_eq!(tl.task[s] as usize, t, "{exp}: task {t} Running on CPU {c} in another task's span");
+                }
+            }
+            let running = st.totals[t][ThreadState::Running as usize];
+            assert_eq!(running, spans_total, "{exp}: task {t} ({}) Running vs its spans", store.tasks[t].pid);
+            assert_eq!(
+                st.time_in(t, tl.t0, tl.t1 + 1),
+                st.totals[t],
+                "{exp}: task {t} totals vs time_in over the trace"
+            );
+        }
+        if exp == "three-hogs-two-cpus" {
+            let comm = |t: &schedlab_engine::import::store::Task| store.task_comm(t);
+            for (t, task) in store.tasks.iter().enumerate() {
+                if !comm(task).ends_with("k_a") && !comm(task).ends_with("k_b") && !comm(task).ends_with("k_c") {
+                    continue;
+                }
+                let tot = st.totals[t];
+                let first = st.start[st.first[t] as usize];
+                let all = tl.t1 - first;
+                let waiting = tot[ThreadState::Runnable as usize] + tot[ThreadState::Preempted as usize];
+                let asleep = tot[ThreadState::Sleeping as usize] + tot[ThreadState::Uninterruptible as usize];
+                eprintln!("{exp} {}: running {} waiting {} asleep {} of {all} ns", comm(task), tot[0], waiting, asleep);
+                assert!(asleep < all / 100, "{}: asleep {asleep} of {all}", comm(task));
+                assert!((all / 4..all / 2).contains(&waiting), "{}: waiting {waiting} of {all}", comm(task));
+            }
+        }
+    }
+}

@@ -46,8 +46,12 @@ fn open(capture: &str, what: &str) -> Option<&'static str> {
     match (capture, what) {
         ("three-hogs-two-cpus", "k_*") => Some(
             "the hogs by rank 60.2 / 66.3 / 71.2 % against the real 65.4 / 65.4 / 66.0 %, with 2-3 migrations each \
-             (real 3-5): the shadow's balancer rotates them less often than the kernel did; the mirror scenario \
-             (tests/fidelity_smp.rs, without the machine's other tasks) is within 1.7 pp",
+             (real 3-5): the shadow's first rotation comes at +292 ms, the kernel's at +116 ms (the mirror's, \
+             tests/fidelity_smp.rs, at +144 ms, within 1.7 pp). CPU 1's passes at +28 and +88 ms find the queued hog \
+             ineligible while nr_balance_failed is 0 (task_is_ineligible_on_dst_cpu() before the affinity test, as \
+             6.18 orders it), end all-pinned and double balance_interval; the fork placement differs too (k_a forked \
+             onto CPU 0 by the vendor pack rule where the kernel chose CPU 1: CPU 0's utilisation before the trace is \
+             unknown and the shadow starts PELT at zero)",
         ),
         ("sleepers-and-hogs-smp", "k_*") => {
             Some("the hog sharing its CPU with the 300/700 us sleeper gets 73.8 % against the real 70.7 % (+3.1 pp)")

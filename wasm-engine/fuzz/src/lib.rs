@@ -8,10 +8,16 @@
 //! * records and samples carry their own line number, in increasing order;
 //! * the columnar [`TraceStore`] agrees with the records (per-event and per-CPU counts, the
 //!   switch/wakeup/migration columns, task indices in range) and its [`ImportSummary`] builds,
-//!   serialises and prints.
+//!   serialises and prints;
+//! * the window figures (`import::metrics`) hold together: the tasks' CPU time is the CPUs' busy
+//!   time, a task's running time its CPU time, a window split in two adds up, the CSV has a line
+//!   per row, and the trace compared with itself (`import::diff`) differs nowhere.
 //!
 //! A failed property panics, which libFuzzer reports as a crash with the input saved.
 
+use schedlab_engine::import::diff::{diff, DiffInput, DiffOptions};
+use schedlab_engine::import::metrics::{window_metrics, MetricsWindow, WindowMetrics};
+use schedlab_engine::import::timeline::TraceTimeline;
 use schedlab_engine::import::{
     EevdfSample, ImportStats, ImportSummary, SchedPayload, Skipped, TextImporter, TraceRecord, TraceSink, TraceStore,
 };
@@ -157,6 +163,45 @@ pub fn check_store(bytes: &[u8], c: &Collect, st: &ImportStats) {
     let json = serde_json::to_string(&sum).expect("summary serialises");
     assert!(json.starts_with('{'));
     let _ = sum.text();
+    check_metrics(&store);
+}
+
+/// The window figures of `store` and its diff with itself (see the crate docs).
+pub fn check_metrics(store: &TraceStore) {
+    let tl = TraceTimeline::build(store);
+    let all = window_metrics(store, &tl, &MetricsWindow::all());
+    let busy: u64 = all.cpus.iter().map(|c| c.busy_ns).sum();
+    assert_eq!(all.tasks.iter().map(|t| t.cpu_ns).sum::<u64>(), busy, "tasks' CPU time = CPUs' busy time");
+    for t in &all.tasks {
+        assert_eq!(t.states.running_ns, t.cpu_ns, "task {}", t.task);
+        assert_eq!(t.wakeup_latency.count, t.latencies_ns.len() as u64);
+    }
+    for c in &all.cpus {
+        assert_eq!(c.known_ns, c.depth_ns.iter().sum::<u64>());
+        assert!(c.idle_while_overloaded_ns <= c.idle_ns && c.known_ns <= all.window_ns, "CPU {}: {c:?}", c.cpu);
+    }
+    let mid = all.t0 + all.window_ns / 2;
+    let left = window_metrics(store, &tl, &MetricsWindow { t1: Some(mid), ..MetricsWindow::all() });
+    let right = window_metrics(store, &tl, &MetricsWindow { t0: Some(mid), ..MetricsWindow::all() });
+    let part = |m: &WindowMetrics, task: u32| m.tasks.iter().find(|x| x.task == task).cloned().unwrap_or_default();
+    for t in &all.tasks {
+        let (l, r) = (part(&left, t.task), part(&right, t.task));
+        assert_eq!(l.cpu_ns + r.cpu_ns, t.cpu_ns, "task {}", t.task);
+        assert_eq!(l.switches + r.switches, t.switches, "task {}", t.task);
+        assert_eq!(l.wakeup_latency.count + r.wakeup_latency.count, t.wakeup_latency.count, "task {}", t.task);
+        assert_eq!(l.states.sleeping_ns + r.states.sleeping_ns, t.states.sleeping_ns, "task {}", t.task);
+    }
+    for (c, w) in all.cpus.iter().enumerate() {
+        let (l, r) = (&left.cpus[c], &right.cpus[c]);
+        assert_eq!(l.known_ns + r.known_ns, w.known_ns, "CPU {c}");
+        assert_eq!(l.idle_while_overloaded_ns + r.idle_while_overloaded_ns, w.idle_while_overloaded_ns, "CPU {c}");
+    }
+    assert_eq!(all.csv().lines().count(), all.tasks.len() + all.cpus.len() + 3);
+    let input = || DiffInput { store, timeline: &tl };
+    let d = diff(input(), input(), &DiffOptions::default()).expect("no --match: no error");
+    assert_eq!(d.flagged, 0, "a trace against itself");
+    assert!(serde_json::to_string(&d).is_ok());
+    let _ = d.text();
 }
 
 /// Imports `bytes` whole, checks every property, and returns what was collected.

@@ -5,6 +5,7 @@
 import { useStore } from '../state/store';
 import { Header } from '../panels/Header';
 import { HelpOverlay } from '../panels/HelpOverlay';
+import { ExportMenu } from '../panels/ExportMenu';
 import { ImportControl } from '../panels/import/ImportControl';
 import { ImportProgressBar } from '../panels/import/ImportProgressBar';
 import { Banners } from './Banners';
@@ -12,6 +13,9 @@ import { ErrorBoundary } from './ErrorBoundary';
 import { ReplayView } from './ReplayView';
 import type { Shell } from './shell';
 import { SimView } from './SimView';
+
+/** The view shown (simulated or replay), for the export menu. */
+const viewRoot = () => document.querySelector<HTMLElement>('[data-export-root]');
 
 export function App({ shell }: { shell: Shell }) {
   const { view: a, loader, traces } = shell;
@@ -37,6 +41,7 @@ export function App({ shell }: { shell: Shell }) {
         onLessons={shell.lessons.actions.toggle}
       >
         <ImportControl onFiles={traces.pick} traceOpen={imports.trace !== null} busy={imports.progress !== null} />
+        <ExportMenu target={viewRoot} name={imports.trace ? imports.trace.file : session.sim.ref.kind === 'bundled' ? session.sim.ref.name : 'schedlab-view'} />
       </Header>
       {imports.progress && <ImportProgressBar file={imports.progress.file} progress={imports.progress.progress} onCancel={traces.cancel} />}
       <Banners

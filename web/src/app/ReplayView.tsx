@@ -1,6 +1,6 @@
 // The replay of an imported trace: its own timeline (per-CPU runs with the state each ended
 // in, each CPU's runqueue depth under its lane, wakeup links, migrations, and real EEVDF lanes
-// when a dump is present), the per-CPU runqueue figures, the record under
+// when a dump is present), each thread's state track grouped by process, the per-CPU runqueue figures, the record under
 // the pointer, the import diagnostics, and the shadow re-simulation. Its state and queries are
 // the replay controller's (replay.ts); this renders its store.
 
@@ -8,6 +8,7 @@ import type { Alignment } from '../engine/protocol';
 import { formatBytes } from '../state/trace_import';
 import { useStore } from '../state/store';
 import { ReplayTimeline } from '../timeline/replay/ReplayTimeline';
+import { ThreadTracks } from '../timeline/replay/ThreadTracks';
 import { formatNs } from '../timeline/time_scale';
 import { DiagnosticsPanel } from '../panels/import/DiagnosticsPanel';
 import { RecordInspector } from '../panels/import/RecordInspector';
@@ -31,7 +32,7 @@ export function ReplayView({ replay, alignment, onClose, onCancel }: Props) {
   const s = trace.report.summary;
   const error = st.window.error ?? st.lookupError;
   return (
-    <div className="main replay" data-testid="replay-view">
+    <div className="main replay" data-testid="replay-view" data-export-root>
       <div className="center">
         <div className="replay-head">
           <b data-testid="replay-file">{trace.file}</b>
@@ -66,6 +67,9 @@ export function ReplayView({ replay, alignment, onClose, onCancel }: Props) {
               onPick={replay.pick}
               onWidth={replay.setWidth}
             />
+          </ErrorBoundary>
+          <ErrorBoundary name="thread tracks">
+            <ThreadTracks trace={trace} data={st.threads} wakes={st.window.data?.spans ?? null} view={st.view} selection={st.selection} onVisible={replay.setThreadTasks} onSelect={replay.select} />
           </ErrorBoundary>
         </div>
         {s.runqueues.length > 0 && (
@@ -106,7 +110,7 @@ export function ReplayView({ replay, alignment, onClose, onCancel }: Props) {
         </ErrorBoundary>
       </div>
       <aside className="inspector replay-side" aria-label="trace inspector">
-        <RecordInspector hovered={st.hovered} hoveredSpan={st.hoveredSpan} sample={st.sample} span={st.span} />
+        <RecordInspector hovered={st.hovered} hoveredSpan={st.hoveredSpan} hoveredDepth={st.hoveredDepth} sample={st.sample} span={st.span} />
         <ErrorBoundary name="diagnostics">
           <DiagnosticsPanel trace={trace} alignment={alignment} />
         </ErrorBoundary>

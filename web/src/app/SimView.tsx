@@ -45,7 +45,7 @@ export function SimView({ shell, session }: { shell: Shell; session: Session }) 
   const meta = sim.meta;
 
   return (
-    <div className="main">
+    <div className="main" data-export-root>
       {panels.has('editor') && <EditorPane text={session.editorText} onText={a.setEditorText} onRun={shell.loader.runEditor} error={sim.error} file={sim.file} />}
       <div className="center">
         {meta ? (

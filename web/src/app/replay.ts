@@ -3,8 +3,8 @@
 // migrations and EEVDF samples) through the window cache, the record under the pointer one
 // lookup at a time. Nothing here waits for a React render.
 
-import type { EevdfWindowData, ImportedTrace, ImportProgress, ReplayWindowData, SpanInfo, TraceRecordView } from '../engine/protocol';
-import type { EevdfSampleRef, HoveredSpan } from '../panels/import/RecordInspector';
+import type { EevdfWindowData, ImportedTrace, ImportProgress, ReplayWindowData, SpanInfo, ThreadStateData, TraceRecordView } from '../engine/protocol';
+import type { EevdfSampleRef, HoveredDepth, HoveredSpan } from '../panels/import/RecordInspector';
 import { LatestQuery } from '../state/latest_query';
 import { createStore, type Store } from '../state/store';
 import type { ShadowRun } from '../state/trace_import';
@@ -33,6 +33,8 @@ export interface ReplayState {
   plotWidth: number;
   hovered: TraceRecordView | null;
   hoveredSpan: HoveredSpan | null;
+  /** The runqueue-depth segment under the pointer. */
+  hoveredDepth: HoveredDepth | null;
   sample: EevdfSampleRef | null;
   /** The span picked with a click. */
   span: SpanInfo | null;
@@ -41,6 +43,9 @@ export interface ReplayState {
   runs: ShadowRun[];
   shadowBusy: ImportProgress | null;
   shadowError: string | null;
+  /** The thread tracks now visible (task ids) and their states in the view. */
+  threadTasks: number[];
+  threads: ThreadStateData | null;
 }
 
 const INITIAL: ReplayState = {
@@ -52,12 +57,15 @@ const INITIAL: ReplayState = {
   plotWidth: 1200,
   hovered: null,
   hoveredSpan: null,
+  hoveredDepth: null,
   sample: null,
   span: null,
   lookupError: null,
   runs: [],
   shadowBusy: null,
   shadowError: null,
+  threadTasks: [],
+  threads: null,
 };
 
 /** The span row `i` of a window, for the inspector. */
@@ -77,11 +85,28 @@ export function createReplay({ client, hub }: ShellCtx) {
     (lookupError) => store.set({ hovered: null, lookupError }),
   );
   const duration = (trace: ImportedTrace) => Math.max(1, trace.report.timeline.duration_ns);
+  const bucketOf = (view: ViewWindow, plotWidth: number) => Math.max(1, (view.t1 - view.t0) / Math.max(100, plotWidth));
+  const threadQuery = new LatestQuery(
+    (a: { tasks: number[]; view: ViewWindow; bucket: number }) => client.traces.threadStates(a.tasks, a.view.t0, a.view.t1, a.bucket),
+    (threads) => store.set({ threads }),
+    (lookupError) => store.set({ lookupError }),
+  );
+  let threadKey = '';
+  const refreshThreads = () => {
+    const { trace, view, plotWidth, threadTasks } = store.get();
+    if (!trace || threadTasks.length === 0) return;
+    const bucket = bucketOf(view, plotWidth);
+    const key = `${view.t0}:${view.t1}:${bucket}:${threadTasks.join(',')}`;
+    if (key === threadKey) return;
+    threadKey = key;
+    threadQuery.request({ tasks: threadTasks, view, bucket });
+  };
 
   const refresh = () => {
     const { trace, view, plotWidth } = store.get();
     if (!trace) return;
-    const bucket = Math.max(1, (view.t1 - view.t0) / Math.max(100, plotWidth));
+    const bucket = bucketOf(view, plotWidth);
+    refreshThreads();
     const dump = trace.report.eevdf.samples > 0;
     cache.want({ key: 'trace', view, bucket, end: duration(trace) + 1 }, async (r) => {
       const [spans, eevdf] = await Promise.all([client.traces.window(r.t0, r.t1, r.bucket, MARKER_LIMIT), dump ? client.traces.eevdf(r.t0, r.t1, EEVDF_LIMIT) : null]);
@@ -98,15 +123,23 @@ export function createReplay({ client, hub }: ShellCtx) {
       const sameFile = prev !== null && prev.file === trace.file && prev.size === trace.size;
       cache.reset();
       records.drop();
+      threadQuery.drop();
+      threadKey = '';
       store.set({ ...INITIAL, trace, view: { t0: 0, t1: duration(trace) }, plotWidth: store.get().plotWidth, runs: sameFile ? store.get().runs : [] });
     },
     close: () => {
       cache.reset();
       records.drop();
+      threadQuery.drop();
+      threadKey = '';
       store.set({ ...INITIAL, plotWidth: store.get().plotWidth });
     },
     setView: (t0: number, t1: number) => store.set({ view: { t0, t1 } }),
     setCursor: (cursor: number) => store.set({ cursor }),
+    /** The thread tracks scrolled into view (their states are fetched for the view). */
+    setThreadTasks: (threadTasks: number[]) => store.set({ threadTasks }),
+    /** A task picked on its thread track (or none). */
+    select: (selection: number | null) => store.set({ selection, span: null }),
     setWidth: (plotWidth: number) => store.set({ plotWidth }),
     /** What is under the pointer: an EEVDF sample, or a CPU's span and its nearest record. */
     hover: (t: ReplayTarget | null) => {
@@ -118,10 +151,16 @@ export function createReplay({ client, hub }: ShellCtx) {
         if (!eevdf) return;
         const pid = eevdf.pid[t.row];
         const comm = trace.report.eevdf.tasks.find((x) => x.pid === pid)?.comm ?? '';
-        return store.set({ sample: { data: eevdf, row: t.row, comm, origin: trace.report.timeline.origin_ns } });
+        return store.set({ sample: { data: eevdf, row: t.row, comm, origin: trace.report.timeline.origin_ns }, hoveredDepth: null });
+      }
+      if (t.kind === 'depth') {
+        const d = window.data?.spans;
+        const i = t.row;
+        const seg = d && i !== null ? { cpu: t.cpu, n: d.depth_n[i], start: d.depth_start[i], end: d.depth_end[i], count: d.depth_count[i] } : { cpu: t.cpu, n: 0, start: t.t, end: t.t, count: 0 };
+        return store.set({ sample: null, hoveredSpan: null, hoveredDepth: seg });
       }
       const spans = window.data?.spans;
-      store.set({ sample: null, hoveredSpan: t.span !== null && spans ? spanAt(spans, t.span, trace) : null });
+      store.set({ sample: null, hoveredDepth: null, hoveredSpan: t.span !== null && spans ? spanAt(spans, t.span, trace) : null });
       records.request(t);
     },
     /** A click: the task of the span under the pointer is selected, and a single span described. */

@@ -148,6 +148,50 @@ export type CpuDecisions = {
 };
 
 /**
+ * One CPU's row.
+ */
+export type CpuDiff = { cpu: number; figures: Array<Figure>; flagged: number };
+
+/**
+ * One CPU's figures in the window.
+ */
+export type CpuMetrics = {
+  cpu: number;
+  /**
+   * Time a task ran on it.
+   */
+  busy_ns: number;
+  /**
+   * `sched_switch` records on it.
+   */
+  switches: number;
+  /**
+   * The part of the window where its runqueue depth is known (from its first `sched_switch`).
+   */
+  known_ns: number;
+  /**
+   * Time at depth `d` (index `d`, the running task counted) within `known_ns`.
+   */
+  depth_ns: Array<number>;
+  /**
+   * Largest depth held for a non-zero time.
+   */
+  max_depth: number;
+  /**
+   * Time-weighted mean depth over `known_ns`, ×1000.
+   */
+  mean_depth_milli: number;
+  /**
+   * Time at depth 0.
+   */
+  idle_ns: number;
+  /**
+   * Of that, the time another CPU (its depth known) had more than one runnable task.
+   */
+  idle_while_overloaded_ns: number;
+};
+
+/**
  * One CPU's runqueue figures over the trace.
  */
 export type CpuRunqueue = {
@@ -303,6 +347,34 @@ export type DecisionReport = {
 };
 
 /**
+ * The flagging rule's constants, as applied.
+ */
+export type DiffRule = {
+  noise_pct: number;
+  floor_pct_points: number;
+  floor_latency_ns: number;
+  tail_samples: number;
+  quantile_sigmas: number;
+  poisson_sigmas: number;
+  floor_rate_per_s: number;
+  floor_depth: number;
+};
+
+/**
+ * One trace as the diff saw it.
+ */
+export type DiffSide = {
+  /**
+   * Trace clock, ns.
+   */
+  t0: number;
+  t1: number;
+  window_ns: number;
+  tasks: number;
+  migrations_from: MigrationSource;
+};
+
+/**
  * A pick where the model and the kernel differ.
  */
 export type Disagreement = {
@@ -421,6 +493,38 @@ export type EntityState = {
   delayed: boolean;
   protected: boolean;
   buddy: boolean;
+};
+
+/**
+ * One figure of A and B.
+ */
+export type Figure = {
+  /**
+   * `cpu`, `latency_p50`, `switches`, `depth_2`, `depth_4+`, ...
+   */
+  name: string;
+  unit: Unit;
+  /**
+   * `None`: the side has no such figure (the task is not in that trace, no wakeup).
+   */
+  a: number | null;
+  b: number | null;
+  /**
+   * B − A (a missing side counts as 0 for shares and rates).
+   */
+  delta: number | null;
+  /**
+   * (B − A) / A × 100; `None` when A is 0 or missing.
+   */
+  relative_pct: number | null;
+  /**
+   * The raw counts behind a rate (A, B).
+   */
+  counts: [number, number] | null;
+  /**
+   * Above the noise level and the floor (module docs).
+   */
+  flagged: boolean;
 };
 
 /**
@@ -575,6 +679,18 @@ export type LatencyCols = {
 };
 
 /**
+ * A distribution of wakeup latencies (ns); the figures are `None` without a sample.
+ */
+export type LatencyStats = {
+  count: number;
+  p50_ns: number | null;
+  p90_ns: number | null;
+  p99_ns: number | null;
+  max_ns: number | null;
+  mean_ns: number | null;
+};
+
+/**
  * A task the shadow leaves out (real-time or idle class, or never ran).
  */
 export type LeftOut = { comm: string; pid: number; prio: number; runtime_ns: number };
@@ -624,6 +740,24 @@ export type MarkerCols = {
   val: Float64Array;
 };
 
+/**
+ * Where the figures are taken: a time window and, optionally, some CPUs.
+ */
+export type MetricsWindow = {
+  /**
+   * Start (inclusive), ns of the trace clock; `None`: the trace's first record.
+   */
+  t0: number | null;
+  /**
+   * End (exclusive), ns of the trace clock; `None`: the trace's last record.
+   */
+  t1: number | null;
+  /**
+   * CPU numbers; `None`: every CPU.
+   */
+  cpus: Array<number> | null;
+};
+
 /** Migrations of a window (`obs::query::migrations`: Migrate rows; none when the window holds more than the limit). */
 export type MigrationCols = {
   /** Time (ns). */ t: Float64Array; /** Task id. */
@@ -632,6 +766,11 @@ export type MigrationCols = {
   to: Uint32Array; /** `MigrateClass` code. */
   class: Uint32Array;
 };
+
+/**
+ * How migrations were counted.
+ */
+export type MigrationSource = 'sched_migrate_task' | 'run_cpu_changes';
 
 /**
  * Something a view needs that the trace does not have.
@@ -910,6 +1049,7 @@ export type Request =
     | { 'type': 'import'; file: File; attach: boolean; chunkBytes?: number }
     | { 'type': 'importWindow'; t0: number; t1: number; bucket: number; limit: number }
     | { 'type': 'eevdfWindow'; t0: number; t1: number; limit: number }
+    | { 'type': 'threadStates'; tasks: Array<number>; t0: number; t1: number; bucket: number }
     | { 'type': 'record'; cpu: number; t: number; tol: number }
     | { 'type': 'span'; index: number }
     | {
@@ -943,6 +1083,7 @@ export type Response =
     | { 'type': 'imported'; trace: ImportedTrace; alignment: Alignment | null }
     | { 'type': 'importWindow'; data: ReplayWindowData }
     | { 'type': 'eevdfWindow'; data: EevdfWindowData }
+    | { 'type': 'threadStates'; data: ThreadStateData }
     | { 'type': 'record'; record: TraceRecordView | null }
     | { 'type': 'span'; span: SpanInfo | null }
     | { 'type': 'shadow'; report: ReplayReport }
@@ -1051,6 +1192,42 @@ export type SpanInfo = {
 };
 
 /**
+ * A stretch of one thread state (trace clock, ns); `cpu` for a run.
+ */
+export type StateSegment = { start: number; end: number; state: ThreadState; cpu: number | null };
+
+/**
+ * Time in each thread state (ns, clipped to the window); see the module docs.
+ */
+export type StateTimes = {
+  running_ns: number;
+  /**
+   * `R`: runnable after a wakeup or a switch-out in `R`.
+   */
+  runnable_ns: number;
+  /**
+   * `R+`: runnable after being preempted.
+   */
+  preempted_ns: number;
+  /**
+   * `S`.
+   */
+  sleeping_ns: number;
+  /**
+   * `D` (any state with the `D` bit).
+   */
+  uninterruptible_ns: number;
+  /**
+   * `T`, `t`, `P`, `I`.
+   */
+  other_ns: number;
+  /**
+   * After a run whose switch-out is missing or not decoded, until the next evidence.
+   */
+  unknown_ns: number;
+};
+
+/**
  * Metrics of a run: what `schedlab simulate --json` prints and the UI's metrics panel reads.
  */
 export type Summary = {
@@ -1098,6 +1275,32 @@ export type Summary = {
 };
 
 /**
+ * One comm's row.
+ */
+export type TaskDiff = {
+  /**
+   * The comm in A (or in B for a comm only in B).
+   */
+  comm: string;
+  /**
+   * The comm in B when `--match` renamed it.
+   */
+  comm_b: string | null;
+  /**
+   * Tasks of that comm summed in each trace.
+   */
+  tasks_a: number;
+  tasks_b: number;
+  /**
+   * CPU time (ns) in each trace.
+   */
+  cpu_ns_a: number;
+  cpu_ns_b: number;
+  figures: Array<Figure>;
+  flagged: number;
+};
+
+/**
  * A task of the scenario.
  */
 export type TaskMeta = {
@@ -1120,6 +1323,41 @@ export type TaskMeta = {
    * of the scenario file, created at its `start`).
    */
   parent?: number;
+};
+
+/**
+ * One task's figures in the window.
+ */
+export type TaskMetrics = {
+  /**
+   * Index into the store's tasks (the replay view's task id).
+   */
+  task: number;
+  pid: number;
+  generation: number;
+  /**
+   * The last comm it had (`<...>` when no record named it).
+   */
+  comm: string;
+  /**
+   * CPU time (on the selected CPUs).
+   */
+  cpu_ns: number;
+  /**
+   * Switch-ins.
+   */
+  switches: number;
+  /**
+   * Switch-outs while still runnable (`R` or `R+`) ...
+   */
+  involuntary: number;
+  /**
+   * ... of which preempted (`R+`).
+   */
+  preempted: number;
+  migrations: number;
+  wakeup_latency: LatencyStats;
+  states: StateTimes;
 };
 
 /**
@@ -1270,6 +1508,48 @@ export type TaskSummary = {
 };
 
 /**
+ * A thread state as the tracks draw it (its column code is the discriminant).
+ */
+export type ThreadState =
+  | 'running'
+  | 'runnable'
+  | 'preempted'
+  | 'sleeping'
+  | 'uninterruptible'
+  | 'idle'
+  | 'stopped'
+  | 'unknown';
+
+/** Thread-state segments of the requested tasks in a window (times in ns after the origin), merged below the bucket (`count` > 1; the longest state names the merged segment): `import::thread_states`. */
+export type ThreadStateCols = {
+  /** Index of the task in the request. */ row: Uint32Array;
+  start: Float64Array;
+  end: Float64Array; /** `ThreadStateCode`. */
+  state: Uint32Array; /** The CPU of a Running segment, else u32::MAX. */
+  cpu: Uint32Array;
+  count: Uint32Array;
+};
+
+/**
+ * Thread-state segments of some tasks in a window, with the window and the tasks asked for.
+ */
+export type ThreadStateData = {
+  t0: number;
+  t1: number;
+  bucket: number;
+  /**
+   * The task ids of the rows.
+   */
+  tasks: Array<number>; /** Index of the task in the request. */
+  row: Uint32Array;
+  start: Float64Array;
+  end: Float64Array; /** `ThreadStateCode`. */
+  state: Uint32Array; /** The CPU of a Running segment, else u32::MAX. */
+  cpu: Uint32Array;
+  count: Uint32Array;
+};
+
+/**
  * The replay view's timeline of the trace.
  */
 export type TimelineReport = {
@@ -1288,6 +1568,24 @@ export type TimelineReport = {
    * CPU → records whose time was earlier than that CPU's previous record (kept).
    */
   out_of_order_by_cpu: { [key in string]: number };
+};
+
+/**
+ * `schedlab diff`'s result.
+ */
+export type TraceDiff = {
+  rule: DiffRule;
+  a: DiffSide;
+  b: DiffSide;
+  /**
+   * Rows by the larger CPU share of the two, then comm.
+   */
+  tasks: Array<TaskDiff>;
+  cpus: Array<CpuDiff>;
+  /**
+   * Flagged figures in all rows.
+   */
+  flagged: number;
 };
 
 /**
@@ -1331,7 +1629,20 @@ export type TraceTask = {
    */
   comms: string;
   prio: number | null;
+  /**
+   * Its process (thread group id) when the trace gives it.
+   */
+  tgid: number | null;
+  /**
+   * Its time on a CPU over the whole trace (ns).
+   */
+  running_ns: number;
 };
+
+/**
+ * What a figure measures.
+ */
+export type Unit = 'percent' | 'ns' | 'per_second' | 'depth';
 
 /**
  * One variant to simulate: a key and its NAME=VALUE overrides.
@@ -1360,6 +1671,31 @@ export type WindowData = {
    * Task ids (and group nodes) whose samples were requested (empty: every task).
    */
   tasks: Array<number>;
+};
+
+/**
+ * The figures of a window: a row per task seen in it, a row per selected CPU.
+ */
+export type WindowMetrics = {
+  /**
+   * The window (trace clock, ns), clamped to the trace.
+   */
+  t0: number;
+  t1: number;
+  window_ns: number;
+  /**
+   * The CPUs the figures are for (`None`: all).
+   */
+  cpus_selected: Array<number> | null;
+  migrations_from: MigrationSource;
+  /**
+   * Tasks with any figure in the window, by store index.
+   */
+  tasks: Array<TaskMetrics>;
+  /**
+   * Selected CPUs, by number.
+   */
+  cpus: Array<CpuMetrics>;
 };
 
 /**
@@ -1475,6 +1811,14 @@ export const EEVDF_WINDOW_COLS_LAYOUT: ColumnLayout<EevdfWindowCols> = {
   state: 'i32',
   nr: 'u32',
   omitted: 'u32',
+};
+export const THREAD_STATE_COLS_LAYOUT: ColumnLayout<ThreadStateCols> = {
+  row: 'u32',
+  start: 'f64',
+  end: 'f64',
+  state: 'u32',
+  cpu: 'u32',
+  count: 'u32',
 };
 
 // Codes stored in columns.
@@ -1710,6 +2054,39 @@ export const WakeKind = {
   schedWakeup: 1,
   schedWakeupNew: 2,
 } as const;
+/** A task's state on its thread-state track (`ThreadStateCols.state`, `import::thread_states::ThreadState`). */
+export const ThreadStateCode = {
+  running: 0,
+  runnable: 1,
+  preempted: 2,
+  sleeping: 3,
+  uninterruptible: 4,
+  idle: 5,
+  stopped: 6,
+  unknown: 7,
+} as const;
+/** ThreadStateCode names, by code. */
+export const THREAD_STATE_NAMES = [
+  'running',
+  'runnable',
+  'preempted',
+  'sleeping',
+  'uninterruptible',
+  'idle',
+  'stopped',
+  'unknown',
+] as const;
+/** ThreadStateCode in words, by code. */
+export const ThreadStateCodeWords: readonly string[] = [
+  'Running',
+  'Runnable',
+  'Runnable (Preempted)',
+  'Sleeping',
+  'Uninterruptible Sleep',
+  'Idle',
+  'Stopped',
+  'Unknown',
+];
 /** Which line of a bpftrace EEVDF dump (`EevdfWindowCols.kind`). */
 export const EevdfSampleKind = {
   task: 0,

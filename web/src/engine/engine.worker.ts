@@ -161,6 +161,7 @@ async function serve(req: Request): Promise<void> {
       return handleImportRequest(importCtx, req);
     case 'importWindow':
     case 'eevdfWindow':
+    case 'threadStates':
     case 'record':
     case 'span':
     case 'closeImport':

@@ -6,6 +6,7 @@ import { failure } from './client';
 import type {
   Alignment,
   EevdfWindowData,
+  ThreadStateData,
   ImportedTrace,
   ImportProgress,
   ReplayReport,
@@ -50,6 +51,13 @@ export class ImportClient {
   async eevdf(t0: number, t1: number, limit: number): Promise<EevdfWindowData> {
     const r = await this.send({ type: 'eevdfWindow', t0, t1, limit });
     if (r.type !== 'eevdfWindow') fail(r);
+    return r.data;
+  }
+
+  /** Thread-state segments of `tasks` in [t0, t1), merged below `bucket` ns. */
+  async threadStates(tasks: number[], t0: number, t1: number, bucket: number): Promise<ThreadStateData> {
+    const r = await this.send({ type: 'threadStates', tasks, t0, t1, bucket });
+    if (r.type !== 'threadStates') fail(r);
     return r.data;
   }
 

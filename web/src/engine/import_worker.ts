@@ -8,6 +8,7 @@
 import { ImportHandle, ReplayHandle } from '../generated/wasm/schedlab_wasm';
 import {
   EEVDF_WINDOW_COLS_LAYOUT,
+  THREAD_STATE_COLS_LAYOUT,
   REPLAY_WINDOW_COLS_LAYOUT,
   takeColumns,
   type Alignment,
@@ -33,7 +34,7 @@ export interface WorkerCtx {
 /** The import requests (and `stats`), which this module answers. */
 export type ImportRequest = Extract<
   Request,
-  { type: 'import' | 'importWindow' | 'eevdfWindow' | 'record' | 'span' | 'shadow' | 'closeImport' | 'stats' }
+  { type: 'import' | 'importWindow' | 'eevdfWindow' | 'threadStates' | 'record' | 'span' | 'shadow' | 'closeImport' | 'stats' }
 >;
 
 /** Bytes read from the File per slice. */
@@ -157,6 +158,12 @@ export async function handleImportRequest(ctx: WorkerCtx, req: ImportRequest): P
       if (!current) return noTrace(ctx, id);
       const { cols, transfer } = takeColumns(current.h.eevdf_window(req.t0, req.t1, req.limit), EEVDF_WINDOW_COLS_LAYOUT);
       return ctx.post({ id, type: 'eevdfWindow', data: { ...cols, t0: req.t0, t1: req.t1 } }, transfer);
+    }
+    case 'threadStates': {
+      if (!current) return noTrace(ctx, id);
+      const tasks = Uint32Array.from(req.tasks);
+      const { cols, transfer } = takeColumns(current.h.thread_states(tasks, req.t0, req.t1, req.bucket), THREAD_STATE_COLS_LAYOUT);
+      return ctx.post({ id, type: 'threadStates', data: { ...cols, t0: req.t0, t1: req.t1, bucket: req.bucket, tasks: req.tasks } }, transfer);
     }
     case 'record':
       if (!current) return noTrace(ctx, id);

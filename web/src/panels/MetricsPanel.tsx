@@ -8,6 +8,8 @@ import type { LoadedVariant, ScenarioMeta, Summary } from '../engine/protocol';
 import { formatNs } from '../timeline/time_scale';
 import { taskColor } from '../timeline/palette';
 import { useQuery } from '../state/use_query';
+import { toCsv } from '../base/csv';
+import { download } from './snapshot';
 
 interface Props {
   client: EngineClient;
@@ -134,24 +136,50 @@ const LatencyChart = memo(function LatencyChart({ data }: { data: { key: string;
   );
 });
 
-function DiffTable({ meta, summaries }: { meta: ScenarioMeta; summaries: { key: string; s: Summary }[] }) {
-  const base = summaries[0];
-  const cols: [string, (t: Summary['tasks'][number]) => number, (n: number) => string][] = [
-    ['share %', (t) => t.share_pct, (n) => n.toFixed(2)],
-    ['switches', (t) => t.switches_out, (n) => String(n)],
-    ['mean run', (t) => t.mean_run_ns, formatNs],
-    ['wakeup p99', (t) => t.wakeup_latency_ns.p99, formatNs],
-    ['yields', (t) => t.yields, (n) => String(n)],
+type TaskRow = Summary['tasks'][number];
+/** A column of the metrics table: its heading, its CSV name, the value and how it is shown. */
+type Col = [string, string, (t: TaskRow) => number, (n: number) => string];
+
+/** The metrics table's columns for these runs (vCPU columns when any run has vCPU activity). */
+export function metricColumns(summaries: { s: Summary }[]): Col[] {
+  const cols: Col[] = [
+    ['share %', 'share_pct', (t) => t.share_pct, (n) => n.toFixed(2)],
+    ['switches', 'switches_out', (t) => t.switches_out, (n) => String(n)],
+    ['mean run', 'mean_run_ns', (t) => t.mean_run_ns, formatNs],
+    ['wakeup p99', 'wakeup_p99_ns', (t) => t.wakeup_latency_ns.p99, formatNs],
+    ['yields', 'yields', (t) => t.yields, (n) => String(n)],
   ];
   // vCPU scenarios: guest progress and the directed-yield machinery.
   if (summaries.some(({ s }) => s.tasks.some((t) => t.guest_locks + t.ipis_answered + t.yield_to_calls > 0))) {
     cols.push(
-      ['guest ops', (t) => t.guest_locks + t.ipis_answered, (n) => String(n)],
-      ['PLE exits', (t) => t.ple_exits, (n) => String(n)],
-      ['yield_to', (t) => t.yield_to_calls, (n) => String(n)],
-      ['IPI latency', (t) => t.ipi_latency_ns_mean, formatNs],
+      ['guest ops', 'guest_ops', (t) => t.guest_locks + t.ipis_answered, (n) => String(n)],
+      ['PLE exits', 'ple_exits', (t) => t.ple_exits, (n) => String(n)],
+      ['yield_to', 'yield_to_calls', (t) => t.yield_to_calls, (n) => String(n)],
+      ['IPI latency', 'ipi_latency_ns_mean', (t) => t.ipi_latency_ns_mean, formatNs],
     );
   }
+  return cols;
+}
+
+/** The metrics of every task under every variant as CSV (raw numbers: ns, %, counts). */
+export function metricsCsv(meta: ScenarioMeta, summaries: { key: string; s: Summary }[]): string {
+  const extra: [string, (t: TaskRow) => number][] = [
+    ['cpu_time_ns', (t) => t.cpu_time_ns],
+    ['wakeups', (t) => t.wakeups],
+    ['wakeup_p50_ns', (t) => t.wakeup_latency_ns.p50],
+    ['wakeup_max_ns', (t) => t.wakeup_latency_ns.max],
+  ];
+  const cols = metricColumns(summaries);
+  const header = ['task', 'variant', ...cols.map((c) => c[1]), ...extra.map((e) => e[0])];
+  const rows = meta.tasks.flatMap((task, ti) =>
+    summaries.map(({ key, s }) => [task.name, key, ...cols.map((c) => c[2](s.tasks[ti])), ...extra.map((e) => e[1](s.tasks[ti]))]),
+  );
+  return toCsv(header, rows);
+}
+
+function DiffTable({ meta, summaries }: { meta: ScenarioMeta; summaries: { key: string; s: Summary }[] }) {
+  const base = summaries[0];
+  const cols = metricColumns(summaries);
   return (
     <table className="diff" data-testid="metrics-table">
       <thead>
@@ -169,7 +197,7 @@ function DiffTable({ meta, summaries }: { meta: ScenarioMeta; summaries: { key: 
             <tr key={`${ti}-${key}`}>
               <td>{vi === 0 ? task.name : ''}</td>
               <td>{key}</td>
-              {cols.map(([c, f, fmt]) => {
+              {cols.map(([c, , f, fmt]) => {
                 const val = f(s.tasks[ti]);
                 const d = vi === 0 ? null : val - f(base.s.tasks[ti]);
                 return (
@@ -184,6 +212,28 @@ function DiffTable({ meta, summaries }: { meta: ScenarioMeta; summaries: { key: 
         )}
       </tbody>
     </table>
+  );
+}
+
+/** Copy and download buttons for a CSV text. */
+export function CsvButtons({ csv, name, testid }: { csv: () => string; name: string; testid: string }) {
+  const [copied, setCopied] = useState<string | null>(null);
+  return (
+    <span className="csv-buttons" data-testid={testid}>
+      <button
+        onClick={() => {
+          const text = csv();
+          navigator.clipboard?.writeText(text).then(
+            () => setCopied('copied'),
+            () => setCopied('the clipboard refused; use Download'),
+          );
+        }}
+      >
+        Copy CSV
+      </button>
+      <button onClick={() => download(csv(), name, 'text/csv')}>Download CSV</button>
+      {copied && <small className="muted"> {copied}</small>}
+    </span>
   );
 }
 
@@ -210,7 +260,10 @@ export const MetricsPanel = memo(function MetricsPanel({ client, run, meta, load
         <LatencyChart data={latencies.data ?? NO_LATENCIES} />
       </div>
       <div className="diff-wrap">
-        <h3>{loaded.length > 1 ? `Metrics, Δ against ${loaded[0].key}` : 'Metrics'}</h3>
+        <h3>
+          {loaded.length > 1 ? `Metrics, Δ against ${loaded[0].key}` : 'Metrics'}{' '}
+          <CsvButtons csv={() => metricsCsv(meta, loaded.map((v) => ({ key: v.key, s: v.summary })))} name={`${(meta.name || 'scenario').replace(/[^\w.-]+/g, '-')}-metrics.csv`} testid="metrics-csv" />
+        </h3>
         <DiffTable meta={meta} summaries={loaded.map((v) => ({ key: v.key, s: v.summary }))} />
         <small className="muted">digests: {loaded.map((v) => `${v.key} ${v.digest}`).join(' · ')}</small>
       </div>

@@ -19,7 +19,9 @@
 //!
 //! What the trace cannot show: tasks that were runnable but waiting when the trace began are
 //! counted only from their first appearance, so early depths can be too low; a CPU counts as idle
-//! (depth 0) only from its first `sched_switch`, before which its state is unknown. The depth is
+//! (depth 0), and as overloaded (depth ≥ 2) for the others' idle-while-overloaded time, only from
+//! its first `sched_switch`, before which its state is unknown (a CPU the trace has no switch of,
+//! e.g. one left out by `tracing_cpumask`, only collects the wakeups aimed at it). The depth is
 //! never negative: only a counted task is ever taken off.
 
 use super::record::{PrevState, WakeKind};
@@ -49,6 +51,8 @@ pub struct CpuRunqueue {
 pub struct RunqueueDepth {
     pub t0: u64,
     pub t1: u64,
+    /// Per CPU, its first `sched_switch` (from when its depth is known), or `None`.
+    pub known_from: Vec<Option<u64>>,
     pub first: Vec<u32>,
     pub ts: Vec<u64>,
     pub depth: Vec<u32>,
@@ -72,7 +76,7 @@ struct Sweep {
     depth: Vec<u32>,
     /// Whether the CPU had its first `sched_switch` (its idleness is known).
     known: Vec<bool>,
-    /// CPUs with depth ≥ 2, and the integral of the time at least one had.
+    /// Known CPUs with depth ≥ 2, and the integral of the time at least one had.
     overloaded: u32,
     over_int: u64,
     /// Idle since (time, `over_int` then), per CPU.
@@ -113,9 +117,9 @@ impl Sweep {
             }
         }
         self.last_change[c] = now;
-        if old >= 2 && new < 2 {
+        if self.known[c] && old >= 2 && new < 2 {
             self.overloaded -= 1;
-        } else if old < 2 && new >= 2 {
+        } else if self.known[c] && old < 2 && new >= 2 {
             self.overloaded += 1;
         }
         self.depth[c] = new;
@@ -163,6 +167,9 @@ impl Sweep {
             self.last_change[c] = self.now;
             if self.depth[c] == 0 {
                 self.idle_since[c] = Some((self.now, self.over_int));
+            }
+            if self.depth[c] >= 2 {
+                self.overloaded += 1;
             }
         }
     }
@@ -271,7 +278,8 @@ impl RunqueueDepth {
                 }
             }
         }
-        let mut out = RunqueueDepth { t0, t1, first: vec![0], cpus: s.stats, ..Default::default() };
+        let known_from = (0..ncpus).map(|c| s.known[c].then_some(s.known_since[c])).collect();
+        let mut out = RunqueueDepth { t0, t1, known_from, first: vec![0], cpus: s.stats, ..Default::default() };
         for p in s.points {
             for (t, d) in p {
                 out.ts.push(t);

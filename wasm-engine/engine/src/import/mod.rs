@@ -24,17 +24,24 @@
 //! in, wakeup links, window queries, and [`depth::RunqueueDepth`]: each CPU's runqueue depth
 //! over time and its idle time while another CPU was overloaded), [`inspect`] (the record nearest a time on a CPU) and
 //! [`align`] (a bpftrace EEVDF dump moved onto the trace's clock).
+//!
+//! Figures over a window, and two traces compared: [`metrics`] (per task CPU time, wakeup
+//! latency, switches, migrations, thread-state times; per CPU runqueue depth and
+//! idle-while-overloaded time; CSV) and [`diff`] (two captures matched by comm, each figure with
+//! its difference and a flag above the run-to-run noise: `schedlab diff`).
 
 pub mod align;
 pub mod clock;
 pub mod dat;
 pub mod depth;
 pub mod detect;
+pub mod diff;
 pub mod eevdf;
 pub mod ftrace;
 pub mod inspect;
 pub mod lex;
 pub mod lines;
+pub mod metrics;
 pub mod payload;
 pub mod perf;
 pub mod perfetto;
@@ -43,6 +50,7 @@ pub mod report;
 pub mod store;
 pub mod summary;
 pub mod text;
+pub mod thread_states;
 pub mod timeline;
 
 pub use detect::{binary_kind, Binary, Format};

@@ -380,6 +380,9 @@ pub trait TraceSink {
     /// line of `schedlab-capture.sh`), and `eevdf_version`, `eevdf_clock`, `eevdf_trace_clock`,
     /// `eevdf_cpu_mask`, `eevdf_comm_prefix` (a `schedlab-eevdf.bt` dump's header). Default: ignored.
     fn meta(&mut self, _key: &str, _value: &str, _line: u64) {}
+    /// The thread group (process) of `pid` at `ts`: the `(TGID)` column of tracefs text with the
+    /// `record-tgid` option, `perf script`'s `pid/tid`. Default: ignored.
+    fn tgid(&mut self, _pid: i32, _tgid: i32, _ts: u64) {}
 }
 
 #[cfg(test)]

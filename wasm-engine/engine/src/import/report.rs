@@ -9,6 +9,7 @@ use super::inspect::{state_text, view, RecordRef, RecordView};
 use super::record::EevdfEntity;
 use super::store::TraceStore;
 use super::summary::{EevdfTaskRow, ImportSummary};
+use super::thread_states::{ThreadState, ThreadStates};
 use super::timeline::{TraceTimeline, NONE};
 use super::EevdfSample;
 use serde::Serialize;
@@ -136,19 +137,26 @@ pub struct TraceTask {
     /// All of them, joined with ` → `.
     pub comms: String,
     pub prio: Option<i32>,
+    /// Its process (thread group id) when the trace gives it.
+    pub tgid: Option<i32>,
+    /// Its time on a CPU over the whole trace (ns).
+    pub running_ns: u64,
 }
 
-/// The task table of `store`.
-pub fn trace_tasks(store: &TraceStore) -> Vec<TraceTask> {
+/// The task table of `store`, with each task's running time from `states` (0 without).
+pub fn trace_tasks(store: &TraceStore, states: Option<&ThreadStates>) -> Vec<TraceTask> {
     store
         .tasks
         .iter()
-        .map(|t| TraceTask {
+        .enumerate()
+        .map(|(i, t)| TraceTask {
             pid: t.pid,
             generation: t.generation,
             comm: t.comms.last().map_or("<...>", |&c| store.comms.get(c)).to_string(),
             comms: store.task_comm(t),
             prio: t.prio,
+            tgid: t.tgid,
+            running_ns: states.and_then(|s| s.totals.get(i)).map_or(0, |a| a[ThreadState::Running as usize]),
         })
         .collect()
 }

@@ -73,6 +73,8 @@ pub struct Task {
     pub dead: bool,
     /// The last `prio` printed for it (sched_switch, wakeup, migrate; 100..=139 fair).
     pub prio: Option<i32>,
+    /// Its thread group (process id), when the trace gives it ([`TraceSink::tgid`]).
+    pub tgid: Option<i32>,
 }
 
 /// sched_switch columns.
@@ -233,6 +235,7 @@ impl TraceStore {
             exited: false,
             dead: false,
             prio: None,
+            tgid: None,
         });
         self.live.insert(pid, idx);
         idx
@@ -319,6 +322,11 @@ impl TraceStore {
 }
 
 impl TraceSink for TraceStore {
+    fn tgid(&mut self, pid: i32, tgid: i32, ts: u64) {
+        let t = self.task_for(pid, "<...>", ts) as usize;
+        self.tasks[t].tgid = Some(tgid);
+    }
+
     fn record(&mut self, rec: TraceRecord) {
         self.records += 1;
         let ev = self.events.intern(&rec.event);

@@ -307,6 +307,9 @@ impl Parser {
                     }
                 }
                 self.stats.records += 1;
+                if let Some(tgid) = e.tgid.filter(|_| e.pid != 0) {
+                    sink.tgid(e.pid, tgid, e.ts_ns);
+                }
                 sink.record(TraceRecord {
                     ts_ns: e.ts_ns,
                     cpu: e.cpu,

@@ -325,6 +325,11 @@ impl TraceTimeline {
         out
     }
 
+    /// The CPU of span `i`.
+    pub fn cpu_of(&self, i: usize) -> u32 {
+        (self.cpu_first.partition_point(|&f| f as usize <= i) - 1) as u32
+    }
+
     /// The span of CPU `cpu` running at `t` (absolute), if any.
     pub fn span_at(&self, cpu: u32, t: u64) -> Option<usize> {
         if cpu >= self.ncpus {

@@ -700,6 +700,16 @@ impl TraceSink for Observed {
         };
         self.now = ts;
         self.repicked(&rec);
+        // Before a CPU's first switch its records name the task current there (switched in
+        // before the trace began). Its run there is not counted (it has no known start), but
+        // its flags are: its first switch-out is told a yield or a preemption by them.
+        if self.cpu_cur[rec.cpu as usize].is_none() && rec.pid != 0 && rec.event != "sched_switch" {
+            if let Some(&i) = self.by_pid.get(&rec.pid) {
+                if self.tasks[i as usize].on_cpu.is_none() {
+                    self.tasks[i as usize].last_flags = rec.flags;
+                }
+            }
+        }
         if let Some(cur) = self.cpu_cur[rec.cpu as usize] {
             if self.tasks[cur as usize].pid != rec.pid {
                 // A task's own sched_stat_runtime says how long it has been running.

@@ -120,23 +120,45 @@ function SpanLine({ s }: { s: HoveredSpan }) {
   );
 }
 
+/** The runqueue-depth segment under the pointer (count 0: no depth known there). */
+export interface HoveredDepth {
+  cpu: number;
+  n: number;
+  start: number;
+  end: number;
+  /** Segments merged into it (> 1 at coarse zoom: n is their largest depth). */
+  count: number;
+}
+
+function DepthLine({ d }: { d: HoveredDepth }) {
+  if (d.count === 0) return <p data-testid="hovered-depth">CPU {d.cpu}: no runqueue depth known here (before its first record, or idle).</p>;
+  return (
+    <p data-testid="hovered-depth">
+      CPU {d.cpu}: <b>{d.n}</b> runnable {d.count > 1 ? `at most (${d.count} changes merged at this zoom)` : `(the running task ${d.n > 1 ? `and ${d.n - 1} waiting` : 'alone'})`}, {formatNs(d.start)} → {formatNs(d.end)} ({formatNs(d.end - d.start)})
+    </p>
+  );
+}
+
 interface Props {
   hovered: TraceRecordView | null;
   hoveredSpan: HoveredSpan | null;
+  hoveredDepth?: HoveredDepth | null;
   sample: EevdfSampleRef | null;
   span: SpanInfo | null;
 }
 
-export const RecordInspector = memo(function RecordInspector({ hovered, hoveredSpan, sample, span }: Props) {
+export const RecordInspector = memo(function RecordInspector({ hovered, hoveredSpan, hoveredDepth, sample, span }: Props) {
   return (
     <section className="record-inspector" aria-label="record inspector" data-testid="record-inspector">
       <h3>Under the pointer</h3>
       {sample ? (
         <EevdfSample s={sample} />
+      ) : hoveredDepth ? (
+        <DepthLine d={hoveredDepth} />
       ) : (
         <>
           {hoveredSpan && <SpanLine s={hoveredSpan} />}
-          {hovered ? <RecordTable r={hovered} testid="hovered-record" /> : <p className="muted">Point at a CPU lane to see the nearest record.</p>}
+          {hovered ? <RecordTable r={hovered} testid="hovered-record" /> : <p className="muted">Point at a CPU lane to see the nearest record, or at a depth track for its runnable tasks.</p>}
         </>
       )}
       <h3>Picked run</h3>

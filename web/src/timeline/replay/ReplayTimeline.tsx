@@ -5,7 +5,7 @@
 // The canvas reports what it drew in data attributes (data-spans-drawn, data-state-caps-*,
 // data-wakeup-links, data-migrations, data-eevdf-lanes, data-eevdf-points, data-depth-*, …) and
 // its geometry (data-lane-h, data-row-pitch, data-eevdf-top).
-import { memo, useEffect, useLayoutEffect, useMemo, useRef, useState, type RefObject } from 'react';
+import { memo, useEffect, useLayoutEffect, useMemo, useRef } from 'react';
 import type { EevdfWindowData, ImportedTrace, ReplayWindowData } from '../../engine/protocol';
 import { ENTITY_LANE_H, GUTTER_W, SECTION_GAP } from '../layout';
 import { TimeAxis } from '../TimeAxis';
@@ -17,6 +17,7 @@ import { DEPTH_MORE_COLOUR, DEPTH_ONE_COLOUR, renderDepthTracks } from './render
 import { formatNs, makeTimeScale } from '../time_scale';
 import { STATE_COLOURS, STATE_WORDS, type StateKind } from './states';
 import { timeAtX, useReplayInput } from './use_replay_input';
+import { useWidth } from './use_width';
 
 /** How far from the pointer a record may be to count as under it, px. */
 export const HOVER_PX = 24;
@@ -31,7 +32,16 @@ export function replayRows(cpus: number): { laneH: number; depthH: number; pitch
 /** What is under the pointer. */
 export type ReplayTarget =
   | { kind: 'cpu'; cpu: number; t: number; tol: number; span: number | null }
+  | { kind: 'depth'; cpu: number; t: number; row: number | null }
   | { kind: 'eevdf'; row: number };
+
+/** The runqueue-depth segment row of `data` on `cpu` covering time t, if any. */
+export function depthRowAt(data: ReplayWindowData, cpu: number, t: number): number | null {
+  for (let i = 0; i < data.depth_cpu.length; i++) {
+    if (data.depth_cpu[i] === cpu && data.depth_start[i] <= t && t < data.depth_end[i]) return i;
+  }
+  return null;
+}
 
 export interface ReplayTimelineProps {
   trace: ImportedTrace;
@@ -47,23 +57,6 @@ export interface ReplayTimelineProps {
   onPick: (t: ReplayTarget | null) => void;
   /** Reports the plot width (for the window's bucket). */
   onWidth?: (w: number) => void;
-}
-
-function useWidth(ref: RefObject<HTMLElement | null>): number {
-  const [width, setWidth] = useState(0);
-  useEffect(() => {
-    const el = ref.current;
-    if (!el) return;
-    setWidth(el.clientWidth);
-    if (typeof ResizeObserver === 'undefined') return;
-    const ro = new ResizeObserver((entries) => {
-      const w = entries[0]?.contentRect.width;
-      if (w !== undefined) setWidth(Math.floor(w));
-    });
-    ro.observe(el);
-    return () => ro.disconnect();
-  }, [ref]);
-  return width;
 }
 
 const LEGEND: StateKind[] = ['preempted', 'runnable', 'sleeping', 'disk', 'idle', 'stopped', 'lost'];
@@ -129,7 +122,9 @@ function ReplayTimelineImpl(p: ReplayTimelineProps) {
     const px = (view.t1 - view.t0) / Math.max(1, width - GUTTER_W);
     if (y >= 0 && y < cpus * rows.pitch) {
       const cpu = Math.floor(y / rows.pitch);
-      if (y - cpu * rows.pitch >= rows.laneH) return null;
+      const dy = y - cpu * rows.pitch;
+      if (dy >= rows.laneH + 2 && dy < rows.laneH + 2 + rows.depthH) return { kind: 'depth', cpu, t, row: data ? depthRowAt(data, cpu, t) : null };
+      if (dy >= rows.laneH) return null;
       return { kind: 'cpu', cpu, t, tol: HOVER_PX * px, span: data ? spanRowAt(data, cpu, t, px) : null };
     }
     const row = eevdfHit.current?.sampleAt(x, y) ?? null;

@@ -1,0 +1,281 @@
+// The replay view's thread-state tracks, as Perfetto shows them: one track per thread, grouped
+// by process, busiest first; a filter by name or pid; pinned threads on top; processes that
+// collapse; the selected thread's wakeups as arrows from waker to wakee, and a click on a
+// Runnable stretch that began at a wakeup goes to the waker's track. Only the rows in the
+// scrolled viewport are drawn (one sticky canvas) and asked of the
+// engine (onVisible); the labels are buttons, so the tracks are reachable from the keyboard:
+// Enter on a process collapses it, on a thread selects it, P pins or unpins it (the pin
+// button beside each name does it with the mouse). The canvas
+// reports what it drew in data attributes (data-thread-tracks, data-thread-segments,
+// data-thread-states-*).
+import { memo, useEffect, useLayoutEffect, useMemo, useRef, useState, type KeyboardEvent } from 'react';
+import { ThreadStateCode, ThreadStateCodeWords, type ImportedTrace, type ReplayWindowData, type ThreadStateData } from '../../engine/protocol';
+import { GUTTER_W } from '../layout';
+import { cancelRedraw, scheduleRedraw } from '../raf_scheduler';
+import { formatNs, makeTimeScale } from '../time_scale';
+import { renderThreadTracks, THREAD_ROW_H, THREAD_STATE_COLOURS } from './render_threads';
+import { processOf, trackRows, visibleTasks, type TrackRow } from './thread_tracks';
+import { useWidth } from './use_width';
+
+/** Height of the scrolled viewport at most, CSS px. */
+const VIEWPORT_MAX = 420;
+
+export interface ThreadTracksProps {
+  trace: ImportedTrace;
+  data: ThreadStateData | null;
+  /** The replay window (its wakeups: who woke whom). */
+  wakes: ReplayWindowData | null;
+  view: { t0: number; t1: number };
+  selection: number | null;
+  /** The task ids of the thread rows now visible (the engine is asked for their states). */
+  onVisible: (tasks: number[]) => void;
+  onSelect: (task: number | null) => void;
+}
+
+interface Hover {
+  x: number;
+  y: number;
+  text: string;
+}
+
+/** The wakeup of `task` at exactly `t` (the start of a Runnable segment after a sleep), if the
+ * window holds it. */
+export function wakeupAt(w: ReplayWindowData | null, task: number, t: number): number | null {
+  if (!w) return null;
+  for (let j = 0; j < w.wake_t.length; j++) if (w.wake_wakee[j] === task && w.wake_t[j] === t) return j;
+  return null;
+}
+
+/** The segment of `task` under time t in `data`, if any. */
+function segmentAt(data: ThreadStateData, task: number, t: number, tol: number): number | null {
+  const row = data.tasks.indexOf(task);
+  if (row < 0) return null;
+  let best: number | null = null;
+  let bestD = Infinity;
+  for (let j = 0; j < data.row.length; j++) {
+    if (data.row[j] !== row) continue;
+    const d = t < data.start[j] ? data.start[j] - t : t > data.end[j] ? t - data.end[j] : 0;
+    if (d <= tol && d < bestD) [best, bestD] = [j, d];
+  }
+  return best;
+}
+
+function ThreadTracksImpl(p: ThreadTracksProps) {
+  const { trace, data, wakes, view, selection, onVisible } = p;
+  const root = useRef<HTMLDivElement>(null);
+  const scroller = useRef<HTMLDivElement>(null);
+  const canvasRef = useRef<HTMLCanvasElement>(null);
+  const width = useWidth(root);
+  const [filter, setFilter] = useState('');
+  const [pinned, setPinned] = useState<number[]>([]);
+  const [collapsed, setCollapsed] = useState<ReadonlySet<string>>(new Set());
+  const [scrollTop, setScrollTop] = useState(0);
+  const [hover, setHover] = useState<Hover | null>(null);
+  const rows = useMemo(() => trackRows(trace.tasks, { filter, pinned, collapsed }), [trace, filter, pinned, collapsed]);
+  const threads = rows.filter((r) => r.kind === 'thread').length;
+  const processes = useMemo(() => new Set(trace.tasks.filter((t) => t.pid !== 0).map(processOf)).size, [trace]);
+  const total = rows.length * THREAD_ROW_H;
+  const viewportH = Math.min(VIEWPORT_MAX, Math.max(total, THREAD_ROW_H));
+  const first = Math.floor(scrollTop / THREAD_ROW_H);
+  const last = Math.min(rows.length, Math.ceil((scrollTop + viewportH) / THREAD_ROW_H) + 1);
+  const offset = scrollTop - first * THREAD_ROW_H;
+
+  const visibleKey = visibleTasks(rows, first, last).join(',');
+  useEffect(() => {
+    onVisible(visibleKey ? visibleKey.split(',').map(Number) : []);
+  }, [visibleKey, onVisible]);
+
+  // A task selected elsewhere (a CPU lane) is scrolled into view.
+  useEffect(() => {
+    const el = scroller.current;
+    if (selection === null || !el) return;
+    const i = rows.findIndex((r) => r.kind === 'thread' && r.task === selection);
+    if (i < 0) return;
+    const y = i * THREAD_ROW_H;
+    if (y < el.scrollTop || y + THREAD_ROW_H > el.scrollTop + viewportH) el.scrollTop = Math.max(0, y - viewportH / 2);
+    // Only when the selection changes, not while the user scrolls.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [selection]);
+
+  useLayoutEffect(() => {
+    const canvas = canvasRef.current;
+    if (!canvas) return;
+    scheduleRedraw(() => {
+      const dpr = window.devicePixelRatio || 1;
+      const w = Math.max(0, Math.round(width * dpr));
+      const h = Math.max(0, Math.round(viewportH * dpr));
+      if (canvas.width !== w) canvas.width = w;
+      if (canvas.height !== h) canvas.height = h;
+      const ctx = canvas.getContext('2d');
+      if (!ctx) return;
+      ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+      ctx.clearRect(0, 0, width, viewportH);
+      const scale = makeTimeScale(view.t0, view.t1, GUTTER_W, width);
+      const r = renderThreadTracks(ctx, { rows, first, last, offset, data, scale, width, height: viewportH, selection, wakes });
+      const ds = canvas.dataset;
+      ds.threadTracks = String(r.tracks);
+      ds.threadSegments = String(r.segments);
+      ds.threadWakeArrows = String(r.wakeArrows);
+      ds.threadWakeStubs = String(r.wakeStubs);
+      for (const [k, n] of Object.entries(r.byState)) ds[`threadStates${k[0].toUpperCase()}${k.slice(1)}`] = String(n);
+    }, canvas);
+  }, [rows, first, last, offset, data, view, width, viewportH, selection, wakes]);
+
+  useEffect(() => {
+    const canvas = canvasRef.current;
+    return () => {
+      if (canvas) cancelRedraw(canvas);
+    };
+  }, []);
+
+  const rowAt = (y: number): TrackRow | null => rows[Math.floor((y + scrollTop) / THREAD_ROW_H)] ?? null;
+  const at = (e: { clientX: number; clientY: number }) => {
+    const r = canvasRef.current?.getBoundingClientRect();
+    if (!r) return null;
+    const x = e.clientX - r.left;
+    const y = e.clientY - r.top;
+    if (x < GUTTER_W || width <= GUTTER_W) return null;
+    const row = rowAt(y);
+    if (!row || row.kind !== 'thread') return null;
+    const px = (view.t1 - view.t0) / (width - GUTTER_W);
+    return { x, y, row, t: view.t0 + (x - GUTTER_W) * px, px };
+  };
+  /** The segment under the pointer and, for a Runnable one that began at a wakeup, its waker. */
+  const under = (e: { clientX: number; clientY: number }) => {
+    const a = at(e);
+    const j = a && data ? segmentAt(data, a.row.task, a.t, a.px) : null;
+    if (!a || j === null || !data) return null;
+    const w = data.state[j] === ThreadStateCode.runnable && data.count[j] === 1 ? wakeupAt(wakes, a.row.task, data.start[j]) : null;
+    const waker = w !== null && wakes ? wakes.wake_waker[w] : null;
+    return { a, j, w, waker: waker !== null && trace.tasks[waker]?.pid !== 0 ? waker : null };
+  };
+  const onMove = (e: React.PointerEvent) => {
+    const u = under(e);
+    if (!u || !data) return setHover(null);
+    const { a, j, w } = u;
+    const words = ThreadStateCodeWords[data.state[j]] ?? '?';
+    const cpu = data.cpu[j] !== 0xffffffff ? ` on CPU ${data.cpu[j]}` : '';
+    const merged = data.count[j] > 1 ? ` (${data.count[j]} merged; the longest named)` : '';
+    let by = '';
+    if (w !== null && wakes) {
+      const t = trace.tasks[wakes.wake_waker[w]];
+      by = u.waker !== null && t ? ` — woken by ${t.comm} ${t.pid} on CPU ${wakes.wake_cpu[w]} (click: go to its track)` : ` — woken on CPU ${wakes.wake_cpu[w]} from idle or an interrupt`;
+    }
+    setHover({ x: a.x, y: a.y, text: `${a.row.label}: ${words}${cpu} for ${formatNs(data.end[j] - data.start[j])}, ${formatNs(data.start[j])}–${formatNs(data.end[j])}${merged}${by}` });
+  };
+
+  const togglePin = (task: number) => setPinned((ps) => (ps.includes(task) ? ps.filter((x) => x !== task) : [...ps, task]));
+  const toggleCollapse = (proc: string) =>
+    setCollapsed((cs) => {
+      const next = new Set(cs);
+      if (!next.delete(proc)) next.add(proc);
+      return next;
+    });
+  const onLabelKey = (e: KeyboardEvent, r: TrackRow) => {
+    if (r.kind === 'thread' && (e.key === 'p' || e.key === 'P')) {
+      e.preventDefault();
+      e.stopPropagation();
+      togglePin(r.task);
+    }
+  };
+
+  return (
+    <section ref={root} className="thread-tracks" aria-label="thread states" data-testid="thread-tracks">
+      <div className="thread-head">
+        <b>Threads</b>
+        <input
+          type="search"
+          value={filter}
+          placeholder="filter: name or pid"
+          aria-label="filter threads by name or pid"
+          data-testid="thread-filter"
+          onChange={(e) => setFilter(e.target.value)}
+        />
+        <span className="muted" data-testid="thread-count">
+          {threads} of {trace.tasks.filter((t) => t.pid !== 0).length} threads · {processes} processes{pinned.length > 0 && ` · ${pinned.length} pinned`}
+        </span>
+        <span className="thread-legend" aria-label="thread state colours">
+          {ThreadStateCodeWords.map((w, c) => (
+            <span key={w}>
+              <i style={{ background: THREAD_STATE_COLOURS[c] }} /> {w}
+            </span>
+          ))}
+        </span>
+      </div>
+      <div
+        ref={scroller}
+        className="thread-scroll"
+        style={{ height: viewportH }}
+        onScroll={(e) => setScrollTop(e.currentTarget.scrollTop)}
+        onPointerMove={onMove}
+        onPointerLeave={() => setHover(null)}
+        onClick={(e) => {
+          // A Runnable stretch after a wakeup leads to the waker's track (the flow from a
+          // wakeup to its waker); anything else selects the track's task.
+          const u = under(e);
+          if (u?.waker != null) return p.onSelect(u.waker);
+          const a = at(e);
+          if (a) p.onSelect(a.row.task);
+        }}
+      >
+        <div style={{ position: 'relative', height: Math.max(total, viewportH) }}>
+          <canvas ref={canvasRef} data-testid="thread-canvas" style={{ position: 'sticky', top: 0, display: 'block', width: Math.max(width, 0), height: viewportH }} />
+          {rows.slice(first, last).map((r, k) => {
+            const top = (first + k) * THREAD_ROW_H;
+            if (r.kind === 'process')
+              return (
+                <button
+                  key={r.key}
+                  className="thread-label process"
+                  style={{ top, width: r.pinnedGroup ? GUTTER_W : undefined }}
+                  aria-expanded={!r.collapsed}
+                  disabled={r.pinnedGroup}
+                  title={r.pinnedGroup ? 'pinned threads' : `process ${r.tgid}: ${r.threads} threads, ${formatNs(r.runningNs)} on a CPU — Enter to ${r.collapsed ? 'expand' : 'collapse'}`}
+                  onClick={() => toggleCollapse(r.proc)}
+                >
+                  {r.pinnedGroup ? '📌 pinned' : `${r.collapsed ? '▸' : '▾'} ${r.label} (${r.threads})`}
+                </button>
+              );
+            return (
+              <div key={r.key} className={`thread-label${r.task === selection ? ' selected' : ''}`} style={{ top }}>
+                <button
+                  className="thread-name"
+                  style={{ paddingLeft: 4 + r.depth * 10 }}
+                  title={`${r.label}: ${formatNs(trace.tasks[r.task]?.running_ns ?? 0)} on a CPU — Enter selects, P ${r.pinned ? 'unpins' : 'pins'}`}
+                  data-task={r.task}
+                  onClick={(e) => {
+                    e.stopPropagation();
+                    p.onSelect(r.task === selection ? null : r.task);
+                  }}
+                  onKeyDown={(e) => onLabelKey(e, r)}
+                >
+                  {r.label}
+                </button>
+                <button
+                  className={`thread-pin${r.pinned ? ' on' : ''}`}
+                  aria-label={`${r.pinned ? 'unpin' : 'pin'} ${r.label}`}
+                  aria-pressed={r.pinned}
+                  title={r.pinned ? 'unpin' : 'pin to the top'}
+                  tabIndex={-1}
+                  onClick={(e) => {
+                    e.stopPropagation();
+                    togglePin(r.task);
+                  }}
+                >
+                  📌
+                </button>
+              </div>
+            );
+          })}
+          {hover && (
+            <div className="thread-hover" style={{ left: Math.min(hover.x + 12, Math.max(0, width - 340)), top: scrollTop + hover.y + 14 }} data-testid="thread-hover">
+              {hover.text}
+            </div>
+          )}
+        </div>
+      </div>
+    </section>
+  );
+}
+
+export const ThreadTracks = memo(ThreadTracksImpl);
