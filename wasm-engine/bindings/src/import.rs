@@ -402,4 +402,29 @@ mod capture_tests {
         let mut w = h.eevdf_window(0.0, 1e12, 1_000_000);
         assert!(w.take_f64("t").len() > 300);
     }
+
+    /// A Perfetto trace (the committed fixture) streams in the worker's way: the capture's
+    /// counts, progress up to the file's size; files in no supported format are refused.
+    #[test]
+    fn perfetto_streams_and_unknown_files_are_refused() {
+        let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../engine/tests/fixtures/perfetto/nice-0-vs-2.compact.pftrace");
+        let bytes = std::fs::read(&p).unwrap();
+        let h = import(&bytes);
+        assert_eq!(h.error(), None);
+        assert!(!h.is_dat());
+        let s: Value = serde_json::from_str(&h.summary()).unwrap();
+        assert_eq!(s["summary"]["format_name"], "Perfetto protobuf trace");
+        assert_eq!(s["summary"]["events"]["sched_switch"], 1022);
+        assert_eq!(h.bytes_done(), bytes.len() as f64);
+        assert!(s["timeline"]["cpus"].as_u64().unwrap() >= 2);
+        for (file, looks) in [
+            (&[0x10u8, 0x05, 0x1a, 0x02, b'a', b'b', 0x10, 0x80, 0x01, 0x25, 1, 2, 3, 4][..], "not a Perfetto trace"),
+            (&b"name = \"x\"\ncpus = 2\n"[..], "text of an unknown tool"),
+        ] {
+            let h = import(file);
+            let e = h.error().expect("refused");
+            assert!(e.starts_with("not a trace schedlab reads: it looks like") && e.contains(looks), "{e}");
+        }
+    }
 }
