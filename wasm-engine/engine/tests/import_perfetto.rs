@@ -136,6 +136,20 @@ fn third_party_traces_match_their_counts() {
         assert_eq!(summary.total_events, stats.records);
         assert_eq!(summary.out_of_order, 0, "{name}: each CPU's records in time order");
         assert!(summary.tasks.iter().any(|t| t.comm != "<...>"), "{name}: task names");
+        // Thread groups from the process tree: the Android 12 trace's lists threads with their
+        // tgid, so some process has several threads on the thread-state tracks (the S20's and
+        // systing's list processes only).
+        let mut groups: BTreeMap<i32, usize> = BTreeMap::new();
+        for t in store.tasks.iter().filter(|t| t.pid != 0) {
+            if let Some(g) = t.tgid {
+                *groups.entry(g).or_default() += 1;
+            }
+        }
+        let grouped = store.tasks.iter().filter(|t| t.tgid.is_some()).count();
+        eprintln!("{name}: {grouped} of {} tasks with a thread group, {} groups", store.tasks.len(), groups.len());
+        if name.starts_with("ms_android12") {
+            assert!(groups.values().filter(|&&n| n > 1).count() >= 10, "{name}: processes with two threads or more");
+        }
     }
 }
 

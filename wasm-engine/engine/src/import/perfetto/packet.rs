@@ -1,7 +1,8 @@
 //! One `TracePacket`: decoded with the generated types, then by kind.
 //!
 //! * `ftrace_events` → `bundle.rs`;
-//! * `process_tree` → task names: a thread's `name` (its comm), and for a process its comm when
+//! * `process_tree` → thread groups (`TraceSink::tgid`: a process leads its own, a thread names
+//!   its `tgid`) and task names: a thread's `name` (its comm), and for a process its comm when
 //!   `cmdline_is_comm`, else the basename of `cmdline[0]` cut to 15 bytes as the kernel's
 //!   `TASK_COMM_LEN` does at exec (a thread name wins over it);
 //! * `system_info` → the kernel release (how `prev_state` numbers are read, `events.rs`) and the
@@ -119,7 +120,7 @@ impl Decoder {
             }
             Some(Data::ProcessTree(t)) => {
                 self.stats.process_trees += 1;
-                self.process_tree(t);
+                self.process_tree(t, sink);
             }
             Some(Data::SystemInfo(s)) => {
                 if let Some(rel) = s.utsname.and_then(|u| u.release) {
@@ -165,7 +166,18 @@ impl Decoder {
         }
     }
 
-    fn process_tree(&mut self, t: ProcessTree) {
+    fn process_tree<S: TraceSink + ?Sized>(&mut self, t: ProcessTree, sink: &mut S) {
+        // Thread groups: a process is its own group's leader, a thread names its group.
+        for p in &t.processes {
+            if let Some(pid) = p.pid {
+                sink.tgid(pid, pid, 0);
+            }
+        }
+        for th in &t.threads {
+            if let (Some(tid), Some(tgid)) = (th.tid, th.tgid) {
+                sink.tgid(tid, tgid, 0);
+            }
+        }
         for p in &t.processes {
             let (Some(pid), Some(c0)) = (p.pid, p.cmdline.first()) else { continue };
             if self.tasks.comms.contains_key(&pid) {
