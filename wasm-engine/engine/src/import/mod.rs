@@ -31,6 +31,7 @@
 //! its difference and a flag above the run-to-run noise: `schedlab diff`).
 
 pub mod align;
+mod buckets;
 pub mod clock;
 pub mod dat;
 pub mod depth;

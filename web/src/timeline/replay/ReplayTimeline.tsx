@@ -17,7 +17,7 @@ import { DEPTH_MORE_COLOUR, DEPTH_ONE_COLOUR, renderDepthTracks } from './render
 import { formatNs, makeTimeScale } from '../time_scale';
 import { STATE_COLOURS, STATE_WORDS, type StateKind } from './states';
 import { timeAtX, useReplayInput } from './use_replay_input';
-import { useWidth } from './use_width';
+import { useWidth } from '../use_width';
 import type { Area } from './area';
 
 /** How far from the pointer a record may be to count as under it, px. */

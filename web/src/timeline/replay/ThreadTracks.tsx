@@ -15,7 +15,7 @@ import { cancelRedraw, scheduleRedraw } from '../raf_scheduler';
 import { formatNs, makeTimeScale } from '../time_scale';
 import { renderThreadTracks, THREAD_ROW_H, THREAD_STATE_COLOURS } from './render_threads';
 import { processOf, trackRows, visibleTasks, type TrackRow } from './thread_tracks';
-import { useWidth } from './use_width';
+import { useWidth } from '../use_width';
 import { AreaBand } from './ReplayTimeline';
 import type { Area } from './area';
 
