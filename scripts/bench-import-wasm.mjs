@@ -4,17 +4,23 @@
 // uses, in Node's V8 (Chromium's engine), fed in 4 MiB chunks as the worker feeds File slices;
 // then the same natively (`schedlab bench-import`). Run after `npm run build` and
 // `cargo build --release -p schedlab-cli`:
-//   node scripts/bench-import-wasm.mjs [MiB]        (default 200)
+//   node scripts/bench-import-wasm.mjs [MiB] [--perfetto]        (default 200)
+// With --perfetto: the synthetic trace re-encoded as a Perfetto protobuf trace
+// (`schedlab export --perfetto`, regular ftrace events), then `schedlab bench-import --perfetto`.
 import { execFileSync } from 'node:child_process';
 import { closeSync, existsSync, openSync, readFileSync, readSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 const root = new URL('..', import.meta.url).pathname;
-const mb = Number(process.argv[2] ?? 200);
+const args = process.argv.slice(2);
+const perfetto = args.includes('--perfetto');
+const mb = Number(args.find((a) => !a.startsWith('--')) ?? 200);
 const cli = `${root}target/release/schedlab`;
-const file = join(tmpdir(), `schedlab-synthetic-${mb}mb.trace.txt`);
-if (!existsSync(file)) writeFileSync(file, execFileSync(cli, ['gen', 'trace', '--mb', String(mb)], { maxBuffer: 2 ** 32 }));
+const text = join(tmpdir(), `schedlab-synthetic-${mb}mb.trace.txt`);
+if (!existsSync(text)) writeFileSync(text, execFileSync(cli, ['gen', 'trace', '--mb', String(mb)], { maxBuffer: 2 ** 32 }));
+const file = perfetto ? join(tmpdir(), `schedlab-synthetic-${mb}mb.pftrace`) : text;
+if (perfetto && !existsSync(file)) execFileSync(cli, ['export', '--perfetto', text, '-o', file]);
 const size = statSync(file).size;
 const MiB = size / 2 ** 20;
 
@@ -44,10 +50,11 @@ const buildMs = performance.now() - b;
 const totalMs = performance.now() - t0;
 const r = JSON.parse(h.summary());
 const s = r.summary;
-console.log(`synthetic tracefs trace: ${MiB.toFixed(1)} MiB, ${s.lines_read.toLocaleString('en-US')} lines, ${s.total_events.toLocaleString('en-US')} records, ${s.lines_skipped} skipped`);
+console.log(`synthetic ${perfetto ? 'trace as Perfetto protobuf' : 'tracefs trace'}: ${MiB.toFixed(1)} MiB, ${s.lines_read.toLocaleString('en-US')} lines, ${s.total_events.toLocaleString('en-US')} records, ${s.lines_skipped} skipped`);
 console.log(`wasm import (parse into the TraceStore): ${((feedMs + finishMs) / 1000).toFixed(3)} s, ${(MiB / ((feedMs + finishMs) / 1000)).toFixed(0)} MiB/s`);
 console.log(`wasm replay timeline (spans, wakeup links): ${(buildMs / 1000).toFixed(3)} s, ${r.timeline.spans.toLocaleString('en-US')} spans`);
 console.log(`wasm total incl. reading the file: ${(totalMs / 1000).toFixed(3)} s, ${(MiB / (totalMs / 1000)).toFixed(0)} MiB/s`);
 console.log(`wasm linear memory after the import: ${(wasm.memory.buffer.byteLength / 2 ** 20).toFixed(0)} MiB (${((wasm.memory.buffer.byteLength / size) * 100).toFixed(0)} % of the trace's size)`);
 h.free();
-if (existsSync(cli)) console.log(`native (schedlab bench-import --mb ${mb}):\n${execFileSync(cli, ['bench-import', '--mb', String(mb)]).toString().trim()}`);
+const native = ['bench-import', '--mb', String(mb), ...(perfetto ? ['--perfetto'] : [])];
+if (existsSync(cli)) console.log(`native (schedlab ${native.join(' ')}):\n${execFileSync(cli, native).toString().trim()}`);

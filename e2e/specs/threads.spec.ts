@@ -3,6 +3,7 @@
 // a kworker on two CPUs) grouped by process; the filter, collapse, pins from mouse and keyboard,
 // selection shared with the CPU lanes, and the hover text; then a real capture's tracks.
 import type { Page } from '@playwright/test';
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { expect, test } from '../fixtures/test';
 import { openApp, waitForIdle } from '../fixtures/app';
@@ -125,4 +126,44 @@ test('the runqueue-depth track answers the pointer; under 800 px the side panel 
   const side = (await page.locator('.replay-side').boundingBox())!;
   expect(box.width).toBeGreaterThan(650);
   expect(side.y).toBeGreaterThan(box.y + box.height);
+});
+
+test('an area selected with Shift+drag: its figures from the engine, as CSV, cleared by Escape', async ({ page }) => {
+  const THREE = fileURLToPath(new URL('../../traces/linux-6.18-smp/three-hogs-two-cpus/trace.dat', import.meta.url));
+  await open(page, THREE);
+  await expect(page.getByTestId('selection-hint')).toBeVisible();
+  const lanes = page.getByTestId('replay-canvas');
+  const b = (await lanes.boundingBox())!;
+  const pitch = Number(await lanes.getAttribute('data-row-pitch'));
+  // Over both CPU rows, the middle half of the trace.
+  await page.keyboard.down('Shift');
+  await page.mouse.move(b.x + 110 + (b.width - 110) * 0.25, b.y + 10);
+  await page.mouse.down();
+  await page.mouse.move(b.x + 110 + (b.width - 110) * 0.75, b.y + pitch + 10, { steps: 4 });
+  await page.mouse.up();
+  await page.keyboard.up('Shift');
+  const sel = page.getByTestId('selection');
+  await expect(sel.locator('h3')).toContainText('CPU 0, 1');
+  await expect(page.getByTestId('area-band')).toHaveCount(1);
+  // The three hogs ran the whole time on two CPUs: each about two thirds of the range.
+  const rows = sel.locator('[data-testid="selection-tasks"] tbody tr');
+  for (let i = 0; i < 3; i++) {
+    await expect(rows.nth(i).locator('td').first()).toContainText(/^k_[abc] /);
+    const share = parseFloat((await rows.nth(i).locator('[data-key="cpu-share"]').textContent()) ?? '');
+    expect(share).toBeGreaterThan(50);
+    expect(share).toBeLessThan(80);
+  }
+  const busy = sel.locator('[data-testid="selection-cpus"] tbody tr [data-key="busy"]');
+  await expect(busy).toHaveCount(2);
+  for (const t of await busy.allTextContents()) expect(parseFloat(t)).toBeGreaterThan(99);
+  // The CSV: one line per task row, then the CPU table.
+  const [d] = await Promise.all([page.waitForEvent('download'), sel.getByRole('button', { name: 'Download CSV' }).click()]);
+  const csv = readFileSync(await d.path(), 'utf8');
+  const lines = csv.split(/\r?\n/);
+  const taskLines = lines.slice(1, lines.indexOf(''));
+  expect(taskLines.length).toBe(await rows.count());
+  expect(csv).toMatch(/k_a/);
+  await page.keyboard.press('Escape');
+  await expect(sel).toHaveCount(0);
+  await expect(page.getByTestId('area-band')).toHaveCount(0);
 });

@@ -25,6 +25,10 @@ this, then `cargo fuzz cmin` into wasm-engine/fuzz/corpus/<target>/ (the committ
   nanosecond it slept, runs of 0 ns, a trace of one instant, records out of order across CPUs, a
   wakeup targeting a CPU without records, a CPU number past the largest host, a control character
   in a comm, pid reuse, a window reaching the end of the clock);
+* perfetto: the repository's Perfetto fixtures (wasm-engine/engine/tests/fixtures/perfetto: our
+  captures re-encoded by the engine's encoder, regular and compact_sched) cut to their first whole
+  packets under 12 KiB, a slice from the middle of each, and those packets again inside one
+  zlib `compressed_packets` container;
 * layout, scenario: the files as they are; and scenario.dict (next to this script), the scenario
   target's libFuzzer dictionary: the JSON Schema's keys and enum values.
 """
@@ -367,6 +371,111 @@ with tempfile.TemporaryDirectory() as tmp:
             subprocess.run(["trace-cmd", "convert", "-i", p6, "-o", p7, "--file-version", "7", "--compression", "zstd"],
                            check=True, capture_output=True)
             put("dat", name + "-v7.dat", open(p7, "rb").read())
+
+# --- perfetto: whole packets of the repository's own Perfetto fixtures ---
+def varint(b, i):
+    v = shift = 0
+    while True:
+        x = b[i]
+        i += 1
+        v |= (x & 0x7F) << shift
+        if x < 0x80:
+            return v, i
+        shift += 7
+
+
+def enc_varint(v):
+    o = bytearray()
+    while True:
+        x = v & 0x7F
+        v >>= 7
+        if v:
+            o.append(x | 0x80)
+        else:
+            o.append(x)
+            return bytes(o)
+
+
+def packets(b):
+    """The framed `Trace.packet` fields (key, length, payload) of a trace, whole."""
+    out, i = [], 0
+    while i < len(b):
+        start = i
+        key, i = varint(b, i)
+        assert key == 0x0A, "a Trace of packets only"
+        n, i = varint(b, i)
+        i += n
+        out.append(b[start:i])
+    return out
+
+
+def fields(b):
+    """(field number, raw bytes of the whole field) of a message, wire types 0 and 2 only."""
+    out, i = [], 0
+    while i < len(b):
+        start = i
+        key, i = varint(b, i)
+        if key & 7 == 0:
+            _, i = varint(b, i)
+        elif key & 7 == 2:
+            n, i = varint(b, i)
+            i += n
+        else:
+            raise ValueError("wire type %d" % (key & 7))
+        out.append((key >> 3, b[start:i]))
+    return out
+
+
+def payload(field):
+    _, i = varint(field, 0)
+    _, i = varint(field, i)
+    return field[i:]
+
+
+def trim_bundle(packet, keep):
+    """A `TracePacket` holding an `ftrace_events` bundle, with at most `keep` regular events."""
+    body = payload(packet)
+    out = b""
+    for num, raw in fields(body):
+        if num == 1:  # TracePacket.ftrace_events
+            kept, n = b"", 0
+            for bnum, braw in fields(payload(raw)):
+                if bnum == 2:  # FtraceEventBundle.event
+                    n += 1
+                    if n > keep:
+                        continue
+                kept += braw
+            raw = enc_varint((1 << 3) | 2) + enc_varint(len(kept)) + kept
+        out += raw
+    return b"\x0a" + enc_varint(len(out)) + out
+
+
+import zlib
+
+PF = os.path.join(ROOT, "wasm-engine", "engine", "tests", "fixtures", "perfetto")
+for name in sorted(os.listdir(PF)):
+    if not name.endswith(".pftrace"):
+        continue
+    ps = packets(open(os.path.join(PF, name), "rb").read())
+    # Bundles cut to their first 12 regular events (compact arrays kept whole), then packets taken
+    # while they fit.
+    ps = [ps[0]] + [trim_bundle(p, 12) for p in ps[1:]]
+    head, size = [], 0
+    for p in ps:
+        if size + len(p) > 12 * 1024 and head:
+            break
+        head.append(p)
+        size += len(p)
+    base = name[: -len(".pftrace")]
+    if size <= 12 * 1024:
+        put("perfetto", base + "-head.pb", b"".join(head))
+    mid = ps[len(ps) // 2]
+    if len(mid) <= 16 * 1024:
+        put("perfetto", base + "-mid.pb", mid)
+    inner = b"".join(head[:2])
+    z = zlib.compress(inner)
+    packet = enc_varint((50 << 3) | 2) + enc_varint(len(z)) + z
+    put("perfetto", base + "-zlib.pb", b"\x0a" + enc_varint(len(packet)) + packet)
 
 # --- libFuzzer dictionary for the scenario target: the schema's keys and enum values ---
 schema = json.load(open(os.path.join(ROOT, "scenarios/schema/scenario.schema.json")))

@@ -10,6 +10,7 @@ use crate::{ns, to_json};
 use schedlab_engine::import::align::{align, shifted, Alignment};
 use schedlab_engine::import::diff::DiffInput;
 use schedlab_engine::import::inspect::record_near;
+use schedlab_engine::import::metrics::{window_metrics, MetricsWindow};
 use schedlab_engine::import::record::EevdfEntity;
 use schedlab_engine::import::report::{
     eevdf_tasks, record_view, span_info, timeline_report, trace_tasks, DatReport, EevdfReport, ImportReport,
@@ -208,6 +209,22 @@ impl ImportHandle {
         c.into_columns()
     }
 
+    /// The figures of `[t0, t1)` (relative ns) on `cpus` (empty: every CPU), of the tasks
+    /// `tasks` (empty: all), for the area selection: `{ "metrics": WindowMetrics, "csv": its
+    /// CSV }` as JSON, times relative.
+    pub fn window_metrics(&self, t0: f64, t1: f64, cpus: Vec<u32>, tasks: Vec<u32>) -> String {
+        let Some(tl) = self.timeline.as_ref() else { return to_json(&serde_json::Value::Null) };
+        let o = self.origin;
+        let w = MetricsWindow { t0: Some(o + ns(t0)), t1: Some(o + ns(t1)), cpus: (!cpus.is_empty()).then_some(cpus) };
+        let mut m = window_metrics(&self.store, tl, &w);
+        if !tasks.is_empty() {
+            m.tasks.retain(|t| tasks.contains(&t.task));
+        }
+        let csv = m.csv();
+        (m.t0, m.t1) = (m.t0.saturating_sub(o), m.t1.saturating_sub(o));
+        to_json(&serde_json::json!({ "metrics": m, "csv": csv }))
+    }
+
     /// EEVDF samples in `[t0, t1)` (relative ns), at most `limit` (none if more): per sample
     /// its pid, kind (0 `S` task line, 1 `G` group line), CPU, and the entity's vruntime and
     /// deadline relative to its cfs_rq's zero_vruntime (signed ns), the vlag/vprot union,
@@ -392,5 +409,30 @@ mod capture_tests {
         // The S and G lines inside the trace's time (the dump began earlier).
         let mut w = h.eevdf_window(0.0, 1e12, 1_000_000);
         assert!(w.take_f64("t").len() > 300);
+    }
+
+    /// A Perfetto trace (the committed fixture) streams in the worker's way: the capture's
+    /// counts, progress up to the file's size; files in no supported format are refused.
+    #[test]
+    fn perfetto_streams_and_unknown_files_are_refused() {
+        let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../engine/tests/fixtures/perfetto/nice-0-vs-2.compact.pftrace");
+        let bytes = std::fs::read(&p).unwrap();
+        let h = import(&bytes);
+        assert_eq!(h.error(), None);
+        assert!(!h.is_dat());
+        let s: Value = serde_json::from_str(&h.summary()).unwrap();
+        assert_eq!(s["summary"]["format_name"], "Perfetto protobuf trace");
+        assert_eq!(s["summary"]["events"]["sched_switch"], 1022);
+        assert_eq!(h.bytes_done(), bytes.len() as f64);
+        assert!(s["timeline"]["cpus"].as_u64().unwrap() >= 2);
+        for (file, looks) in [
+            (&[0x10u8, 0x05, 0x1a, 0x02, b'a', b'b', 0x10, 0x80, 0x01, 0x25, 1, 2, 3, 4][..], "not a Perfetto trace"),
+            (&b"name = \"x\"\ncpus = 2\n"[..], "text of an unknown tool"),
+        ] {
+            let h = import(file);
+            let e = h.error().expect("refused");
+            assert!(e.starts_with("not a trace schedlab reads: it looks like") && e.contains(looks), "{e}");
+        }
     }
 }

@@ -15,6 +15,7 @@ use crate::columns::{
 };
 use schedlab_engine::import::align::Alignment;
 use schedlab_engine::import::diff::TraceDiff;
+use schedlab_engine::import::metrics::WindowMetrics;
 use schedlab_engine::import::report::{ImportReport, SpanInfo, TraceRecordView, TraceTask};
 use schedlab_engine::obs::cursor::CursorState;
 use schedlab_engine::obs::meta::ScenarioMeta;
@@ -182,6 +183,14 @@ pub enum RequestBody {
         t1: f64,
         bucket: f64,
     },
+    /// The area selection's figures: `[t0, t1)` (relative ns) on `cpus`, of `tasks` (empty:
+    /// all).
+    WindowMetrics {
+        t0: f64,
+        t1: f64,
+        cpus: Vec<u32>,
+        tasks: Vec<u32>,
+    },
     Record {
         cpu: u32,
         t: f64,
@@ -277,6 +286,11 @@ pub enum ResponseBody {
     },
     ThreadStates {
         data: ThreadStateData,
+    },
+    /// The figures (times relative to the trace's origin) and the same as CSV.
+    WindowMetrics {
+        metrics: WindowMetrics,
+        csv: String,
     },
     Record {
         record: Option<TraceRecordView>,

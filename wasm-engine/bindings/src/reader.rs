@@ -1,16 +1,23 @@
 //! Reading a trace file fed in chunks into any `TraceSink`: text through the streaming
-//! `TextImporter` as the chunks come; a trace-cmd `.dat` (recognised by its magic) gathered
-//! whole, then decoded in steps by the `.dat` decoder (the format needs random access to
-//! each CPU's pages). Shared by the import handle and the replay handle.
+//! `TextImporter` and a Perfetto protobuf trace through the streaming `PerfettoImporter` as the
+//! chunks come; a trace-cmd `.dat` (recognised by its magic) gathered whole, then decoded in
+//! steps by the `.dat` decoder (the format needs random access to each CPU's pages). A file in
+//! no supported format (binary that is none of these, or text none of whose lines is an event)
+//! is refused at `finish` with what it looks like, as `schedlab import` refuses it. Shared by
+//! the import handle and the replay handle.
 
 use schedlab_engine::import::dat::{DatDecoder, DatInfo};
-use schedlab_engine::import::detect::MAGIC_LEN;
+use schedlab_engine::import::detect::{describe_unknown, is_text, MAGIC_LEN};
+use schedlab_engine::import::perfetto::PerfettoImporter;
 use schedlab_engine::import::{binary_kind, Binary, ImportStats, TextImporter, TraceSink};
 
 enum Input {
     /// The first bytes, until there are enough to tell a `.dat` from text.
     Head(Vec<u8>),
     Text(Box<TextImporter>),
+    Perfetto(Box<PerfettoImporter>),
+    /// Binary of no supported format: nothing is read.
+    Refused,
     /// A `.dat` being gathered.
     DatBytes(Vec<u8>),
     /// A `.dat` being decoded.
@@ -27,7 +34,12 @@ pub struct Reader {
     stats: ImportStats,
     dat_info: Option<DatInfo>,
     dat: bool,
+    /// The file's first bytes (up to [`HEAD`]), to describe a refused file.
+    head: Vec<u8>,
 }
+
+/// Bytes of a file's start kept to describe it.
+const HEAD: usize = 4096;
 
 impl Reader {
     pub fn new(total: usize) -> Reader {
@@ -38,12 +50,17 @@ impl Reader {
             stats: ImportStats::default(),
             dat_info: None,
             dat: false,
+            head: Vec::new(),
         }
     }
 
     /// Feeds the next chunk of the file.
     pub fn feed<S: TraceSink>(&mut self, mut chunk: &[u8], sink: &mut S) {
         self.fed += chunk.len() as u64;
+        if self.head.len() < HEAD {
+            let take = (HEAD - self.head.len()).min(chunk.len());
+            self.head.extend_from_slice(&chunk[..take]);
+        }
         if let Input::Head(head) = &mut self.input {
             let take = (MAGIC_LEN - head.len()).min(chunk.len());
             head.extend_from_slice(&chunk[..take]);
@@ -55,6 +72,7 @@ impl Reader {
         }
         match &mut self.input {
             Input::Text(imp) => imp.feed(chunk, sink),
+            Input::Perfetto(imp) => imp.feed(chunk, sink),
             Input::DatBytes(b) => b.extend_from_slice(chunk),
             _ => {}
         }
@@ -63,8 +81,15 @@ impl Reader {
     /// Text or `.dat`, from the head.
     fn decide<S: TraceSink>(&mut self, sink: &mut S) {
         let Input::Head(head) = std::mem::replace(&mut self.input, Input::Done) else { return };
-        self.dat = matches!(binary_kind(&head), Some(Binary::TraceDat));
-        self.input = if self.dat {
+        let kind = binary_kind(&head);
+        self.dat = matches!(kind, Some(Binary::TraceDat));
+        self.input = if kind == Some(Binary::Perfetto) {
+            let mut imp = Box::new(PerfettoImporter::new());
+            imp.feed(&head, sink);
+            Input::Perfetto(imp)
+        } else if kind.is_none() && !is_text(&head) {
+            Input::Refused
+        } else if self.dat {
             let mut b = Vec::with_capacity(self.total.max(head.len()));
             b.extend_from_slice(&head);
             Input::DatBytes(b)
@@ -84,6 +109,20 @@ impl Reader {
             Input::Text(mut imp) => {
                 imp.finish(sink);
                 self.stats = imp.stats().clone();
+                let st = &self.stats;
+                if st.binary.is_none()
+                    && (st.format.is_none() || (st.records == 0 && st.eevdf_samples == 0 && st.skipped_lines > 0))
+                {
+                    return Err(self.refusal());
+                }
+            }
+            Input::Perfetto(mut imp) => {
+                imp.finish(sink);
+                self.stats = imp.import_stats();
+            }
+            Input::Refused => {
+                self.stats = ImportStats { bytes: self.fed, ..Default::default() };
+                return Err(self.refusal());
             }
             Input::DatBytes(bytes) => {
                 let len = bytes.len() as u64;
@@ -94,6 +133,10 @@ impl Reader {
             other => self.input = other,
         }
         Ok(())
+    }
+
+    fn refusal(&self) -> String {
+        format!("not a trace schedlab reads: it looks like {}", describe_unknown(&self.head))
     }
 
     /// Decodes up to `max_records` more `.dat` records; `Ok(false)` once everything is read
@@ -114,6 +157,7 @@ impl Reader {
     pub fn bytes_done(&self) -> u64 {
         match &self.input {
             Input::Text(imp) => imp.bytes_read(),
+            Input::Perfetto(imp) => imp.bytes_read(),
             Input::Dat(d) => d.bytes_consumed(),
             Input::Done => self.stats.bytes,
             _ => self.fed,

@@ -98,7 +98,8 @@ pub enum Command {
     /// Counts, tasks, CPUs, lost events, skipped lines with line:column, what the views miss.
     ///
     /// Formats: tracefs text, trace-cmd report and .dat, perf script, systrace HTML, a bpftrace
-    /// EEVDF-state dump. With --eevdf, a bpftrace dump taken alongside (tools/capture) is read
+    /// EEVDF-state dump, a Perfetto protobuf trace. A file in none of them is refused (exit 2)
+    /// with what it looks like. With --eevdf, a bpftrace dump taken alongside (tools/capture) is read
     /// into the same store and the summary says whether the two share a clock.
     Import(ImportArgs),
     #[command(verbatim_doc_comment)]
@@ -117,10 +118,16 @@ pub enum Command {
     /// CPU: busy time, time at each runqueue depth, mean depth, idle while another CPU was
     /// overloaded, switches per second. A figure is flagged (*) when its relative difference
     /// exceeds --noise and its absolute difference a floor for its unit (printed with the table).
-    /// Formats: as for import (text or .dat).
+    /// Formats: as for import (text, .dat or Perfetto).
     Diff(DiffArgs),
-    /// Trace importer throughput on a synthetic tracefs trace.
-    BenchImport(MbArgs),
+    /// Trace importer throughput on a synthetic tracefs trace (--perfetto: re-encoded as Perfetto).
+    BenchImport(BenchImportArgs),
+    #[command(verbatim_doc_comment)]
+    /// Write an imported trace in another format
+    ///
+    /// --perfetto: a Perfetto protobuf trace (process tree, per-CPU ftrace bundles; other
+    /// events as GenericFtraceEvent), regular events or, with --compact, compact_sched.
+    Export(ExportArgs),
     #[command(verbatim_doc_comment)]
     /// `schedlab diff` throughput: two synthetic traces (two seeds) imported and compared
     ///
@@ -413,6 +420,32 @@ pub struct GenTraceArgs {
     /// The generator's seed (another seed: another trace of the same shape).
     #[arg(long, value_name = "N", default_value_t = 1)]
     pub seed: u64,
+}
+
+#[derive(Args, Debug)]
+pub struct BenchImportArgs {
+    /// The synthetic trace's size in MiB (1..=4096).
+    #[arg(long, value_name = "N", default_value_t = 200, value_parser = count::<4096>)]
+    pub mb: u64,
+    /// Time the Perfetto importer instead, on the synthetic trace re-encoded as Perfetto
+    /// (regular events and compact_sched).
+    #[arg(long)]
+    pub perfetto: bool,
+}
+
+#[derive(Args, Debug)]
+pub struct ExportArgs {
+    /// The trace file (any format `schedlab import` reads).
+    pub trace: String,
+    /// Write a Perfetto protobuf trace (the one export format so far).
+    #[arg(long, required = true)]
+    pub perfetto: bool,
+    /// With --perfetto: sched_switch and sched_waking as compact_sched arrays.
+    #[arg(long)]
+    pub compact: bool,
+    /// Output file.
+    #[arg(short = 'o', long = "output", value_name = "OUT")]
+    pub output: String,
 }
 
 #[derive(Args, Debug)]

@@ -10,27 +10,39 @@
 
 use crate::args::ImportArgs;
 use schedlab_engine::import::dat::{self, DatInfo};
+use schedlab_engine::import::detect::{describe_unknown, is_text};
+use schedlab_engine::import::perfetto::{PerfettoImporter, PerfettoStats};
 use schedlab_engine::import::record::{EevdfSample, Skipped, TraceRecord, TraceSink};
 use schedlab_engine::import::{binary_kind, Binary, ImportStats, ImportSummary, TextImporter, TraceStore};
 use std::fmt::Write as _;
 use std::io::Read;
 use std::time::Instant;
 
-const CHUNK: usize = 1 << 20;
+pub const CHUNK: usize = 1 << 20;
 
 /// What a trace file turned out to be.
 pub enum Source {
     Text(ImportStats),
     Dat { info: DatInfo, bytes: u64 },
+    Perfetto(Box<(PerfettoStats, ImportStats)>),
 }
 
-/// Reads a trace file into `sink`: text in 1 MiB chunks through the streaming importer, a
-/// trace-cmd `.dat` whole through the decoder (which keeps one decompressed chunk per CPU).
+/// Bytes of a file's start that a refusal describes.
+const HEAD: usize = 4096;
+
+/// Reads a trace file into `sink`: text and Perfetto protobuf in 1 MiB chunks through their
+/// streaming importers, a trace-cmd `.dat` whole through the decoder (which keeps one
+/// decompressed chunk per CPU). A file in no supported format (binary that is neither, text in
+/// which no line decided a format, or text none of whose lines is an event while some were
+/// refused) is refused with what it looks like.
 pub fn read_trace<S: TraceSink>(file: &str, sink: &mut S) -> Result<Source, String> {
+    let refuse = |head: &[u8]| format!("{file}: not a trace schedlab reads: it looks like {}", describe_unknown(head));
     let mut f = std::fs::File::open(file).map_err(|e| format!("{file}: cannot read: {e}"))?;
     let mut buf = vec![0u8; CHUNK];
     let mut imp = TextImporter::new();
     let mut first = true;
+    let mut head: Vec<u8> = Vec::new();
+    let mut perfetto: Option<PerfettoImporter> = None;
     loop {
         let n = f.read(&mut buf).map_err(|e| format!("{file}: read error: {e}"))?;
         if n == 0 {
@@ -44,12 +56,31 @@ pub fn read_trace<S: TraceSink>(file: &str, sink: &mut S) -> Result<Source, Stri
                     return Ok(Source::Dat { info, bytes: bytes.len() as u64 });
                 }
                 Some(Binary::Gzip) => return Err(format!("{file}: gzip-compressed; decompress it first (gunzip)")),
-                None => {}
+                Some(Binary::Perfetto) => perfetto = Some(PerfettoImporter::new()),
+                None => {
+                    head = buf[..n.min(HEAD)].to_vec();
+                    if !is_text(&head) {
+                        return Err(refuse(&head));
+                    }
+                }
             }
         }
-        imp.feed(&buf[..n], sink);
+        match perfetto.as_mut() {
+            Some(p) => p.feed(&buf[..n], sink),
+            None => imp.feed(&buf[..n], sink),
+        }
+    }
+    if let Some(mut p) = perfetto {
+        p.finish(sink);
+        return Ok(Source::Perfetto(Box::new((p.stats().clone(), p.import_stats()))));
     }
     imp.finish(sink);
+    let st = imp.stats();
+    // No line decided a format, or none of its lines was an event while some were refused
+    // (a header-like line decided a format of a file that is something else).
+    if st.format.is_none() || (st.records == 0 && st.eevdf_samples == 0 && st.skipped_lines > 0) {
+        return Err(refuse(&head));
+    }
     Ok(Source::Text(imp.stats().clone()))
 }
 
@@ -83,6 +114,7 @@ pub fn run(a: &ImportArgs) -> Result<String, String> {
     if let Some(dump) = eevdf {
         match read_trace(dump, &mut DumpSink { file: dump, store: &mut store })? {
             Source::Text(st) if st.eevdf_samples > 0 => {}
+            Source::Perfetto(_) => return Err(format!("{dump}: a Perfetto trace, not a bpftrace EEVDF-state dump")),
             _ => return Err(format!("{dump}: expected a bpftrace EEVDF-state dump (`S`/`G` lines), found none")),
         }
     }
@@ -95,6 +127,23 @@ pub fn run(a: &ImportArgs) -> Result<String, String> {
                 info.version, info.cpus, info.clock, info.compression
             ),
         ),
+        Source::Perfetto(b) => {
+            let (p, stats) = *b;
+            let header = format!(
+                "Perfetto protobuf trace: {} packets, {} ftrace bundles ({} compact_sched), {} compressed containers, kernel {}{}\n",
+                p.packets,
+                p.ftrace_bundles,
+                p.compact_sched_bundles,
+                p.compressed_containers,
+                p.kernel.as_deref().unwrap_or("not recorded"),
+                if p.merge_inversions > 0 {
+                    format!(", {} records out of time order across CPUs", p.merge_inversions)
+                } else {
+                    String::new()
+                }
+            );
+            (stats, header)
+        }
     };
     let summary = ImportSummary::new(&stats, &store);
     if json {
@@ -199,7 +248,7 @@ pub fn synthetic_trace_seeded(bytes: usize, seed: u64) -> String {
 }
 
 /// Drops everything: the parser alone.
-struct Discard(u64);
+pub struct Discard(pub u64);
 impl TraceSink for Discard {
     fn record(&mut self, _rec: TraceRecord) {
         self.0 += 1;

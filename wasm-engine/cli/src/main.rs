@@ -22,6 +22,7 @@ mod args;
 mod bench;
 mod compare;
 mod diff;
+mod export;
 mod import;
 mod lessons;
 mod replay;
@@ -50,7 +51,9 @@ fn run(command: Command) -> Result<(), String> {
         Command::BenchKvm(a) => wanpeng_table::bench_command(&a),
         Command::Import(a) => out(&import::run(&a)?),
         Command::Replay(a) => out(&replay::run(&a)?),
+        Command::BenchImport(a) if a.perfetto => export::bench(a.mb),
         Command::BenchImport(a) => import::bench(a.mb),
+        Command::Export(a) => out(&export::run(&a)?),
         Command::Diff(a) => out(&diff::run(&a)?),
         Command::BenchDiff(a) => diff::bench(a.mb),
         Command::Lessons(a) => out(&lessons::run(&a.path)?),

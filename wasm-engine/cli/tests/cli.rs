@@ -360,7 +360,8 @@ const COMMANDS: &[(&str, &[&str])] = &[
     ("import", &["--eevdf", "--json"]),
     ("replay", &["--cgroups", "--pin", "--variant", "--json", "--emit-scenario"]),
     ("diff", &["--json", "--match", "--noise", "--cpus"]),
-    ("bench-import", &["--mb"]),
+    ("bench-import", &["--mb", "--perfetto"]),
+    ("export", &["--compact", "--output", "--perfetto"]),
     ("bench-diff", &["--mb"]),
     ("lessons", &[]),
 ];
@@ -553,7 +554,11 @@ fn diff_json_shape_exit_code_and_flags() {
     let msg = fails(&["diff", &a, "nope.dat"]);
     assert!(msg.contains("nope.dat: cannot read"), "{msg}");
     let msg = fails(&["diff", &a, "scenarios/linux-6.18/nice-0-vs-2.toml"]);
-    assert!(msg.contains("nice-0-vs-2.toml: no sched_switch records"), "{msg}");
+    // A file in no trace format is refused by the reader (as by `import`).
+    assert!(
+        msg.contains("nice-0-vs-2.toml: not a trace schedlab reads: it looks like text of an unknown tool"),
+        "{msg}"
+    );
 }
 
 #[test]
@@ -665,4 +670,59 @@ fn diff_fixtures_match_the_ab_e2e_expectations() {
             .unwrap_or_else(|e| panic!("{}: {e}; refresh with UPDATE_EXPECT=1", expect.display()));
         assert_eq!(got, want, "{b}: refresh with UPDATE_EXPECT=1 cargo test -p schedlab-cli --test cli diff_fixtures");
     }
+}
+
+const PFTRACE: &str = "wasm-engine/engine/tests/fixtures/perfetto/nice-0-vs-2.compact.pftrace";
+
+#[test]
+fn import_reads_a_perfetto_trace() {
+    let s = ok_json(&["import", PFTRACE, "--json"]);
+    assert_eq!(s["format_name"], "Perfetto protobuf trace");
+    assert_eq!(s["binary"], "Perfetto protobuf trace");
+    assert_eq!(s["events"]["sched_switch"], 1022);
+    assert_eq!(s["events"]["sched_wakeup"], 381);
+    assert_eq!(s["lines_skipped"], 0);
+    let text = schedlab(&["import", PFTRACE]);
+    assert_eq!(text.code, 0);
+    assert!(text.stdout.starts_with("Perfetto protobuf trace: "), "{}", text.stdout);
+    assert!(text.stdout.contains("(1 compact_sched)") || text.stdout.contains("compact_sched)"), "{}", text.stdout);
+}
+
+#[test]
+fn export_perfetto_round_trips_through_import() {
+    let out = temp_file("export", b"");
+    let o = schedlab(&["export", "--perfetto", "traces/linux-6.18/nice-0-vs-2/trace.txt", "-o", &out.0]);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    assert!(o.stdout.contains("1022 sched_switch"), "{}", o.stdout);
+    let back = ok_json(&["import", &out.0, "--json"]);
+    let orig = ok_json(&["import", "traces/linux-6.18/nice-0-vs-2/trace.txt", "--json"]);
+    assert_eq!(back["events"], orig["events"]);
+    assert_eq!(back["first_ts_ns"], orig["first_ts_ns"]);
+    assert_eq!(back["last_ts_ns"], orig["last_ts_ns"]);
+    let err = fails(&["export", "traces/linux-6.18/nice-0-vs-2/trace.txt", "-o", &out.0]);
+    assert!(err.contains("--perfetto"), "{err}");
+}
+
+/// A file in no supported format is refused (exit 2) with what it looks like.
+#[test]
+fn import_refuses_files_in_no_supported_format() {
+    let err = fails(&["import", NICE]);
+    assert!(err.contains("not a trace schedlab reads") && err.contains("text of an unknown tool"), "{err}");
+    assert!(err.contains("first line:"), "{err}");
+    let proto = temp_file("proto", &[0x10, 0x05, 0x1a, 0x02, b'a', b'b', 0x10, 0x80, 0x01, 0x25, 1, 2, 3, 4]);
+    let err = fails(&["import", &proto.0]);
+    assert!(err.contains("binary protobuf data, but not a Perfetto trace"), "{err}");
+    let bin = temp_file("bin", &[0xff, 0xfe, 0x00, 0x07, 0x80, 0x81, 0x00, 0x00, 0xff, 0xff, 0x00, 0x13]);
+    let err = fails(&["import", &bin.0]);
+    assert!(err.contains("binary data"), "{err}");
+    let gz = temp_file("gz", &[0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 3, 0, 0]);
+    assert!(fails(&["import", &gz.0]).contains("gzip"));
+    let empty = temp_file("empty", b"");
+    assert!(fails(&["import", &empty.0]).contains("an empty file"));
+    // A Perfetto trace cut in the middle: what came before is read, the damage located.
+    let bytes = std::fs::read(root().join(PFTRACE)).unwrap();
+    let cut = temp_file("cut", &bytes[..bytes.len() / 2]);
+    let s = ok_json(&["import", &cut.0, "--json"]);
+    let reasons: Vec<&str> = s["skipped"].as_array().unwrap().iter().map(|r| r["reason"].as_str().unwrap()).collect();
+    assert!(reasons.iter().any(|r| r.contains("the file ends")), "{reasons:?}");
 }

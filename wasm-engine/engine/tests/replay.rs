@@ -20,8 +20,8 @@ fn observe(capture: &str, file: &str) -> Observed {
     read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
-/// Any trace file (text, or `.dat` by its magic) into the observed schedule; Err when it does
-/// not import (a `.dat` that does not decode, gzip).
+/// Any trace file (text, or `.dat` or Perfetto by its first bytes) into the observed schedule;
+/// Err when it does not import (a `.dat` that does not decode, gzip).
 fn read(path: &Path) -> Result<Observed, String> {
     let bytes = std::fs::read(path).map_err(|e| e.to_string())?;
     let mut obs = Observed::default();
@@ -31,6 +31,9 @@ fn read(path: &Path) -> Result<Observed, String> {
             schedlab_engine::import::dat::decode_all(&bytes, &mut obs).map_err(|e| e.to_string())?;
         }
         Some(Binary::Gzip) => return Err("gzip-compressed".into()),
+        Some(Binary::Perfetto) => {
+            schedlab_engine::import::perfetto::import_perfetto(&bytes, &mut obs);
+        }
         None => {
             let mut imp = TextImporter::new();
             for chunk in bytes.chunks(1 << 20) {
@@ -203,9 +206,9 @@ fn every_capture_in_the_repository_replays() {
 }
 
 /// Issue 16: every third-party trace (`SCHEDLAB_THIRD_PARTY_TRACES`: trappy/, lisa/, perfetto/)
-/// that imports with `sched_switch` records replays. Files that do not import with any (the
-/// Perfetto protobuf traces, which no importer reads yet; trappy's traces without the event;
-/// the folder's READMEs) are named as skipped.
+/// that imports with `sched_switch` records replays, the Perfetto protobuf traces included (issue
+/// 19). Files that do not import with any (trappy's traces without the event; the folder's
+/// READMEs and scripts) are named as skipped.
 #[test]
 fn every_third_party_trace_that_imports_replays() {
     let Some(dir) =
@@ -232,7 +235,7 @@ fn every_third_party_trace_that_imports_replays() {
         match read(f) {
             Err(e) => println!("{rel:<48} SKIPPED: does not import ({e})"),
             Ok(obs) if obs.t0.is_none() => {
-                println!("{rel:<48} SKIPPED: no records (not a format the importers read; Perfetto protobuf does not import yet)")
+                println!("{rel:<48} SKIPPED: no records (not a format the importers read)")
             }
             Ok(obs) if obs.switches == 0 => println!("{rel:<48} SKIPPED: imports without sched_switch records"),
             Ok(_) => match replays(f, None) {
@@ -245,7 +248,7 @@ fn every_third_party_trace_that_imports_replays() {
         }
     }
     assert!(failures.is_empty(), "{failures:#?}");
-    assert!(replayed >= 6, "{replayed} third-party traces replayed");
+    assert!(replayed >= 10, "{replayed} third-party traces replayed (the three Perfetto ones among them)");
 }
 
 /// Per-decision agreement of the five flat captures, per CPU, held at what the replay reaches

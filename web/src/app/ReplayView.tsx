@@ -14,6 +14,7 @@ import { formatNs } from '../timeline/time_scale';
 import { DiagnosticsPanel } from '../panels/import/DiagnosticsPanel';
 import { RecordInspector } from '../panels/import/RecordInspector';
 import { ShadowPanel } from '../panels/import/ShadowPanel';
+import { SelectionPanel } from '../panels/import/SelectionPanel';
 import { ImportProgressBar } from '../panels/import/ImportProgressBar';
 import { ErrorBoundary } from './ErrorBoundary';
 import type { Replay } from './replay';
@@ -72,6 +73,8 @@ export function ReplayView({ replay, ab, alignment, onClose, onCancel }: Props) 
               onHover={replay.hover}
               onPick={replay.pick}
               onWidth={replay.setWidth}
+              area={st.area}
+              onArea={replay.selectArea}
             />
           </ErrorBoundary>
           {ab && (
@@ -80,9 +83,12 @@ export function ReplayView({ replay, ab, alignment, onClose, onCancel }: Props) 
             </ErrorBoundary>
           )}
           <ErrorBoundary name="thread tracks">
-            <ThreadTracks trace={trace} data={st.threads} wakes={st.window.data?.spans ?? null} view={st.view} selection={st.selection} onVisible={replay.setThreadTasks} onSelect={replay.select} />
+            <ThreadTracks trace={trace} data={st.threads} wakes={st.window.data?.spans ?? null} view={st.view} selection={st.selection} onVisible={replay.setThreadTasks} onSelect={replay.select} area={st.area} onArea={replay.selectArea} />
           </ErrorBoundary>
         </div>
+        <ErrorBoundary name="selection">
+          <SelectionPanel area={st.area} result={st.areaMetrics} error={st.areaError} file={trace.file} onClear={replay.clearArea} />
+        </ErrorBoundary>
         {s.runqueues.length > 0 && (
           <div className="runqueues">
             <table className="runqueue-table" data-testid="runqueue-table" aria-label="runqueues per CPU" aria-describedby="runqueue-note">

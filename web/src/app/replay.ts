@@ -3,7 +3,7 @@
 // migrations and EEVDF samples) through the window cache, the record under the pointer one
 // lookup at a time. Nothing here waits for a React render.
 
-import type { EevdfWindowData, ImportedTrace, ImportProgress, ReplayWindowData, SpanInfo, ThreadStateData, TraceRecordView } from '../engine/protocol';
+import type { EevdfWindowData, ImportedTrace, ImportProgress, ReplayWindowData, SpanInfo, ThreadStateData, TraceRecordView, WindowMetrics } from '../engine/protocol';
 import type { EevdfSampleRef, HoveredDepth, HoveredSpan } from '../panels/import/RecordInspector';
 import { LatestQuery } from '../state/latest_query';
 import { createStore, type Store } from '../state/store';
@@ -12,6 +12,7 @@ import type { ViewWindow } from '../state/types';
 import { errorMessage } from '../base/errors';
 import { EMPTY_WINDOW, WindowCache, type WindowCacheState } from '../state/window_cache';
 import type { ReplayTarget } from '../timeline/replay/ReplayTimeline';
+import type { Area } from '../timeline/replay/area';
 import type { ShellCtx } from './shell_ctx';
 
 /** Wakeups and migrations are sent for windows with at most this many of each. */
@@ -46,6 +47,11 @@ export interface ReplayState {
   /** The thread tracks now visible (task ids) and their states in the view. */
   threadTasks: number[];
   threads: ThreadStateData | null;
+  /** The area selected (Shift+drag), while dragged (`live`) and after. */
+  area: Area | null;
+  /** Its figures once asked for (the area as it was asked). */
+  areaMetrics: { area: Area; metrics: WindowMetrics; csv: string } | null;
+  areaError: string | null;
 }
 
 const INITIAL: ReplayState = {
@@ -66,6 +72,9 @@ const INITIAL: ReplayState = {
   shadowError: null,
   threadTasks: [],
   threads: null,
+  area: null,
+  areaMetrics: null,
+  areaError: null,
 };
 
 /** The span row `i` of a window, for the inspector. */
@@ -92,6 +101,11 @@ export function createReplay({ client, hub }: ShellCtx) {
     (lookupError) => store.set({ lookupError }),
   );
   let threadKey = '';
+  const areaQuery = new LatestQuery(
+    (a: Area) => client.traces.windowMetrics(a.t0, a.t1, a.cpus, a.tasks),
+    (r, area) => store.set({ areaMetrics: { area, ...r }, areaError: null }),
+    (areaError) => store.set({ areaError, areaMetrics: null }),
+  );
   const refreshThreads = () => {
     const { trace, view, plotWidth, threadTasks } = store.get();
     if (!trace || threadTasks.length === 0) return;
@@ -124,6 +138,7 @@ export function createReplay({ client, hub }: ShellCtx) {
       cache.reset();
       records.drop();
       threadQuery.drop();
+      areaQuery.drop();
       threadKey = '';
       store.set({ ...INITIAL, trace, view: { t0: 0, t1: duration(trace) }, plotWidth: store.get().plotWidth, runs: sameFile ? store.get().runs : [] });
     },
@@ -131,6 +146,7 @@ export function createReplay({ client, hub }: ShellCtx) {
       cache.reset();
       records.drop();
       threadQuery.drop();
+      areaQuery.drop();
       threadKey = '';
       store.set({ ...INITIAL, plotWidth: store.get().plotWidth });
     },
@@ -138,6 +154,18 @@ export function createReplay({ client, hub }: ShellCtx) {
     setCursor: (cursor: number) => store.set({ cursor }),
     /** The thread tracks scrolled into view (their states are fetched for the view). */
     setThreadTasks: (threadTasks: number[]) => store.set({ threadTasks }),
+    /** The area being dragged (live) or let go: its figures are asked for when it is let go. */
+    selectArea: (area: Area) => {
+      const t0 = Math.max(0, Math.min(area.t0, area.t1));
+      const t1 = Math.max(area.t0, area.t1);
+      const a = { ...area, t0, t1 };
+      store.set({ area: a });
+      if (!a.live && t1 > t0) areaQuery.request(a);
+    },
+    clearArea: () => {
+      areaQuery.drop();
+      store.set({ area: null, areaMetrics: null, areaError: null });
+    },
     /** A task picked on its thread track (or none). */
     select: (selection: number | null) => store.set({ selection, span: null }),
     setWidth: (plotWidth: number) => store.set({ plotWidth }),

@@ -1062,6 +1062,7 @@ export type Request =
     | { 'type': 'importWindow'; t0: number; t1: number; bucket: number; limit: number }
     | { 'type': 'eevdfWindow'; t0: number; t1: number; limit: number }
     | { 'type': 'threadStates'; tasks: Array<number>; t0: number; t1: number; bucket: number }
+    | { 'type': 'windowMetrics'; t0: number; t1: number; cpus: Array<number>; tasks: Array<number> }
     | { 'type': 'record'; cpu: number; t: number; tol: number }
     | { 'type': 'span'; index: number }
     | { 'type': 'importB'; file: File; chunkBytes?: number }
@@ -1100,6 +1101,7 @@ export type Response =
     | { 'type': 'importWindow'; data: ReplayWindowData }
     | { 'type': 'eevdfWindow'; data: EevdfWindowData }
     | { 'type': 'threadStates'; data: ThreadStateData }
+    | { 'type': 'windowMetrics'; metrics: WindowMetrics; csv: string }
     | { 'type': 'record'; record: TraceRecordView | null }
     | { 'type': 'span'; span: SpanInfo | null }
     | { 'type': 'importedB'; trace: ImportedTrace }

@@ -163,6 +163,7 @@ async function serve(req: Request): Promise<void> {
     case 'importWindow':
     case 'eevdfWindow':
     case 'threadStates':
+    case 'windowMetrics':
     case 'record':
     case 'span':
     case 'closeImport':

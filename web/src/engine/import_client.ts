@@ -17,6 +17,7 @@ import type {
   SpanInfo,
   TraceDiff,
   TraceRecordView,
+  WindowMetrics,
   WorkerStats,
 } from './protocol';
 
@@ -61,6 +62,13 @@ export class ImportClient {
     const r = await this.send({ type: 'threadStates', tasks, t0, t1, bucket });
     if (r.type !== 'threadStates') fail(r);
     return r.data;
+  }
+
+  /** The figures of [t0, t1) on `cpus`, of `tasks` (empty: all), with the same as CSV. */
+  async windowMetrics(t0: number, t1: number, cpus: number[], tasks: number[]): Promise<{ metrics: WindowMetrics; csv: string }> {
+    const r = await this.send({ type: 'windowMetrics', t0, t1, cpus, tasks });
+    if (r.type !== 'windowMetrics') fail(r);
+    return { metrics: r.metrics, csv: r.csv };
   }
 
   /** The record of `cpu` nearest `t` within `tol` ns. */

@@ -23,6 +23,7 @@ import {
   type ShadowOutcome,
   type SpanInfo,
   type TraceRecordView,
+  type WindowMetrics,
   type TraceTask,
   type WorkerStats,
 } from './protocol';
@@ -38,7 +39,7 @@ export interface WorkerCtx {
 /** The import requests (and `stats`), which this module answers. */
 export type ImportRequest = Extract<
   Request,
-  { type: 'import' | 'importWindow' | 'eevdfWindow' | 'threadStates' | 'record' | 'span' | 'shadow' | 'closeImport' | 'stats' | 'importB' | 'importBWindow' | 'diff' | 'closeB' }
+  { type: 'import' | 'importWindow' | 'eevdfWindow' | 'threadStates' | 'windowMetrics' | 'record' | 'span' | 'shadow' | 'closeImport' | 'stats' | 'importB' | 'importBWindow' | 'diff' | 'closeB' }
 >;
 
 /** Bytes read from the File per slice. */
@@ -215,6 +216,12 @@ export async function handleImportRequest(ctx: WorkerCtx, req: ImportRequest): P
       const tasks = Uint32Array.from(req.tasks);
       const { cols, transfer } = takeColumns(current.h.thread_states(tasks, req.t0, req.t1, req.bucket), THREAD_STATE_COLS_LAYOUT);
       return ctx.post({ id, type: 'threadStates', data: { ...cols, t0: req.t0, t1: req.t1, bucket: req.bucket, tasks: req.tasks } }, transfer);
+    }
+    case 'windowMetrics': {
+      if (!current) return noTrace(ctx, id);
+      const r = parse<{ metrics: WindowMetrics; csv: string } | null>(current.h.window_metrics(req.t0, req.t1, Uint32Array.from(req.cpus), Uint32Array.from(req.tasks)));
+      if (!r) return noTrace(ctx, id);
+      return ctx.post({ id, type: 'windowMetrics', metrics: r.metrics, csv: r.csv });
     }
     case 'record':
       if (!current) return noTrace(ctx, id);

@@ -1,11 +1,12 @@
 // The timeline view: a shared SVG time axis over one canvas block per variant (CPU lanes, the
 // vCPU lanes of any VMs, then entity lanes), a cursor line across all blocks, and the zoom / pan / click / keyboard input.
-import { memo, useCallback, useEffect, useMemo, useRef, useState, type RefObject } from 'react';
+import { memo, useCallback, useMemo, useRef, useState } from 'react';
 import type { ScenarioMeta, WindowData } from '../engine/protocol';
 import { GUTTER_W } from './layout';
 import { TimeAxis } from './TimeAxis';
 import { TimelineBlock, type BlockHit } from './TimelineBlock';
 import { useTimelineInput } from './use_timeline_input';
+import { useWidth } from './use_width';
 import { vmCollapsed } from './vcpu_lanes';
 
 export interface TimelineVariant {
@@ -37,24 +38,6 @@ export interface TimelineProps {
 }
 
 const NO_VMS: ReadonlyMap<number, boolean> = new Map();
-
-/** Tracks an element's content width with a ResizeObserver. */
-function useWidth(ref: RefObject<HTMLElement | null>): number {
-  const [width, setWidth] = useState(0);
-  useEffect(() => {
-    const el = ref.current;
-    if (!el) return;
-    setWidth(el.clientWidth);
-    if (typeof ResizeObserver === 'undefined') return;
-    const ro = new ResizeObserver((entries) => {
-      const w = entries[0]?.contentRect.width;
-      if (w !== undefined) setWidth(Math.floor(w));
-    });
-    ro.observe(el);
-    return () => ro.disconnect();
-  }, [ref]);
-  return width;
-}
 
 function TimelineImpl(props: TimelineProps) {
   const { meta, variants, view, cursor, selection, mode, collapsed } = props;

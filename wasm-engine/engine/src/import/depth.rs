@@ -24,6 +24,7 @@
 //! e.g. one left out by `tracing_cpumask`, only collects the wakeups aimed at it). The depth is
 //! never negative: only a counted task is ever taken off.
 
+use super::buckets::merged_run;
 use super::record::{PrevState, WakeKind};
 use super::store::TraceStore;
 use serde::Serialize;
@@ -317,15 +318,9 @@ impl RunqueueDepth {
                     i += 1;
                     continue;
                 }
-                let mut d = self.depth[i];
-                let mut j = i + 1;
-                if e - s < bucket {
-                    while j < b && self.ts[j] - s < bucket && seg_end(j) - self.ts[j] < bucket {
-                        d = d.max(self.depth[j]);
-                        e = seg_end(j);
-                        j += 1;
-                    }
-                }
+                let j;
+                (j, e) = merged_run(i, b, bucket, |k| self.ts[k], seg_end);
+                let d = self.depth[i..j].iter().copied().max().unwrap_or(0);
                 out.cpu.push(c as u32);
                 out.start.push(s);
                 out.end.push(e);

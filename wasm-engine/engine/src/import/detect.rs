@@ -8,8 +8,11 @@
 //! * `perf script`: `comm tid [cpu] secs.usecs: system:event:`;
 //! * the bpftrace EEVDF-state dump: `Attaching 1 probe...` or `S <ns> cpu=.. pid=..` lines.
 //!
-//! Files starting with the trace-cmd `.dat` magic (`17 08 44 "tracing"`) or gzip's `1f 8b` are
-//! recognised from their first bytes ([`binary_kind`]) and not parsed as text.
+//! Files starting with the trace-cmd `.dat` magic (`17 08 44 "tracing"`), a Perfetto `Trace`
+//! (field 1 `packet`, a length, a `TracePacket` key, and bytes that are not text) or gzip's
+//! `1f 8b` are recognised from their first bytes ([`binary_kind`]) and not parsed as text. A file
+//! in no supported format is described by [`describe_unknown`] (binary, compressed, protobuf
+//! that is not a Perfetto trace, text of an unknown tool) for the refusal message.
 
 use super::eevdf;
 use super::ftrace::parse_event_line;
@@ -95,6 +98,8 @@ pub fn cpu_empty(t: &str) -> Option<u32> {
 pub enum Binary {
     /// trace-cmd `.dat`: `17 08 44` `tracing`, then the version string.
     TraceDat,
+    /// A Perfetto protobuf trace (`import::perfetto`).
+    Perfetto,
     Gzip,
 }
 
@@ -107,9 +112,62 @@ pub fn binary_kind(head: &[u8]) -> Option<Binary> {
         Some(Binary::TraceDat)
     } else if head.starts_with(&[0x1f, 0x8b]) {
         Some(Binary::Gzip)
+    } else if !is_text(head) && super::perfetto::looks_like_perfetto(head) {
+        Some(Binary::Perfetto)
     } else {
         None
     }
+}
+
+/// Whether `head` reads as text: UTF-8 (a character cut at the end allowed) without control
+/// characters other than tab, newline, carriage return and form feed.
+pub fn is_text(head: &[u8]) -> bool {
+    let valid = match std::str::from_utf8(head) {
+        Ok(s) => s,
+        Err(e) if e.error_len().is_none() => std::str::from_utf8(&head[..e.valid_up_to()]).unwrap_or(""),
+        Err(_) => return false,
+    };
+    !valid.chars().any(|c| c.is_control() && !matches!(c, '\t' | '\n' | '\r' | '\x0c'))
+}
+
+/// What a file that no importer reads looks like, from its first bytes (a few KiB): for the
+/// message that refuses it.
+pub fn describe_unknown(head: &[u8]) -> String {
+    use prost::encoding::{decode_key, skip_field, DecodeContext};
+    if head.is_empty() {
+        return "an empty file".to_string();
+    }
+    let magic: [(&[u8], &str); 6] = [
+        (&[0x1f, 0x8b], "gzip-compressed data (decompress it first)"),
+        (&[0x28, 0xb5, 0x2f, 0xfd], "zstd-compressed data (decompress it first)"),
+        (b"BZh", "bzip2-compressed data (decompress it first)"),
+        (&[0xfd, b'7', b'z', b'X', b'Z', 0], "xz-compressed data (decompress it first)"),
+        (b"PK\x03\x04", "a zip archive (extract the trace first)"),
+        (b"\x7fELF", "an ELF executable, not a trace"),
+    ];
+    if let Some((_, what)) = magic.iter().find(|(m, _)| head.starts_with(m)) {
+        return what.to_string();
+    }
+    if is_text(head) {
+        let first = String::from_utf8_lossy(head);
+        let line = first.lines().find(|l| !l.trim().is_empty()).unwrap_or("").trim();
+        let line: String = line.chars().take(80).collect();
+        return format!("text of an unknown tool (first line: `{line}`)");
+    }
+    // Binary: does it parse as protobuf fields for a while?
+    let mut b = head;
+    let mut fields = 0;
+    while !b.is_empty() && fields < 64 {
+        let Ok((tag, wt)) = decode_key(&mut b) else { break };
+        if skip_field(wt, tag, &mut b, DecodeContext::default()).is_err() {
+            break;
+        }
+        fields += 1;
+    }
+    if fields >= 2 && (b.is_empty() || fields >= 64) || fields >= 1 && head.len() < 64 && b.is_empty() {
+        return "binary protobuf data, but not a Perfetto trace (one starts with field 1, `packet`, holding a TracePacket)".to_string();
+    }
+    "binary data of no format schedlab reads (not text, not a Perfetto or trace-cmd .dat trace)".to_string()
 }
 
 #[cfg(test)]
@@ -140,5 +198,20 @@ mod tests {
         assert_eq!(binary_kind(b"\x17\x08\x44tracing6\0"), Some(Binary::TraceDat));
         assert_eq!(binary_kind(&[0x1f, 0x8b, 8]), Some(Binary::Gzip));
         assert_eq!(binary_kind(b"# tracer"), None);
+        // systing's trace starts so; a text file starting with a blank line is text.
+        assert_eq!(binary_kind(&[0x0a, 0x53, 0x32, 0x4f, 0x0a, 0x0a, 0x08, 0x03, 0x10, 0xb9]), Some(Binary::Perfetto));
+        assert_eq!(binary_kind(b"\n# tracer: nop\n"), None);
+    }
+
+    #[test]
+    fn unknown_files_are_described() {
+        assert!(
+            describe_unknown(b"hello world\nmore").starts_with("text of an unknown tool (first line: `hello world`)")
+        );
+        assert!(describe_unknown(&[0x28, 0xb5, 0x2f, 0xfd, 0]).starts_with("zstd"));
+        // Field 2 varint 5, field 3 length 2 "ab": protobuf, not a Trace.
+        assert!(describe_unknown(&[0x10, 0x05, 0x1a, 0x02, b'a', b'b', 0x10, 0x80, 0x01]).contains("not a Perfetto"));
+        assert!(describe_unknown(&[0xff, 0xff, 0xff, 0x00, 0x07]).starts_with("binary data"));
+        assert_eq!(describe_unknown(b""), "an empty file");
     }
 }

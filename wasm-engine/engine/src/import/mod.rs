@@ -13,7 +13,9 @@
 //!   `tools/kernel-capture/eevdf-state.bt` of the `traces/linux-6.18` captures): `eevdf.rs`; whether a dump and
 //!   the trace imported with it share a clock: `clock.rs`;
 //! * trace-cmd `.dat` versions 6 and 7: a binary decoder using the event format files the file
-//!   carries (`dat`, separate).
+//!   carries (`dat`, separate);
+//! * Perfetto protobuf traces (ftrace bundles, `compact_sched`, process tree): `perfetto`, with
+//!   prost types generated from the vendored upstream protos, and the encoder back to them.
 //!
 //! Use: [`text::TextImporter`] (`feed` chunks, then `finish`) into a [`store::TraceStore`], then
 //! [`summary::ImportSummary::new`]. [`import_text`] does all three for bytes already in memory.
@@ -29,6 +31,7 @@
 //! its difference and a flag above the run-to-run noise: `schedlab diff`).
 
 pub mod align;
+mod buckets;
 pub mod clock;
 pub mod dat;
 pub mod depth;
@@ -42,6 +45,7 @@ pub mod lines;
 pub mod metrics;
 pub mod payload;
 pub mod perf;
+pub mod perfetto;
 pub mod record;
 pub mod report;
 pub mod store;

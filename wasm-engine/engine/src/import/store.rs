@@ -174,6 +174,9 @@ pub struct TraceStore {
     pub skipped: BTreeMap<String, SkipGroup>,
     /// File-level facts from `TraceSink::meta` (first value per key; `cpu_empty` joins CPUs).
     pub meta: BTreeMap<String, String>,
+    /// Thread groups told for pids no record has named yet (a Perfetto process tree lists
+    /// threads the trace may never show): given to the task when it appears.
+    pub pending_tgid: BTreeMap<i32, i32>,
 }
 
 impl TraceStore {
@@ -235,7 +238,7 @@ impl TraceStore {
             exited: false,
             dead: false,
             prio: None,
-            tgid: None,
+            tgid: self.pending_tgid.get(&pid).copied(),
         });
         self.live.insert(pid, idx);
         idx
@@ -322,9 +325,13 @@ impl TraceStore {
 }
 
 impl TraceSink for TraceStore {
-    fn tgid(&mut self, pid: i32, tgid: i32, ts: u64) {
-        let t = self.task_for(pid, "<...>", ts) as usize;
-        self.tasks[t].tgid = Some(tgid);
+    fn tgid(&mut self, pid: i32, tgid: i32, _ts: u64) {
+        match self.live.get(&pid) {
+            Some(&i) if !self.tasks[i as usize].dead => self.tasks[i as usize].tgid = Some(tgid),
+            _ => {
+                self.pending_tgid.insert(pid, tgid);
+            }
+        }
     }
 
     fn record(&mut self, rec: TraceRecord) {

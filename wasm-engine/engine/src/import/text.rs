@@ -107,6 +107,7 @@ impl TextImporter {
             let (name, reason) = match kind {
                 Binary::TraceDat => ("trace-cmd .dat", "a text trace; this is a binary trace-cmd .dat file"),
                 Binary::Gzip => ("gzip", "a text trace; this file is gzip-compressed (decompress it first)"),
+                Binary::Perfetto => (super::perfetto::NAME, "a text trace; this is a Perfetto protobuf trace"),
             };
             self.p.stats.binary = Some(name);
             self.p.stats.bytes = head.len() as u64;

@@ -10,6 +10,7 @@
 //! that lasted longest in the merged stretch names it, so a long trace gives about one segment
 //! per bucket per track.
 
+use super::buckets::merged_run;
 use super::metrics::all_task_segments;
 use super::record::PrevState;
 use super::store::TraceStore;
@@ -192,23 +193,10 @@ impl ThreadStates {
             let (a, b) = (self.first[t as usize] as usize, self.first[t as usize + 1] as usize);
             let mut i = a + self.end[a..b].partition_point(|&e| e <= t0);
             while i < b && self.start[i] < t1 {
-                let (s, mut e) = (self.start[i], self.end[i]);
-                if e - s >= bucket {
-                    out.push(row as u32, s, e, self.state[i], self.cpu[i], 1);
-                    i += 1;
-                    continue;
-                }
-                let mut best = (self.state[i], self.cpu[i], e - s);
-                let mut j = i + 1;
-                while j < b && self.start[j] - s < bucket && self.end[j] - self.start[j] < bucket {
-                    let d = self.end[j] - self.start[j];
-                    if d > best.2 {
-                        best = (self.state[j], self.cpu[j], d);
-                    }
-                    e = self.end[j];
-                    j += 1;
-                }
-                out.push(row as u32, s, e, best.0, best.1, (j - i) as u32);
+                let (j, e) = merged_run(i, b, bucket, |k| self.start[k], |k| self.end[k]);
+                // The longest state names the merged segment (the first of equals).
+                let best = (i..j).max_by_key(|&k| (self.end[k] - self.start[k], std::cmp::Reverse(k))).unwrap_or(i);
+                out.push(row as u32, self.start[i], e, self.state[best], self.cpu[best], (j - i) as u32);
                 i = j;
             }
         }

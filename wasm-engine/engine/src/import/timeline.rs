@@ -21,6 +21,7 @@
 //! (the task that ran longest in the merged stretch names it), so a query over a long trace
 //! returns about one span per bucket per CPU whatever the trace's size.
 
+use super::buckets::merged_run;
 use super::depth::RunqueueDepth;
 use super::record::WakeKind;
 use super::store::TraceStore;
@@ -302,23 +303,10 @@ impl TraceTimeline {
             let (a, b) = (self.cpu_first[c] as usize, self.cpu_first[c + 1] as usize);
             let mut i = a + self.end[a..b].partition_point(|&e| e <= t0);
             while i < b && self.start[i] < t1 {
-                let (s, mut e) = (self.start[i], self.end[i]);
-                if e - s >= bucket {
-                    out.push(c as u32, self.task[i], s, e, self.state[i], 1, i as u32);
-                    i += 1;
-                    continue;
-                }
-                let mut best = (self.task[i], e - s);
-                let mut j = i + 1;
-                while j < b && self.start[j] - s < bucket && self.end[j] - self.start[j] < bucket {
-                    if self.end[j] - self.start[j] > best.1 {
-                        best = (self.task[j], self.end[j] - self.start[j]);
-                    }
-                    e = self.end[j];
-                    j += 1;
-                }
-                let state = if j - i == 1 { self.state[i] } else { self.state[j - 1] };
-                out.push(c as u32, best.0, s, e, state, (j - i) as u32, i as u32);
+                let (j, e) = merged_run(i, b, bucket, |k| self.start[k], |k| self.end[k]);
+                // The task that ran longest names the merged span; the last one's end state ends it.
+                let best = (i..j).max_by_key(|&k| (self.end[k] - self.start[k], std::cmp::Reverse(k))).unwrap_or(i);
+                out.push(c as u32, self.task[best], self.start[i], e, self.state[j - 1], (j - i) as u32, i as u32);
                 i = j;
             }
         }

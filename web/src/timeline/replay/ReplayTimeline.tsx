@@ -17,7 +17,8 @@ import { DEPTH_MORE_COLOUR, DEPTH_ONE_COLOUR, renderDepthTracks } from './render
 import { formatNs, makeTimeScale } from '../time_scale';
 import { STATE_COLOURS, STATE_WORDS, type StateKind } from './states';
 import { timeAtX, useReplayInput } from './use_replay_input';
-import { useWidth } from './use_width';
+import { useWidth } from '../use_width';
+import type { Area } from './area';
 
 /** How far from the pointer a record may be to count as under it, px. */
 export const HOVER_PX = 24;
@@ -62,6 +63,18 @@ export interface ReplayTimelineProps {
   duration?: number;
   /** False: the keyboard does not move this view (the other timeline's does). */
   keys?: boolean;
+  /** The selected area (drawn as a band over the lanes it covers). */
+  area?: Area | null;
+  /** Shift+drag over the CPU lanes: the time range and the CPUs covered. */
+  onArea?: (a: Area) => void;
+}
+
+/** The CPUs whose rows [y0, y1] (canvas px) cross, for rows of `pitch` px. */
+export function cpusCovered(y0: number, y1: number, pitch: number, cpus: number): number[] {
+  const [a, b] = [Math.min(y0, y1), Math.max(y0, y1)];
+  const first = Math.max(0, Math.floor(a / pitch));
+  const last = Math.min(cpus - 1, Math.floor(b / pitch));
+  return Array.from({ length: Math.max(0, last - first + 1) }, (_, i) => first + i);
 }
 
 const LEGEND: StateKind[] = ['preempted', 'runnable', 'sleeping', 'disk', 'idle', 'stopped', 'lost'];
@@ -146,6 +159,9 @@ function ReplayTimelineImpl(p: ReplayTimelineProps) {
     onClick: (x, y) => p.onPick(target(x, y)),
     onHover: (pt) => p.onHover(pt ? target(pt.x, pt.y) : null),
     keys: p.keys,
+    onArea: p.onArea
+      ? (a) => p.onArea?.({ t0: timeAtX({ view, width }, a.x0), t1: timeAtX({ view, width }, a.x1), cpus: cpusCovered(a.y0, a.y1, rows.pitch, cpus), tasks: [], live: !a.done })
+      : undefined,
   });
 
   useLayoutEffect(() => {
@@ -251,11 +267,29 @@ function ReplayTimelineImpl(p: ReplayTimelineProps) {
       <TimeAxis t0={view.t0} t1={view.t1} width={width} />
       <div ref={box} style={{ position: 'relative', touchAction: 'none', cursor: 'crosshair' }}>
         <canvas ref={canvasRef} data-testid="replay-canvas" style={{ display: 'block', width: Math.max(width, 0), height }} />
+        {p.area && p.area.cpus.length > 0 && <AreaBand area={p.area} view={view} width={width} top={Math.min(...p.area.cpus) * rows.pitch} bottom={(Math.max(...p.area.cpus) + 1) * rows.pitch} />}
         {cursorVisible && (
           <div style={{ position: 'absolute', top: 0, bottom: 0, left: Math.round(cursorX), width: 1, background: '#d32f2f', pointerEvents: 'none' }} />
         )}
       </div>
     </div>
+  );
+}
+
+/** The selected area's band: its time range over the rows from `top` to `bottom` (px). */
+export function AreaBand({ area, view, width, top, bottom }: { area: Area; view: { t0: number; t1: number }; width: number; top: number; bottom: number }) {
+  const span = view.t1 - view.t0;
+  if (span <= 0 || width <= GUTTER_W) return null;
+  const x = (t: number) => GUTTER_W + ((t - view.t0) / span) * (width - GUTTER_W);
+  const left = Math.max(GUTTER_W, x(area.t0));
+  const right = Math.min(width, x(area.t1));
+  if (right <= left) return null;
+  return (
+    <div
+      className="area-band"
+      data-testid="area-band"
+      style={{ position: 'absolute', left, width: Math.max(1, right - left), top, height: bottom - top, pointerEvents: 'none' }}
+    />
   );
 }
 

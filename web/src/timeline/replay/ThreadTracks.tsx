@@ -15,7 +15,9 @@ import { cancelRedraw, scheduleRedraw } from '../raf_scheduler';
 import { formatNs, makeTimeScale } from '../time_scale';
 import { renderThreadTracks, THREAD_ROW_H, THREAD_STATE_COLOURS } from './render_threads';
 import { processOf, trackRows, visibleTasks, type TrackRow } from './thread_tracks';
-import { useWidth } from './use_width';
+import { useWidth } from '../use_width';
+import { AreaBand } from './ReplayTimeline';
+import type { Area } from './area';
 
 /** Height of the scrolled viewport at most, CSS px. */
 const VIEWPORT_MAX = 420;
@@ -30,6 +32,10 @@ export interface ThreadTracksProps {
   /** The task ids of the thread rows now visible (the engine is asked for their states). */
   onVisible: (tasks: number[]) => void;
   onSelect: (task: number | null) => void;
+  /** The selected area (a band over the tracks it covers). */
+  area?: Area | null;
+  /** Shift+drag over the tracks: the time range and the tasks whose tracks it covers. */
+  onArea?: (a: Area) => void;
 }
 
 interface Hover {
@@ -71,6 +77,8 @@ function ThreadTracksImpl(p: ThreadTracksProps) {
   const [collapsed, setCollapsed] = useState<ReadonlySet<string>>(new Set());
   const [scrollTop, setScrollTop] = useState(0);
   const [hover, setHover] = useState<Hover | null>(null);
+  /** A Shift+drag in progress: where it began (time, row index). */
+  const areaStart = useRef<{ id: number; t: number; row: number } | null>(null);
   const rows = useMemo(() => trackRows(trace.tasks, { filter, pinned, collapsed }), [trace, filter, pinned, collapsed]);
   const threads = rows.filter((r) => r.kind === 'thread').length;
   const processes = useMemo(() => new Set(trace.tasks.filter((t) => t.pid !== 0).map(processOf)).size, [trace]);
@@ -164,6 +172,43 @@ function ThreadTracksImpl(p: ThreadTracksProps) {
     setHover({ x: a.x, y: a.y, text: `${a.row.label}: ${words}${cpu} for ${formatNs(data.end[j] - data.start[j])}, ${formatNs(data.start[j])}–${formatNs(data.end[j])}${merged}${by}` });
   };
 
+  /** Time and row index under a pointer event (clamped to the plot and the rows). */
+  const place = (e: { clientX: number; clientY: number }) => {
+    const r = canvasRef.current?.getBoundingClientRect();
+    if (!r || width <= GUTTER_W) return null;
+    const x = Math.min(Math.max(e.clientX - r.left, GUTTER_W), width);
+    const row = Math.min(rows.length - 1, Math.max(0, Math.floor((e.clientY - r.top + scrollTop) / THREAD_ROW_H)));
+    return { t: view.t0 + ((x - GUTTER_W) / (width - GUTTER_W)) * (view.t1 - view.t0), row };
+  };
+  const areaOf = (a: { t: number; row: number }, b: { t: number; row: number }, live: boolean): Area => ({
+    t0: a.t,
+    t1: b.t,
+    cpus: [],
+    tasks: visibleTasks(rows, Math.min(a.row, b.row), Math.max(a.row, b.row) + 1),
+    live,
+  });
+  const onDown = (e: React.PointerEvent) => {
+    if (!e.shiftKey || !p.onArea || e.button !== 0) return;
+    const at0 = place(e);
+    if (!at0) return;
+    areaStart.current = { id: e.pointerId, ...at0 };
+    e.currentTarget.setPointerCapture?.(e.pointerId);
+    e.preventDefault();
+  };
+  const onAreaMove = (e: React.PointerEvent, done: boolean) => {
+    const a = areaStart.current;
+    if (!a || a.id !== e.pointerId) return false;
+    const b = place(e);
+    if (b) p.onArea?.(areaOf(a, b, !done));
+    if (done) areaStart.current = null;
+    return true;
+  };
+  const band = useMemo(() => {
+    if (!p.area || p.area.tasks.length === 0) return null;
+    const idx = rows.flatMap((r, i) => (r.kind === 'thread' && p.area?.tasks.includes(r.task) ? [i] : []));
+    return idx.length ? { top: Math.min(...idx) * THREAD_ROW_H, bottom: (Math.max(...idx) + 1) * THREAD_ROW_H } : null;
+  }, [p.area, rows]);
+
   const togglePin = (task: number) => setPinned((ps) => (ps.includes(task) ? ps.filter((x) => x !== task) : [...ps, task]));
   const toggleCollapse = (proc: string) =>
     setCollapsed((cs) => {
@@ -207,9 +252,14 @@ function ThreadTracksImpl(p: ThreadTracksProps) {
         className="thread-scroll"
         style={{ height: viewportH }}
         onScroll={(e) => setScrollTop(e.currentTarget.scrollTop)}
-        onPointerMove={onMove}
+        onPointerDown={onDown}
+        onPointerMove={(e) => {
+          if (!onAreaMove(e, false)) onMove(e);
+        }}
+        onPointerUp={(e) => onAreaMove(e, true)}
         onPointerLeave={() => setHover(null)}
         onClick={(e) => {
+          if (e.shiftKey) return;
           // A Runnable stretch after a wakeup leads to the waker's track (the flow from a
           // wakeup to its waker); anything else selects the track's task.
           const u = under(e);
@@ -267,6 +317,7 @@ function ThreadTracksImpl(p: ThreadTracksProps) {
               </div>
             );
           })}
+          {p.area && band && <AreaBand area={p.area} view={view} width={width} top={band.top} bottom={band.bottom} />}
           {hover && (
             <div className="thread-hover" style={{ left: Math.min(hover.x + 12, Math.max(0, width - 340)), top: scrollTop + hover.y + 14 }} data-testid="thread-hover">
               {hover.text}

@@ -1,6 +1,6 @@
 // Mouse and keyboard input of the replay timeline, as the scenario timeline's: wheel zooms
 // around the pointer, drag pans, click sets the cursor (and picks what is under the pointer),
-// pointer moves report what is under the pointer; W/S zoom around the cursor, A/D pan by 20 %
+// pointer moves report what is under the pointer; Shift+drag selects an area (onArea); W/S zoom around the cursor, A/D pan by 20 %
 // of the window, Left/Right move the cursor by 1 % of the window.
 import { useEffect, useRef, type RefObject } from 'react';
 import { GUTTER_W } from '../layout';
@@ -20,6 +20,9 @@ export interface ReplayInputState {
   onHover: (p: { x: number; y: number } | null) => void;
   /** False: the keyboard leaves this view alone (a second timeline sharing another's view). */
   keys?: boolean;
+  /** Shift+drag: the area from (x0, y0) to (x1, y1), canvas-relative, while dragged and when
+   * let go (`done`). */
+  onArea?: (a: { x0: number; y0: number; x1: number; y1: number; done: boolean }) => void;
 }
 
 const DRAG_THRESHOLD_PX = 3;
@@ -51,6 +54,7 @@ export function useReplayInput(root: RefObject<HTMLElement | null>, state: Repla
     const el = root.current;
     if (!el) return;
     let drag: { id: number; x: number; t0: number; t1: number; moved: boolean } | null = null;
+    let area: { id: number; x: number; y: number } | null = null;
     const local = (e: { clientX: number; clientY: number }) => {
       const r = el.getBoundingClientRect();
       return { x: e.clientX - r.left, y: e.clientY - r.top };
@@ -71,12 +75,23 @@ export function useReplayInput(root: RefObject<HTMLElement | null>, state: Repla
     };
     const onDown = (e: PointerEvent) => {
       if (e.button !== 0) return;
+      if (e.shiftKey && latest.current.onArea) {
+        const p = local(e);
+        area = { id: e.pointerId, x: Math.max(p.x, GUTTER_W), y: p.y };
+        el.setPointerCapture?.(e.pointerId);
+        return;
+      }
       const { t0, t1 } = latest.current.view;
       drag = { id: e.pointerId, x: e.clientX, t0, t1, moved: false };
       el.setPointerCapture?.(e.pointerId);
     };
     const onMove = (e: PointerEvent) => {
       const s = latest.current;
+      if (area && e.pointerId === area.id) {
+        const p = local(e);
+        s.onArea?.({ x0: area.x, y0: area.y, x1: Math.max(p.x, GUTTER_W), y1: p.y, done: false });
+        return;
+      }
       if (!drag || e.pointerId !== drag.id) {
         s.onHover(local(e));
         return;
@@ -88,6 +103,13 @@ export function useReplayInput(root: RefObject<HTMLElement | null>, state: Repla
       move(latest, panView(drag.t0, drag.t1, dt, s.duration));
     };
     const onUp = (e: PointerEvent) => {
+      if (area && e.pointerId === area.id) {
+        const p = local(e);
+        latest.current.onArea?.({ x0: area.x, y0: area.y, x1: Math.max(p.x, GUTTER_W), y1: p.y, done: true });
+        area = null;
+        el.releasePointerCapture?.(e.pointerId);
+        return;
+      }
       if (!drag || e.pointerId !== drag.id) return;
       const wasDrag = drag.moved;
       drag = null;
@@ -101,6 +123,7 @@ export function useReplayInput(root: RefObject<HTMLElement | null>, state: Repla
     const onLeave = () => latest.current.onHover(null);
     const onCancel = () => {
       drag = null;
+      area = null;
     };
     el.addEventListener('wheel', onWheel, { passive: false });
     el.addEventListener('pointerdown', onDown);
