@@ -107,22 +107,31 @@ async function readInto(
   return true;
 }
 
-async function importFile(ctx: WorkerCtx, id: number, req: Req<'import'>) {
-  const file = req.file;
+/** A new import handle with `file` read into it, or null (and `cancelled` posted) when the
+ * user cancelled; its progress is posted as it goes. */
+async function readHandle(ctx: WorkerCtx, id: number, file: File, chunkBytes: number | undefined): Promise<ImportHandle | null> {
   const h = new ImportHandle(file.size);
   live++;
   let ok: boolean;
   try {
-    ok = await readInto(ctx, id, file, h, () => ({ lines: h.lines(), records: h.records() }), req.chunkBytes ?? CHUNK_BYTES);
+    ok = await readInto(ctx, id, file, h, () => ({ lines: h.lines(), records: h.records() }), chunkBytes ?? CHUNK_BYTES);
   } catch (e) {
     free(h);
     throw e;
   }
   if (!ok) {
     free(h);
-    return ctx.post({ id, type: 'cancelled' });
+    ctx.post({ id, type: 'cancelled' });
+    return null;
   }
   ctx.post({ id, type: 'importProgress', progress: { phase: 'building', bytes: file.size, total: file.size, lines: h.lines(), records: h.records() } });
+  return h;
+}
+
+async function importFile(ctx: WorkerCtx, id: number, req: Req<'import'>) {
+  const file = req.file;
+  const h = await readHandle(ctx, id, file, req.chunkBytes);
+  if (!h) return;
   const report = parse<ImportReport>(h.summary());
   const isDump = report.summary.total_events === 0 && report.eevdf.samples > 0;
   let alignment: Alignment | null = null;
@@ -162,20 +171,8 @@ function closeB() {
 async function importB(ctx: WorkerCtx, id: number, req: Req<'importB'>) {
   if (!current || current.kind !== 'trace') return noTrace(ctx, id);
   const file = req.file;
-  const h = new ImportHandle(file.size);
-  live++;
-  let ok: boolean;
-  try {
-    ok = await readInto(ctx, id, file, h, () => ({ lines: h.lines(), records: h.records() }), req.chunkBytes ?? CHUNK_BYTES);
-  } catch (e) {
-    free(h);
-    throw e;
-  }
-  if (!ok) {
-    free(h);
-    return ctx.post({ id, type: 'cancelled' });
-  }
-  ctx.post({ id, type: 'importProgress', progress: { phase: 'building', bytes: file.size, total: file.size, lines: h.lines(), records: h.records() } });
+  const h = await readHandle(ctx, id, file, req.chunkBytes);
+  if (!h) return;
   closeB();
   b = { h, file, kind: 'trace', trace: describe(h, file, null) };
   ctx.post({ id, type: 'importedB', trace: b.trace });
