@@ -80,6 +80,7 @@ fn check(path: &str, want: [bool; 3]) {
     // Per-task CPU time, the model's summary closed where the trace ends.
     let names: Vec<String> = sim.tasks.iter().map(|t| t.cfg.name.clone()).collect();
     let model = Summary::from_log(&sim.fair.log, &names, sim.cpus.len() as u32, store.last_ts);
+    assert_eq!(model.switches, store.count("sched_switch"), "{path}: the summary's switches");
     let got = cpu_time(&store);
     for (i, t) in model.tasks.iter().enumerate() {
         let pid = TASK_PID_BASE + i as i32;
