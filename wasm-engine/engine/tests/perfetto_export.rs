@@ -21,7 +21,7 @@ use schedlab_engine::import::perfetto::pb::Trace;
 use schedlab_engine::import::timeline::TraceTimeline;
 use schedlab_engine::import::TraceStore;
 use schedlab_engine::obs::log::{EventKind, NO_TASK};
-use schedlab_engine::obs::perfetto::{export, CGROUP_PID_BASE, TASK_PID_BASE};
+use schedlab_engine::obs::perfetto::{export, CGROUP_PID_BASE, MODEL_RELEASE, TASK_PID_BASE};
 use schedlab_engine::obs::summary::Summary;
 use schedlab_engine::sim::Simulation;
 use std::collections::{BTreeMap, BTreeSet};
@@ -64,6 +64,8 @@ fn check(path: &str, want: [bool; 3]) {
     assert!(store.skipped.is_empty(), "{path}: {:?}", store.skipped);
     assert_eq!(stats.skipped_packets, 0, "{path}");
     assert_eq!(stats.merge_inversions, 0, "{path}");
+    assert_eq!(stats.kernel.as_deref(), Some(MODEL_RELEASE), "{path}");
+    assert_eq!(store.meta.get("cpus"), Some(&sim.cpus.len().to_string()), "{path}");
 
     // Counts.
     let wakeups = kind_count(&sim, EventKind::Wakeup);

@@ -3,7 +3,8 @@
 //!
 //! The run's observation log is read into the records a kernel trace of it would hold, those go
 //! into a [`TraceStore`] as any imported trace's do, and the importer's encoder
-//! ([`crate::import::perfetto::encode`]) writes them: per-CPU `ftrace_events` bundles with
+//! ([`crate::import::perfetto::encode`]) writes them after a `system_info` packet (the model's
+//! kernel release, its CPU count and HZ): per-CPU `ftrace_events` bundles with
 //! `sched_switch`, `sched_waking` + `sched_wakeup` (one pair per model wakeup),
 //! `sched_wakeup_new`, `sched_migrate_task` and `sched_process_exit`, and a `process_tree`
 //! naming every task. Then `tracks.rs` appends a second `process_tree` with the thread groups
@@ -28,11 +29,17 @@
 
 mod tracks;
 
-use crate::import::perfetto::encode::{encode, Form};
+use crate::import::perfetto::encode::{append_packet, encode, Form};
+use crate::import::perfetto::pb::trace_packet::Data;
+use crate::import::perfetto::pb::{SystemInfo, Utsname};
 use crate::import::record::{state_bits, PrevState, SchedPayload, TraceRecord, TraceSink, WakeKind};
 use crate::import::TraceStore;
 use crate::obs::log::{EventKind, SwitchReason, NO_TASK};
 use crate::sim::Simulation;
+
+/// The kernel release the trace's `system_info` names: the model's (so `prev_state` numbers
+/// are read with the 4.14+ layout by any reader).
+pub const MODEL_RELEASE: &str = "6.18.44";
 
 /// pid of task 0.
 pub const TASK_PID_BASE: i32 = 10_000;
@@ -196,7 +203,20 @@ pub fn export(sim: &Simulation) -> Vec<u8> {
     let names = Names::of(sim);
     let mut store = TraceStore::new();
     records(sim, &names, &mut store);
-    let mut out = encode(&store, Form::Regular);
+    let mut out = Vec::new();
+    let info = SystemInfo {
+        utsname: Some(Utsname {
+            sysname: Some("Linux".to_string()),
+            release: Some(MODEL_RELEASE.to_string()),
+            version: Some("schedlab model".to_string()),
+            machine: None,
+        }),
+        num_cpus: Some(sim.cpus.len() as u32),
+        hz: Some(i64::from(sim.cfg.host.hz)),
+        ..Default::default()
+    };
+    append_packet(&mut out, 1, None, None, Data::SystemInfo(info));
+    out.extend(encode(&store, Form::Regular));
     tracks::append(sim, &names, &mut out);
     out
 }
