@@ -228,6 +228,11 @@ impl SimHandle {
         out.into_columns()
     }
 
+    /// The run as a Perfetto protobuf trace (`obs::perfetto::export`); empty before a load.
+    pub fn perfetto(&self) -> Vec<u8> {
+        self.sim.as_ref().map(schedlab_engine::obs::perfetto::export).unwrap_or_default()
+    }
+
     /// Hex digest of the event log (determinism checks: equals the native CLI's).
     pub fn digest(&self) -> String {
         self.sim.as_ref().map(|s| format!("{:016x}", s.fair.log.digest())).unwrap_or_default()

@@ -159,6 +159,11 @@ pub enum RequestBody {
         run: u32,
         variant: String,
     },
+    /// The run of one variant as a Perfetto protobuf trace (`SimHandle.perfetto`).
+    Perfetto {
+        run: u32,
+        variant: String,
+    },
     Import {
         #[ts(type = "File")]
         file: (),
@@ -270,6 +275,11 @@ pub enum ResponseBody {
     Metrics {
         summary: Summary,
         latencies: LatencyCols,
+    },
+    /// The Perfetto trace's bytes (transferred, not copied).
+    Perfetto {
+        #[ts(type = "ArrayBuffer")]
+        buffer: (),
     },
     ImportProgress {
         progress: ImportProgress,

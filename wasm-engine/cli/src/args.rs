@@ -36,6 +36,7 @@ pub enum Command {
     /// Per task: CPU share, switches, wakeup latency percentiles; the observation log's digest.
     /// `--json` adds, per task, `migrations` and `cpu_time_ns_by_cpu` (CPU time on each CPU),
     /// and per CPU `idle_while_overloaded_ns` (idle while another CPU had a fair task waiting).
+    /// `--perfetto OUT` also writes the run as a Perfetto trace (`obs::perfetto`).
     Simulate(SimulateArgs),
     #[command(verbatim_doc_comment)]
     /// Each CPU's runqueue and last pick at one instant, level by level
@@ -173,6 +174,11 @@ pub struct SimulateArgs {
     /// What the observation log keeps.
     #[arg(long, value_enum, default_value_t = Log::Full)]
     pub log: Log,
+    /// Also write the run as a Perfetto trace to this file: per-CPU sched ftrace events, per
+    /// task counter tracks of vruntime, deadline, vlag and V, and the picks, placements and
+    /// balance passes as instant events with their "why" (open it in ui.perfetto.dev).
+    #[arg(long, value_name = "OUT")]
+    pub perfetto: Option<String>,
 }
 
 /// What `simulate` keeps in the observation log.

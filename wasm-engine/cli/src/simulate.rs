@@ -1,6 +1,7 @@
 //! `schedlab simulate`, `explain`, `state` and `variants`: one scenario run to its end (the
 //! summary), or to an instant (each CPU's queue and last pick), the browser inspector's state
-//! at a cursor, and the named variants.
+//! at a cursor, and the named variants. `simulate --perfetto OUT` also writes the run as a
+//! Perfetto trace (`schedlab_engine::obs::perfetto::export`).
 
 use crate::args::{ExplainArgs, Log, SimulateArgs, StateArgs};
 use crate::read;
@@ -14,6 +15,11 @@ pub fn simulate(a: &SimulateArgs) -> Result<String, String> {
     let (_, mut sim) = schedlab_engine::load(&a.scenario, &text, &a.variants.variant)?;
     sim.fair.log.detailed = a.log == Log::Full;
     sim.run();
+    if let Some(out) = &a.perfetto {
+        let bytes = schedlab_engine::obs::perfetto::export(&sim);
+        std::fs::write(out, &bytes).map_err(|e| format!("{out}: cannot write: {e}"))?;
+        eprintln!("wrote {out}: Perfetto protobuf trace, {} bytes", bytes.len());
+    }
     let s = Summary::of(&sim);
     Ok(if a.json {
         format!("{}\n", serde_json::to_string_pretty(&s.to_json()).expect("json"))

@@ -331,7 +331,7 @@ fn help() {
 
 /// Every command (`gen`'s by their two words) and the flags it accepts: its own and no other's.
 const COMMANDS: &[(&str, &[&str])] = &[
-    ("simulate", &["--variant", "--json", "--log"]),
+    ("simulate", &["--variant", "--json", "--log", "--perfetto"]),
     ("explain", &["--at", "--variant", "--json"]),
     ("state", &["--at", "--variant"]),
     ("compare", &["--variants", "--variant", "--json"]),
@@ -701,6 +701,22 @@ fn export_perfetto_round_trips_through_import() {
     assert_eq!(back["last_ts_ns"], orig["last_ts_ns"]);
     let err = fails(&["export", "traces/linux-6.18/nice-0-vs-2/trace.txt", "-o", &out.0]);
     assert!(err.contains("--perfetto"), "{err}");
+}
+
+#[test]
+fn simulate_writes_the_run_as_perfetto() {
+    let out = temp_file("simperfetto", b"");
+    let scenario = "scenarios/gallery/sleeper-vs-hog.toml";
+    let o = schedlab(&["simulate", scenario, "--perfetto", &out.0, "--json"]);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    assert!(o.stderr.contains("Perfetto protobuf trace"), "{}", o.stderr);
+    let sum: serde_json::Value = serde_json::from_str(&o.stdout).expect("the summary as JSON");
+    let back = ok_json(&["import", &out.0, "--json"]);
+    assert_eq!(back["format_name"], "Perfetto protobuf trace");
+    assert_eq!(back["events"]["sched_switch"], sum["switches"], "{back}");
+    assert!(back["events"]["sched_wakeup"].as_u64().unwrap() > 0, "{back}");
+    let err = fails(&["simulate", scenario, "--perfetto", "/nonexistent-dir/x.pftrace"]);
+    assert!(err.contains("/nonexistent-dir/x.pftrace: cannot write"), "{err}");
 }
 
 /// A file in no supported format is refused (exit 2) with what it looks like.

@@ -14,6 +14,13 @@ import { ReplayView } from './ReplayView';
 import type { Shell } from './shell';
 import { SimView } from './SimView';
 
+/** The simulated run's variants as Perfetto traces, for the export menu (none in the replay view). */
+function simPerfetto(shell: Shell, sim: { run: number | null; loaded: { key: string }[] }, replaying: boolean) {
+  const run = sim.run;
+  if (replaying || run === null || sim.loaded.length === 0) return undefined;
+  return { variants: sim.loaded.map((v) => v.key), bytes: (variant: string) => shell.client.perfetto(run, variant) };
+}
+
 /** The view shown (simulated or replay), for the export menu. */
 const viewRoot = () => document.querySelector<HTMLElement>('[data-export-root]');
 
@@ -41,7 +48,11 @@ export function App({ shell }: { shell: Shell }) {
         onLessons={shell.lessons.actions.toggle}
       >
         <ImportControl onFiles={traces.pick} traceOpen={imports.trace !== null} busy={imports.progress !== null} />
-        <ExportMenu target={viewRoot} name={imports.trace ? imports.trace.file : session.sim.ref.kind === 'bundled' ? session.sim.ref.name : 'schedlab-view'} />
+        <ExportMenu
+          target={viewRoot}
+          name={imports.trace ? imports.trace.file : session.sim.ref.kind === 'bundled' ? session.sim.ref.name : 'schedlab-view'}
+          perfetto={simPerfetto(shell, session.sim, imports.trace !== null)}
+        />
       </Header>
       {imports.progress && <ImportProgressBar file={imports.progress.file} progress={imports.progress.progress} onCancel={traces.cancel} />}
       <Banners

@@ -142,6 +142,13 @@ export class EngineClient {
     if (r.type !== 'metrics') throw failure(r);
     return { summary: r.summary, latencies: r.latencies };
   }
+
+  /** The run of `variant` as a Perfetto protobuf trace. */
+  async perfetto(run: number, variant: string): Promise<ArrayBuffer> {
+    const r = await this.send({ type: 'perfetto', run, variant });
+    if (r.type !== 'perfetto') throw failure(r);
+    return r.buffer;
+  }
 }
 
 /** The error a reply of the wrong type stands for. */

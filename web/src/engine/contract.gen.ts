@@ -1058,6 +1058,7 @@ export type Request =
     | { 'type': 'window'; run: number; variant: string; t0: number; t1: number; bucket: number; tasks: Array<number> }
     | { 'type': 'cursor'; run: number; variant: string; t: number }
     | { 'type': 'metrics'; run: number; variant: string }
+    | { 'type': 'perfetto'; run: number; variant: string }
     | { 'type': 'import'; file: File; attach: boolean; chunkBytes?: number }
     | { 'type': 'importWindow'; t0: number; t1: number; bucket: number; limit: number }
     | { 'type': 'eevdfWindow'; t0: number; t1: number; limit: number }
@@ -1096,6 +1097,7 @@ export type Response =
     | { 'type': 'window'; data: WindowData }
     | { 'type': 'cursor'; state: CursorState }
     | { 'type': 'metrics'; summary: Summary; latencies: LatencyCols }
+    | { 'type': 'perfetto'; buffer: ArrayBuffer }
     | { 'type': 'importProgress'; progress: ImportProgress }
     | { 'type': 'imported'; trace: ImportedTrace; alignment: Alignment | null }
     | { 'type': 'importWindow'; data: ReplayWindowData }
@@ -1271,6 +1273,11 @@ export type Summary = {
    * Rows in the events table.
    */
   log_events: number;
+  /**
+   * Context switches on every CPU, switches from and to idle included: the `sched_switch`
+   * records a kernel trace of the run holds (`obs::perfetto`).
+   */
+  switches: number;
   /**
    * Per task, in scenario order.
    */

@@ -154,6 +154,13 @@ async function serve(req: Request): Promise<void> {
       post({ id, type: 'metrics', summary: JSON.parse(h.summary()) as Summary, latencies: lat.cols }, lat.transfer);
       return;
     }
+    case 'perfetto': {
+      const h = handle(id, req.run, req.variant);
+      if (!h) return;
+      const buffer = h.perfetto().buffer as ArrayBuffer;
+      post({ id, type: 'perfetto', buffer }, [buffer]);
+      return;
+    }
     case 'import':
     case 'importB':
     case 'shadow':

@@ -245,7 +245,7 @@ export const MetricsPanel = memo(function MetricsPanel({ client, run, meta, load
   );
   const latencies = useQuery(run === null ? null : `${run}`, fetch);
   return (
-    <section className="metrics" aria-label="metrics" data-testid="metrics">
+    <section className="metrics" aria-label="metrics" data-testid="metrics" data-switches={loaded.map((v) => v.summary.switches).join(',')}>
       <div>
         <h3>CPU share</h3>
         <ShareChart meta={meta} loaded={loaded} />

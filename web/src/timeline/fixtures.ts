@@ -149,7 +149,7 @@ export function taskSummary(name: string, share: number, over: Partial<TaskSumma
 /** A run's summary of `tasks`. */
 export function summary(tasks: TaskSummary[], over: Partial<Summary> = {}): Summary {
   return {
-    scenario: 'x', duration_ns: 1, digest: '', log_events: 0, queue_events: 0, tasks, cpu_idle_ns: [], idle_while_overloaded_ns: [],
+    scenario: 'x', duration_ns: 1, digest: '', log_events: 0, switches: 0, queue_events: 0, tasks, cpu_idle_ns: [], idle_while_overloaded_ns: [],
     yield_to: { calls: 0, penalties: 0, rate_limited: 0, debounced: 0, credits: 0 }, cputimer: null, ...over,
   };
 }

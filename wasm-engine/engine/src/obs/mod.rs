@@ -6,6 +6,7 @@ pub mod cursor;
 pub mod explain;
 pub mod log;
 pub mod meta;
+pub mod perfetto;
 pub mod query;
 pub mod smp;
 pub mod summary;

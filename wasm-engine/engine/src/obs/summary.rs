@@ -114,6 +114,9 @@ pub struct Summary {
     pub queue_events: u64,
     /// Rows in the events table.
     pub log_events: u64,
+    /// Context switches on every CPU, switches from and to idle included: the `sched_switch`
+    /// records a kernel trace of the run holds (`obs::perfetto`).
+    pub switches: u64,
     /// Per task, in scenario order.
     pub tasks: Vec<TaskSummary>,
     /// Idle time per CPU (ns).
@@ -365,6 +368,7 @@ impl Summary {
             digest: format!("{:016x}", log.digest()),
             queue_events: 0,
             log_events: log.len() as u64,
+            switches: log.events.kind.iter().filter(|&&k| k == EventKind::Switch as u8).count() as u64,
             tasks,
             cpu_idle_ns: idle,
             idle_while_overloaded_ns: smp.idle_while_overloaded_ns,

@@ -39,6 +39,21 @@ pub enum Form {
     Compact,
 }
 
+/// Appends one `TracePacket` to a serialised `Trace` (a `Trace` is its packets, each a
+/// length-delimited field 1, so appending is concatenating): on sequence `seq`, at `ts` (the
+/// default, boot, clock) when given, with `sequence_flags` when given.
+pub fn append_packet(out: &mut Vec<u8>, seq: u32, ts: Option<u64>, flags: Option<u32>, data: Data) {
+    let seq = Some(trace_packet::OptionalTrustedPacketSequenceId::TrustedPacketSequenceId(seq));
+    let p = TracePacket {
+        timestamp: ts,
+        sequence_flags: flags,
+        data: Some(data),
+        optional_trusted_packet_sequence_id: seq,
+        ..Default::default()
+    };
+    Trace { packet: vec![p] }.encode(out).expect("a Vec grows");
+}
+
 /// The kernel 4.14+ raw `prev_state` of a decoded one.
 pub fn raw_state(s: PrevState) -> i64 {
     match s {
@@ -81,10 +96,7 @@ struct Writer<'a> {
 
 impl Writer<'_> {
     fn packet(&mut self, data: Data) {
-        let seq = Some(trace_packet::OptionalTrustedPacketSequenceId::TrustedPacketSequenceId(1));
-        let p = TracePacket { data: Some(data), optional_trusted_packet_sequence_id: seq, ..Default::default() };
-        let t = Trace { packet: vec![p] };
-        t.encode(&mut self.out).expect("a Vec grows");
+        append_packet(&mut self.out, 1, None, None, data);
     }
 
     fn comm(&self, task: u32) -> String {

@@ -10,6 +10,7 @@
 //! * `compressed_packets` (zlib, inflated with the pure-Rust `miniz_oxide`) and
 //!   `zstd_compressed_packets` (`ruzstd`): a `Trace` fragment whose packets are read in turn,
 //!   located at the container's offset;
+//! * `track_event` and `track_descriptor` (counters and instants) are not read;
 //! * anything else is skipped, as protobuf skips unknown fields.
 //!
 //! A packet that does not decode is a located skip (its byte offset and prost's reason); the
@@ -149,7 +150,9 @@ impl Decoder {
                     Err(e) => self.skip(sink, at, format!("zstd_compressed_packets that decompress (zstd: {e})")),
                 }
             }
-            None => {}
+            // Track events (the simulated-run export's counters and decisions) are Perfetto's
+            // own; the importer reads the sched ftrace events beside them.
+            Some(Data::TrackEvent(_) | Data::TrackDescriptor(_)) | None => {}
         }
     }
 

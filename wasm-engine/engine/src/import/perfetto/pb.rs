@@ -753,6 +753,697 @@ pub mod process_tree {
         pub is_kthread: ::core::option::Option<bool>,
     }
 }
+/// Describes a process's attributes. Emitted as part of a TrackDescriptor,
+/// usually by the process's main thread.
+///
+/// Next id: 9.
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct ProcessDescriptor {
+    #[prost(int32, optional, tag = "1")]
+    pub pid: ::core::option::Option<i32>,
+    #[prost(string, repeated, tag = "2")]
+    pub cmdline: ::prost::alloc::vec::Vec<::prost::alloc::string::String>,
+    #[prost(string, optional, tag = "6")]
+    pub process_name: ::core::option::Option<::prost::alloc::string::String>,
+    #[prost(int32, optional, tag = "5")]
+    pub process_priority: ::core::option::Option<i32>,
+    /// Process start time in nanoseconds.
+    /// The timestamp refers to the trace clock by default. Other clock IDs
+    /// provided in TracePacket are not supported.
+    #[prost(int64, optional, tag = "7")]
+    pub start_timestamp_ns: ::core::option::Option<i64>,
+    #[prost(enumeration = "process_descriptor::ChromeProcessType", optional, tag = "4")]
+    pub chrome_process_type: ::core::option::Option<i32>,
+    /// To support old UI. New UI should determine default sorting by process_type.
+    #[prost(int32, optional, tag = "3")]
+    pub legacy_sort_index: ::core::option::Option<i32>,
+    /// Labels can be used to further describe properties of the work performed by
+    /// the process. For example, these can be used by Chrome renderer process to
+    /// provide titles of frames being rendered.
+    #[prost(string, repeated, tag = "8")]
+    pub process_labels: ::prost::alloc::vec::Vec<::prost::alloc::string::String>,
+}
+/// Nested message and enum types in `ProcessDescriptor`.
+pub mod process_descriptor {
+    /// See chromium's content::ProcessType.
+    #[derive(
+        Clone,
+        Copy,
+        Debug,
+        PartialEq,
+        Eq,
+        Hash,
+        PartialOrd,
+        Ord,
+        ::prost::Enumeration
+    )]
+    #[repr(i32)]
+    pub enum ChromeProcessType {
+        ProcessUnspecified = 0,
+        ProcessBrowser = 1,
+        ProcessRenderer = 2,
+        ProcessUtility = 3,
+        ProcessZygote = 4,
+        ProcessSandboxHelper = 5,
+        ProcessGpu = 6,
+        ProcessPpapiPlugin = 7,
+        ProcessPpapiBroker = 8,
+    }
+    impl ChromeProcessType {
+        /// String value of the enum field names used in the ProtoBuf definition.
+        ///
+        /// The values are not transformed in any way and thus are considered stable
+        /// (if the ProtoBuf definition does not change) and safe for programmatic use.
+        pub fn as_str_name(&self) -> &'static str {
+            match self {
+                Self::ProcessUnspecified => "PROCESS_UNSPECIFIED",
+                Self::ProcessBrowser => "PROCESS_BROWSER",
+                Self::ProcessRenderer => "PROCESS_RENDERER",
+                Self::ProcessUtility => "PROCESS_UTILITY",
+                Self::ProcessZygote => "PROCESS_ZYGOTE",
+                Self::ProcessSandboxHelper => "PROCESS_SANDBOX_HELPER",
+                Self::ProcessGpu => "PROCESS_GPU",
+                Self::ProcessPpapiPlugin => "PROCESS_PPAPI_PLUGIN",
+                Self::ProcessPpapiBroker => "PROCESS_PPAPI_BROKER",
+            }
+        }
+        /// Creates an enum from field names used in the ProtoBuf definition.
+        pub fn from_str_name(value: &str) -> ::core::option::Option<Self> {
+            match value {
+                "PROCESS_UNSPECIFIED" => Some(Self::ProcessUnspecified),
+                "PROCESS_BROWSER" => Some(Self::ProcessBrowser),
+                "PROCESS_RENDERER" => Some(Self::ProcessRenderer),
+                "PROCESS_UTILITY" => Some(Self::ProcessUtility),
+                "PROCESS_ZYGOTE" => Some(Self::ProcessZygote),
+                "PROCESS_SANDBOX_HELPER" => Some(Self::ProcessSandboxHelper),
+                "PROCESS_GPU" => Some(Self::ProcessGpu),
+                "PROCESS_PPAPI_PLUGIN" => Some(Self::ProcessPpapiPlugin),
+                "PROCESS_PPAPI_BROKER" => Some(Self::ProcessPpapiBroker),
+                _ => None,
+            }
+        }
+    }
+}
+/// Describes a thread's attributes. Emitted as part of a TrackDescriptor,
+/// usually by the thread's trace writer.
+///
+/// Next id: 9.
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct ThreadDescriptor {
+    #[prost(int32, optional, tag = "1")]
+    pub pid: ::core::option::Option<i32>,
+    #[prost(int64, optional, tag = "2")]
+    pub tid: ::core::option::Option<i64>,
+    #[prost(string, optional, tag = "5")]
+    pub thread_name: ::core::option::Option<::prost::alloc::string::String>,
+    #[prost(enumeration = "thread_descriptor::ChromeThreadType", optional, tag = "4")]
+    pub chrome_thread_type: ::core::option::Option<i32>,
+    /// Deprecated. Use ClockSnapshot in combination with TracePacket's timestamp
+    /// and timestamp_clock_id fields instead.
+    #[prost(int64, optional, tag = "6")]
+    pub reference_timestamp_us: ::core::option::Option<i64>,
+    /// Absolute reference values. Clock values in subsequent TrackEvents can be
+    /// encoded accumulatively and relative to these. This reduces their var-int
+    /// encoding size.
+    /// TODO(eseckler): Deprecated. Replace these with ClockSnapshot encoding.
+    #[prost(int64, optional, tag = "7")]
+    pub reference_thread_time_us: ::core::option::Option<i64>,
+    #[prost(int64, optional, tag = "8")]
+    pub reference_thread_instruction_count: ::core::option::Option<i64>,
+    /// To support old UI. New UI should determine default sorting by thread_type.
+    #[prost(int32, optional, tag = "3")]
+    pub legacy_sort_index: ::core::option::Option<i32>,
+}
+/// Nested message and enum types in `ThreadDescriptor`.
+pub mod thread_descriptor {
+    #[derive(
+        Clone,
+        Copy,
+        Debug,
+        PartialEq,
+        Eq,
+        Hash,
+        PartialOrd,
+        Ord,
+        ::prost::Enumeration
+    )]
+    #[repr(i32)]
+    pub enum ChromeThreadType {
+        ChromeThreadUnspecified = 0,
+        ChromeThreadMain = 1,
+        ChromeThreadIo = 2,
+        /// Scheduler:
+        ChromeThreadPoolBgWorker = 3,
+        ChromeThreadPoolFgWorker = 4,
+        ChromeThreadPoolFbBlocking = 5,
+        ChromeThreadPoolBgBlocking = 6,
+        ChromeThreadPoolService = 7,
+        /// Compositor:
+        ChromeThreadCompositor = 8,
+        ChromeThreadVizCompositor = 9,
+        ChromeThreadCompositorWorker = 10,
+        /// Renderer:
+        ChromeThreadServiceWorker = 11,
+        /// Tracing related threads:
+        ChromeThreadMemoryInfra = 50,
+        ChromeThreadSamplingProfiler = 51,
+    }
+    impl ChromeThreadType {
+        /// String value of the enum field names used in the ProtoBuf definition.
+        ///
+        /// The values are not transformed in any way and thus are considered stable
+        /// (if the ProtoBuf definition does not change) and safe for programmatic use.
+        pub fn as_str_name(&self) -> &'static str {
+            match self {
+                Self::ChromeThreadUnspecified => "CHROME_THREAD_UNSPECIFIED",
+                Self::ChromeThreadMain => "CHROME_THREAD_MAIN",
+                Self::ChromeThreadIo => "CHROME_THREAD_IO",
+                Self::ChromeThreadPoolBgWorker => "CHROME_THREAD_POOL_BG_WORKER",
+                Self::ChromeThreadPoolFgWorker => "CHROME_THREAD_POOL_FG_WORKER",
+                Self::ChromeThreadPoolFbBlocking => "CHROME_THREAD_POOL_FB_BLOCKING",
+                Self::ChromeThreadPoolBgBlocking => "CHROME_THREAD_POOL_BG_BLOCKING",
+                Self::ChromeThreadPoolService => "CHROME_THREAD_POOL_SERVICE",
+                Self::ChromeThreadCompositor => "CHROME_THREAD_COMPOSITOR",
+                Self::ChromeThreadVizCompositor => "CHROME_THREAD_VIZ_COMPOSITOR",
+                Self::ChromeThreadCompositorWorker => "CHROME_THREAD_COMPOSITOR_WORKER",
+                Self::ChromeThreadServiceWorker => "CHROME_THREAD_SERVICE_WORKER",
+                Self::ChromeThreadMemoryInfra => "CHROME_THREAD_MEMORY_INFRA",
+                Self::ChromeThreadSamplingProfiler => "CHROME_THREAD_SAMPLING_PROFILER",
+            }
+        }
+        /// Creates an enum from field names used in the ProtoBuf definition.
+        pub fn from_str_name(value: &str) -> ::core::option::Option<Self> {
+            match value {
+                "CHROME_THREAD_UNSPECIFIED" => Some(Self::ChromeThreadUnspecified),
+                "CHROME_THREAD_MAIN" => Some(Self::ChromeThreadMain),
+                "CHROME_THREAD_IO" => Some(Self::ChromeThreadIo),
+                "CHROME_THREAD_POOL_BG_WORKER" => Some(Self::ChromeThreadPoolBgWorker),
+                "CHROME_THREAD_POOL_FG_WORKER" => Some(Self::ChromeThreadPoolFgWorker),
+                "CHROME_THREAD_POOL_FB_BLOCKING" => {
+                    Some(Self::ChromeThreadPoolFbBlocking)
+                }
+                "CHROME_THREAD_POOL_BG_BLOCKING" => {
+                    Some(Self::ChromeThreadPoolBgBlocking)
+                }
+                "CHROME_THREAD_POOL_SERVICE" => Some(Self::ChromeThreadPoolService),
+                "CHROME_THREAD_COMPOSITOR" => Some(Self::ChromeThreadCompositor),
+                "CHROME_THREAD_VIZ_COMPOSITOR" => Some(Self::ChromeThreadVizCompositor),
+                "CHROME_THREAD_COMPOSITOR_WORKER" => {
+                    Some(Self::ChromeThreadCompositorWorker)
+                }
+                "CHROME_THREAD_SERVICE_WORKER" => Some(Self::ChromeThreadServiceWorker),
+                "CHROME_THREAD_MEMORY_INFRA" => Some(Self::ChromeThreadMemoryInfra),
+                "CHROME_THREAD_SAMPLING_PROFILER" => {
+                    Some(Self::ChromeThreadSamplingProfiler)
+                }
+                _ => None,
+            }
+        }
+    }
+}
+/// Defines properties of a counter track, e.g. for built-in counters (thread
+/// time, instruction count, ..) or user-specified counters (e.g. memory usage of
+/// a specific app component).
+///
+/// Counter tracks only support TYPE_COUNTER track events, which specify new
+/// values for the counter. For counters that require per-slice values, counter
+/// values can instead be provided in a more efficient encoding via TrackEvent's
+/// |extra_counter_track_uuids| and |extra_counter_values| fields. However,
+/// slice-type events cannot be emitted onto a counter track.
+///
+/// Values for counters that are only emitted on a single packet sequence can
+/// optionally be delta-encoded, see |is_incremental|.
+///
+/// Next id: 7.
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct CounterDescriptor {
+    /// For built-in counters (e.g. thread time). Custom user-specified counters
+    /// (e.g. those emitted by TRACE_COUNTER macros of the client library)
+    /// shouldn't set this, and instead provide a counter name via TrackDescriptor.
+    #[prost(enumeration = "counter_descriptor::BuiltinCounterType", optional, tag = "1")]
+    pub r#type: ::core::option::Option<i32>,
+    /// Names of categories of the counter (usually for user-specified counters).
+    /// In the client library, categories are a way to turn groups of individual
+    /// counters (or events) on or off.
+    #[prost(string, repeated, tag = "2")]
+    pub categories: ::prost::alloc::vec::Vec<::prost::alloc::string::String>,
+    /// Type of the counter's values. Built-in counters imply a value for this
+    /// field.
+    #[prost(enumeration = "counter_descriptor::Unit", optional, tag = "3")]
+    pub unit: ::core::option::Option<i32>,
+    /// In order to use a unit not defined as a part of |Unit|, a free-form unit
+    /// name can be used instead.
+    #[prost(string, optional, tag = "6")]
+    pub unit_name: ::core::option::Option<::prost::alloc::string::String>,
+    /// Multiplication factor of this counter's values, e.g. to supply
+    /// COUNTER_THREAD_TIME_NS timestamps in microseconds instead.
+    #[prost(int64, optional, tag = "4")]
+    pub unit_multiplier: ::core::option::Option<i64>,
+    /// Whether values for this counter are provided as delta values. Only
+    /// supported for counters that are emitted on a single packet-sequence (e.g.
+    /// thread time). Counter values in subsequent packets on the current packet
+    /// sequence will be interpreted as delta values from the sequence's most
+    /// recent value for the counter. When incremental state is cleared, the
+    /// counter value is considered to be reset to 0. Thus, the first value after
+    /// incremental state is cleared is effectively an absolute value.
+    #[prost(bool, optional, tag = "5")]
+    pub is_incremental: ::core::option::Option<bool>,
+    /// When visualizing multiple counter tracks, it is often useful to have them
+    /// share the same Y-axis range. This allows for easy comparison of their
+    /// values.
+    ///
+    /// All counter tracks with the same |y_axis_share_key| and the same parent
+    /// track (e.g. grouped under the same process track) will share their y-axis
+    /// range in the UI.
+    #[prost(string, optional, tag = "7")]
+    pub y_axis_share_key: ::core::option::Option<::prost::alloc::string::String>,
+}
+/// Nested message and enum types in `CounterDescriptor`.
+pub mod counter_descriptor {
+    /// Built-in counters, usually with special meaning in the client library,
+    /// trace processor, legacy JSON format, or UI. Trace processor will infer a
+    /// track name from the enum value if none is provided in TrackDescriptor.
+    #[derive(
+        Clone,
+        Copy,
+        Debug,
+        PartialEq,
+        Eq,
+        Hash,
+        PartialOrd,
+        Ord,
+        ::prost::Enumeration
+    )]
+    #[repr(i32)]
+    pub enum BuiltinCounterType {
+        CounterUnspecified = 0,
+        /// implies UNIT_TIME_NS.
+        CounterThreadTimeNs = 1,
+        /// implies UNIT_COUNT.
+        CounterThreadInstructionCount = 2,
+    }
+    impl BuiltinCounterType {
+        /// String value of the enum field names used in the ProtoBuf definition.
+        ///
+        /// The values are not transformed in any way and thus are considered stable
+        /// (if the ProtoBuf definition does not change) and safe for programmatic use.
+        pub fn as_str_name(&self) -> &'static str {
+            match self {
+                Self::CounterUnspecified => "COUNTER_UNSPECIFIED",
+                Self::CounterThreadTimeNs => "COUNTER_THREAD_TIME_NS",
+                Self::CounterThreadInstructionCount => "COUNTER_THREAD_INSTRUCTION_COUNT",
+            }
+        }
+        /// Creates an enum from field names used in the ProtoBuf definition.
+        pub fn from_str_name(value: &str) -> ::core::option::Option<Self> {
+            match value {
+                "COUNTER_UNSPECIFIED" => Some(Self::CounterUnspecified),
+                "COUNTER_THREAD_TIME_NS" => Some(Self::CounterThreadTimeNs),
+                "COUNTER_THREAD_INSTRUCTION_COUNT" => {
+                    Some(Self::CounterThreadInstructionCount)
+                }
+                _ => None,
+            }
+        }
+    }
+    /// Type of the values for the counters - to supply lower granularity units,
+    /// see also |unit_multiplier|.
+    #[derive(
+        Clone,
+        Copy,
+        Debug,
+        PartialEq,
+        Eq,
+        Hash,
+        PartialOrd,
+        Ord,
+        ::prost::Enumeration
+    )]
+    #[repr(i32)]
+    pub enum Unit {
+        Unspecified = 0,
+        TimeNs = 1,
+        Count = 2,
+        /// TODO(eseckler): Support more units as necessary.
+        SizeBytes = 3,
+    }
+    impl Unit {
+        /// String value of the enum field names used in the ProtoBuf definition.
+        ///
+        /// The values are not transformed in any way and thus are considered stable
+        /// (if the ProtoBuf definition does not change) and safe for programmatic use.
+        pub fn as_str_name(&self) -> &'static str {
+            match self {
+                Self::Unspecified => "UNIT_UNSPECIFIED",
+                Self::TimeNs => "UNIT_TIME_NS",
+                Self::Count => "UNIT_COUNT",
+                Self::SizeBytes => "UNIT_SIZE_BYTES",
+            }
+        }
+        /// Creates an enum from field names used in the ProtoBuf definition.
+        pub fn from_str_name(value: &str) -> ::core::option::Option<Self> {
+            match value {
+                "UNIT_UNSPECIFIED" => Some(Self::Unspecified),
+                "UNIT_TIME_NS" => Some(Self::TimeNs),
+                "UNIT_COUNT" => Some(Self::Count),
+                "UNIT_SIZE_BYTES" => Some(Self::SizeBytes),
+                _ => None,
+            }
+        }
+    }
+}
+/// Defines a track for TrackEvents. Slices and instant events on the same track
+/// will be nested based on their timestamps, see TrackEvent::Type.
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct TrackDescriptor {
+    /// Unique ID that identifies this track. This ID is global to the whole trace.
+    #[prost(uint64, optional, tag = "1")]
+    pub uuid: ::core::option::Option<u64>,
+    /// A parent track reference can be used to describe relationships between
+    /// tracks.
+    #[prost(uint64, optional, tag = "5")]
+    pub parent_uuid: ::core::option::Option<u64>,
+    /// An optional human-readable description of the track.
+    #[prost(string, optional, tag = "14")]
+    pub description: ::core::option::Option<::prost::alloc::string::String>,
+    /// Associate the track with a process, making it the process-global track.
+    #[prost(message, optional, tag = "3")]
+    pub process: ::core::option::Option<ProcessDescriptor>,
+    /// Associate the track with a thread, indicating that the track's events
+    /// describe synchronous code execution on the thread.
+    #[prost(message, optional, tag = "4")]
+    pub thread: ::core::option::Option<ThreadDescriptor>,
+    /// Descriptor for a counter track.
+    #[prost(message, optional, tag = "8")]
+    pub counter: ::core::option::Option<CounterDescriptor>,
+    #[prost(oneof = "track_descriptor::StaticOrDynamicName", tags = "2")]
+    pub static_or_dynamic_name: ::core::option::Option<
+        track_descriptor::StaticOrDynamicName,
+    >,
+}
+/// Nested message and enum types in `TrackDescriptor`.
+pub mod track_descriptor {
+    #[derive(Clone, PartialEq, Eq, Hash, ::prost::Oneof)]
+    pub enum StaticOrDynamicName {
+        #[prost(string, tag = "2")]
+        Name(::prost::alloc::string::String),
+    }
+}
+/// Proto representation of untyped key/value annotations provided in TRACE_EVENT
+/// macros. Users of the Perfetto SDK should prefer to use the
+/// perfetto::TracedValue API to fill these protos, rather than filling them
+/// manually.
+///
+/// Debug annotations are intended for debug use and are not considered a stable
+/// API of the trace contents. Trace-based metrics that use debug annotation
+/// values are prone to breakage, so please rely on typed TrackEvent fields for
+/// these instead.
+///
+/// DebugAnnotations support nested arrays and dictionaries. Each entry is
+/// encoded as a single DebugAnnotation message. Only dictionary entries
+/// set the "name" field. The TrackEvent message forms an implicit root
+/// dictionary.
+///
+/// Example TrackEvent with nested annotations:
+///    track_event {
+///      debug_annotations {
+///        name: "foo"
+///        dict_entries {
+///          name: "a"
+///          bool_value: true
+///        }
+///        dict_entries {
+///          name: "b"
+///          int_value: 123
+///        }
+///      }
+///      debug_annotations {
+///        name: "bar"
+///        array_values {
+///          string_value: "hello"
+///        }
+///        array_values {
+///          string_value: "world"
+///        }
+///      }
+///    }
+///
+/// Next ID: 18.
+/// Reserved ID: 15
+#[derive(Clone, PartialEq, ::prost::Message)]
+pub struct DebugAnnotation {
+    #[prost(bytes = "vec", optional, tag = "14")]
+    pub proto_value: ::core::option::Option<::prost::alloc::vec::Vec<u8>>,
+    #[prost(message, repeated, tag = "11")]
+    pub dict_entries: ::prost::alloc::vec::Vec<DebugAnnotation>,
+    #[prost(message, repeated, tag = "12")]
+    pub array_values: ::prost::alloc::vec::Vec<DebugAnnotation>,
+    /// Name fields are set only for dictionary entries.
+    #[prost(oneof = "debug_annotation::NameField", tags = "1, 10")]
+    pub name_field: ::core::option::Option<debug_annotation::NameField>,
+    #[prost(oneof = "debug_annotation::Value", tags = "2, 3, 4, 5, 7, 8, 9, 6, 17")]
+    pub value: ::core::option::Option<debug_annotation::Value>,
+    /// Used to embed arbitrary proto messages (which are also typically used to
+    /// represent typed TrackEvent arguments). |proto_type_name| or
+    /// |proto_type_name_iid| are storing the full name of the proto messages (e.g.
+    /// .perfetto.protos.DebugAnnotation) and |proto_value| contains the serialised
+    /// proto messages. See |TracedValue::WriteProto| for more details.
+    #[prost(oneof = "debug_annotation::ProtoTypeDescriptor", tags = "16, 13")]
+    pub proto_type_descriptor: ::core::option::Option<
+        debug_annotation::ProtoTypeDescriptor,
+    >,
+}
+/// Nested message and enum types in `DebugAnnotation`.
+pub mod debug_annotation {
+    /// Deprecated legacy way to use nested values. Only kept for
+    /// backwards-compatibility in TraceProcessor. May be removed in the future -
+    /// code filling protos should use |dict_entries| and |array_values| instead.
+    #[derive(Clone, PartialEq, ::prost::Message)]
+    pub struct NestedValue {
+        #[prost(enumeration = "nested_value::NestedType", optional, tag = "1")]
+        pub nested_type: ::core::option::Option<i32>,
+        #[prost(string, repeated, tag = "2")]
+        pub dict_keys: ::prost::alloc::vec::Vec<::prost::alloc::string::String>,
+        #[prost(message, repeated, tag = "3")]
+        pub dict_values: ::prost::alloc::vec::Vec<NestedValue>,
+        #[prost(message, repeated, tag = "4")]
+        pub array_values: ::prost::alloc::vec::Vec<NestedValue>,
+        #[prost(int64, optional, tag = "5")]
+        pub int_value: ::core::option::Option<i64>,
+        #[prost(double, optional, tag = "6")]
+        pub double_value: ::core::option::Option<f64>,
+        #[prost(bool, optional, tag = "7")]
+        pub bool_value: ::core::option::Option<bool>,
+        #[prost(string, optional, tag = "8")]
+        pub string_value: ::core::option::Option<::prost::alloc::string::String>,
+    }
+    /// Nested message and enum types in `NestedValue`.
+    pub mod nested_value {
+        #[derive(
+            Clone,
+            Copy,
+            Debug,
+            PartialEq,
+            Eq,
+            Hash,
+            PartialOrd,
+            Ord,
+            ::prost::Enumeration
+        )]
+        #[repr(i32)]
+        pub enum NestedType {
+            /// leaf value.
+            Unspecified = 0,
+            Dict = 1,
+            Array = 2,
+        }
+        impl NestedType {
+            /// String value of the enum field names used in the ProtoBuf definition.
+            ///
+            /// The values are not transformed in any way and thus are considered stable
+            /// (if the ProtoBuf definition does not change) and safe for programmatic use.
+            pub fn as_str_name(&self) -> &'static str {
+                match self {
+                    Self::Unspecified => "UNSPECIFIED",
+                    Self::Dict => "DICT",
+                    Self::Array => "ARRAY",
+                }
+            }
+            /// Creates an enum from field names used in the ProtoBuf definition.
+            pub fn from_str_name(value: &str) -> ::core::option::Option<Self> {
+                match value {
+                    "UNSPECIFIED" => Some(Self::Unspecified),
+                    "DICT" => Some(Self::Dict),
+                    "ARRAY" => Some(Self::Array),
+                    _ => None,
+                }
+            }
+        }
+    }
+    /// Name fields are set only for dictionary entries.
+    #[derive(Clone, PartialEq, Eq, Hash, ::prost::Oneof)]
+    pub enum NameField {
+        /// interned DebugAnnotationName.
+        #[prost(uint64, tag = "1")]
+        NameIid(u64),
+        /// non-interned variant.
+        #[prost(string, tag = "10")]
+        Name(::prost::alloc::string::String),
+    }
+    #[derive(Clone, PartialEq, ::prost::Oneof)]
+    pub enum Value {
+        #[prost(bool, tag = "2")]
+        BoolValue(bool),
+        #[prost(uint64, tag = "3")]
+        UintValue(u64),
+        #[prost(int64, tag = "4")]
+        IntValue(i64),
+        #[prost(double, tag = "5")]
+        DoubleValue(f64),
+        /// Pointers are stored in a separate type as the JSON output treats them
+        /// differently from other uint64 values.
+        #[prost(uint64, tag = "7")]
+        PointerValue(u64),
+        /// Deprecated. Use dict_entries / array_values instead.
+        #[prost(message, tag = "8")]
+        NestedValue(NestedValue),
+        /// Legacy instrumentation may not support conversion of nested data to
+        /// NestedValue yet.
+        #[prost(string, tag = "9")]
+        LegacyJsonValue(::prost::alloc::string::String),
+        /// interned and non-interned variants of strings.
+        #[prost(string, tag = "6")]
+        StringValue(::prost::alloc::string::String),
+        /// Corresponds to |debug_annotation_string_values| field in InternedData.
+        #[prost(uint64, tag = "17")]
+        StringValueIid(u64),
+    }
+    /// Used to embed arbitrary proto messages (which are also typically used to
+    /// represent typed TrackEvent arguments). |proto_type_name| or
+    /// |proto_type_name_iid| are storing the full name of the proto messages (e.g.
+    /// .perfetto.protos.DebugAnnotation) and |proto_value| contains the serialised
+    /// proto messages. See |TracedValue::WriteProto| for more details.
+    #[derive(Clone, PartialEq, Eq, Hash, ::prost::Oneof)]
+    pub enum ProtoTypeDescriptor {
+        #[prost(string, tag = "16")]
+        ProtoTypeName(::prost::alloc::string::String),
+        /// interned DebugAnnotationValueTypeName.
+        #[prost(uint64, tag = "13")]
+        ProtoTypeNameIid(u64),
+    }
+}
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct DebugAnnotationName {
+    #[prost(uint64, optional, tag = "1")]
+    pub iid: ::core::option::Option<u64>,
+    #[prost(string, optional, tag = "2")]
+    pub name: ::core::option::Option<::prost::alloc::string::String>,
+}
+/// See the |proto_type_descriptor| comment.
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct DebugAnnotationValueTypeName {
+    #[prost(uint64, optional, tag = "1")]
+    pub iid: ::core::option::Option<u64>,
+    #[prost(string, optional, tag = "2")]
+    pub name: ::core::option::Option<::prost::alloc::string::String>,
+}
+/// Trace events emitted by client instrumentation library (TRACE_EVENT macros),
+/// which describe activity on a track, such as a thread or asynchronous event
+/// track.
+#[derive(Clone, PartialEq, ::prost::Message)]
+pub struct TrackEvent {
+    /// Names of categories of the event.
+    #[prost(string, repeated, tag = "22")]
+    pub categories: ::prost::alloc::vec::Vec<::prost::alloc::string::String>,
+    #[prost(enumeration = "track_event::Type", optional, tag = "9")]
+    pub r#type: ::core::option::Option<i32>,
+    /// Identifies the track of the event.
+    #[prost(uint64, optional, tag = "11")]
+    pub track_uuid: ::core::option::Option<u64>,
+    /// Unstable key/value annotations shown in the trace viewer but not intended
+    /// for metrics use.
+    #[prost(message, repeated, tag = "4")]
+    pub debug_annotations: ::prost::alloc::vec::Vec<DebugAnnotation>,
+    /// Optional name of the event for its display in trace viewer.
+    #[prost(oneof = "track_event::NameField", tags = "23")]
+    pub name_field: ::core::option::Option<track_event::NameField>,
+    /// A new value for a counter track. |track_uuid| should refer to a track with
+    /// a CounterDescriptor, and |type| should be TYPE_COUNTER.
+    #[prost(oneof = "track_event::CounterValueField", tags = "30, 44")]
+    pub counter_value_field: ::core::option::Option<track_event::CounterValueField>,
+}
+/// Nested message and enum types in `TrackEvent`.
+pub mod track_event {
+    /// Type of the TrackEvent (required if |phase| in LegacyEvent is not set).
+    #[derive(
+        Clone,
+        Copy,
+        Debug,
+        PartialEq,
+        Eq,
+        Hash,
+        PartialOrd,
+        Ord,
+        ::prost::Enumeration
+    )]
+    #[repr(i32)]
+    pub enum Type {
+        Unspecified = 0,
+        /// Slice events are events that have a begin and end timestamp, i.e. a
+        /// duration. They can be nested similar to a callstack.
+        SliceBegin = 1,
+        SliceEnd = 2,
+        /// Instant events are nestable events without duration.
+        Instant = 3,
+        /// Event that provides a value for a counter track.
+        Counter = 4,
+        /// Event that marks a state change on a state track.
+        State = 5,
+    }
+    impl Type {
+        /// String value of the enum field names used in the ProtoBuf definition.
+        ///
+        /// The values are not transformed in any way and thus are considered stable
+        /// (if the ProtoBuf definition does not change) and safe for programmatic use.
+        pub fn as_str_name(&self) -> &'static str {
+            match self {
+                Self::Unspecified => "TYPE_UNSPECIFIED",
+                Self::SliceBegin => "TYPE_SLICE_BEGIN",
+                Self::SliceEnd => "TYPE_SLICE_END",
+                Self::Instant => "TYPE_INSTANT",
+                Self::Counter => "TYPE_COUNTER",
+                Self::State => "TYPE_STATE",
+            }
+        }
+        /// Creates an enum from field names used in the ProtoBuf definition.
+        pub fn from_str_name(value: &str) -> ::core::option::Option<Self> {
+            match value {
+                "TYPE_UNSPECIFIED" => Some(Self::Unspecified),
+                "TYPE_SLICE_BEGIN" => Some(Self::SliceBegin),
+                "TYPE_SLICE_END" => Some(Self::SliceEnd),
+                "TYPE_INSTANT" => Some(Self::Instant),
+                "TYPE_COUNTER" => Some(Self::Counter),
+                "TYPE_STATE" => Some(Self::State),
+                _ => None,
+            }
+        }
+    }
+    /// Optional name of the event for its display in trace viewer.
+    #[derive(Clone, PartialEq, Eq, Hash, ::prost::Oneof)]
+    pub enum NameField {
+        #[prost(string, tag = "23")]
+        Name(::prost::alloc::string::String),
+    }
+    /// A new value for a counter track. |track_uuid| should refer to a track with
+    /// a CounterDescriptor, and |type| should be TYPE_COUNTER.
+    #[derive(Clone, Copy, PartialEq, ::prost::Oneof)]
+    pub enum CounterValueField {
+        #[prost(int64, tag = "30")]
+        CounterValue(i64),
+        #[prost(double, tag = "44")]
+        DoubleCounterValue(f64),
+    }
+}
 #[derive(Clone, PartialEq, ::prost::Message)]
 pub struct TracePacket {
     #[prost(uint64, optional, tag = "8")]
@@ -763,7 +1454,7 @@ pub struct TracePacket {
     pub sequence_flags: ::core::option::Option<u32>,
     #[prost(uint32, optional, tag = "42")]
     pub previous_packet_dropped: ::core::option::Option<u32>,
-    #[prost(oneof = "trace_packet::Data", tags = "2, 45, 1, 50, 133")]
+    #[prost(oneof = "trace_packet::Data", tags = "2, 45, 1, 50, 133, 11, 60")]
     pub data: ::core::option::Option<trace_packet::Data>,
     #[prost(oneof = "trace_packet::OptionalTrustedPacketSequenceId", tags = "10")]
     pub optional_trusted_packet_sequence_id: ::core::option::Option<
@@ -784,6 +1475,10 @@ pub mod trace_packet {
         CompressedPackets(::prost::alloc::vec::Vec<u8>),
         #[prost(bytes, tag = "133")]
         ZstdCompressedPackets(::prost::alloc::vec::Vec<u8>),
+        #[prost(message, tag = "11")]
+        TrackEvent(super::TrackEvent),
+        #[prost(message, tag = "60")]
+        TrackDescriptor(super::TrackDescriptor),
     }
     #[derive(Clone, Copy, PartialEq, Eq, Hash, ::prost::Oneof)]
     pub enum OptionalTrustedPacketSequenceId {
