@@ -106,6 +106,18 @@ impl ImportHandle {
         self.timeline = Some(tl);
     }
 
+    /// The last shadow run of `replay` as a trace (the records a kernel trace of it would hold:
+    /// `obs::perfetto::records`), for the A/B view's "shadow as B"; None before a run.
+    pub fn from_shadow(replay: &crate::replay::ReplayHandle) -> Option<ImportHandle> {
+        let sim = replay.last.as_ref()?;
+        let mut h = ImportHandle::new(0.0);
+        schedlab_engine::obs::perfetto::records(sim, &schedlab_engine::obs::perfetto::Names::of(sim), &mut h.store);
+        h.build();
+        // The shadow's clock starts where the trace began: relative time is the model's.
+        h.origin = 0;
+        Some(h)
+    }
+
     /// Why decoding stopped early, if it did.
     pub fn error(&self) -> Option<String> {
         self.error.clone()

@@ -235,6 +235,14 @@ pub enum RequestBody {
         pin: String,
         variants: Vec<(String, String)>,
     },
+    /// The shadow re-simulation of the trace on screen, its run then opened as B (replying
+    /// `importedB`), named `label`.
+    ShadowAsB {
+        layout: String,
+        pin: String,
+        variants: Vec<(String, String)>,
+        label: String,
+    },
     CloseImport,
     Stats,
 }

@@ -6,9 +6,10 @@
 use crate::protocol::ShadowOutcome;
 use crate::reader::Reader;
 use crate::to_json;
-use schedlab_engine::replay::compare::replay;
+use schedlab_engine::replay::compare::replay_run;
 use schedlab_engine::replay::observe::Observed;
 use schedlab_engine::replay::shadow::{Layout, Pin};
+use schedlab_engine::sim::Simulation;
 use wasm_bindgen::prelude::*;
 
 #[wasm_bindgen]
@@ -17,6 +18,8 @@ pub struct ReplayHandle {
     obs: Observed,
     error: Option<String>,
     done: bool,
+    /// The last run of the shadow scenario (what `ImportHandle::from_shadow` reads).
+    pub(crate) last: Option<Simulation>,
 }
 
 #[wasm_bindgen]
@@ -24,7 +27,7 @@ impl ReplayHandle {
     #[wasm_bindgen(constructor)]
     pub fn new(total_bytes: f64) -> ReplayHandle {
         let total = if total_bytes.is_finite() && total_bytes > 0.0 { total_bytes as usize } else { 0 };
-        ReplayHandle { reader: Reader::new(total), obs: Observed::default(), error: None, done: false }
+        ReplayHandle { reader: Reader::new(total), obs: Observed::default(), error: None, done: false, last: None }
     }
 
     pub fn feed(&mut self, chunk: &[u8]) {
@@ -75,7 +78,9 @@ impl ReplayHandle {
             if !pin.is_empty() {
                 layout.pin = Pin::parse(pin)?;
             }
-            Ok(replay(&self.obs, &layout, name, &variants)?.1)
+            let (_, report, sim) = replay_run(&self.obs, &layout, name, &variants)?;
+            self.last = Some(sim);
+            Ok(report)
         })();
         to_json(&match out {
             Ok(report) => ShadowOutcome::Report { report },

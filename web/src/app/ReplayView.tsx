@@ -128,7 +128,7 @@ export function ReplayView({ replay, ab, alignment, onClose, onCancel }: Props) 
         )}
         {st.shadowBusy && <ImportProgressBar file={`re-reading ${trace.file}`} progress={st.shadowBusy} onCancel={onCancel} />}
         <ErrorBoundary name="shadow re-simulation">
-          <ShadowPanel runs={st.runs} running={st.shadowBusy !== null} error={st.shadowError} onRun={replay.runShadow} />
+          <ShadowPanel runs={st.runs} running={st.shadowBusy !== null} error={st.shadowError} onRun={replay.runShadow} onCompare={ab ? (key, layout, pin, variants) => ab.openShadow(`shadow of ${trace.file} (${key})`, layout, pin, variants) : undefined} />
         </ErrorBoundary>
       </div>
       <aside className="inspector replay-side" aria-label="trace inspector">

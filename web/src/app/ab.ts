@@ -1,7 +1,8 @@
 // The A/B comparison's controller: a second capture (B) imported beside the trace on screen
 // (A) into the worker, B's replay windows following A's view window on relative time (both
 // start at 0: the same t0..t1 of each), and the engine's diff of the two at a noise level,
-// with each task row's wakeup latencies. B goes when A is closed or replaced.
+// with each task row's wakeup latencies. B is a second capture or the shadow re-simulation's run
+// of A under a variant. B goes when A is closed.
 
 import type { DiffLatencyCols, ImportedTrace, ImportProgress, ReplayWindowData, TraceDiff } from '../engine/protocol';
 import { errorMessage } from '../base/errors';
@@ -85,11 +86,12 @@ export function createAb(ctx: ShellCtx, replay: Replay) {
     cache.want({ key: 'b', view, bucket, end }, (r) => client.traces.windowB(r.t0, r.t1, r.bucket, MARKER_LIMIT).then((d) => alignWindow(d, align)));
   };
 
-  const open = async (file: File): Promise<void> => {
+  /** B from `load` (a file, or the shadow's run), with its progress shown as `name`'s. */
+  const openWith = async (name: string, size: number, load: (onProgress: (p: ImportProgress) => void) => Promise<ImportedTrace | null>): Promise<void> => {
     if (!replay.store.get().trace || store.get().progress) return;
-    store.set({ progress: { file: file.name, progress: { phase: 'reading', bytes: 0, total: file.size, lines: 0, records: 0 } }, error: null });
+    store.set({ progress: { file: name, progress: { phase: 'reading', bytes: 0, total: size, lines: 0, records: 0 } }, error: null });
     try {
-      const b = await client.traces.importB(file, { onProgress: (p) => store.set({ progress: { file: file.name, progress: p } }) });
+      const b = await load((p) => store.set({ progress: { file: name, progress: p } }));
       if (!b) return store.set({ progress: null });
       const a = replay.store.get().trace;
       if (!a) return store.set({ progress: null });
@@ -101,6 +103,14 @@ export function createAb(ctx: ShellCtx, replay: Replay) {
     }
   };
 
+  const open = (file: File) => openWith(file.name, file.size, (onProgress) => client.traces.importB(file, { onProgress }));
+  /** The shadow re-simulation of A under `variants`, its run as B ("would this patch have
+   * helped this capture?"). */
+  const openShadow = (label: string, layout: string, pin: string, variants: [string, string][]) => {
+    const a = replay.store.get().trace;
+    return openWith(label, a?.size ?? 0, (onProgress) => client.traces.shadowAsB(layout, pin, variants, label, onProgress));
+  };
+
   return {
     store,
     /** Follows A's view and trace; returns what stops it. */
@@ -108,6 +118,8 @@ export function createAb(ctx: ShellCtx, replay: Replay) {
     /** Imports `file` as B (its end is not awaited). */
     open: (file: File) => detach(ctx, open(file)),
     openAndWait: open,
+    /** The shadow's run under `variants` as B (its end is not awaited). */
+    openShadow: (label: string, layout: string, pin: string, variants: [string, string][]) => detach(ctx, openShadow(label, layout, pin, variants)),
     cancel: () => detach(ctx, client.cancel()),
     /** The noise level (%) of the flags; the diff runs again. */
     setNoise: (noisePct: number) => {

@@ -1080,6 +1080,7 @@ export type Request =
       pin: string;
       variants: Array<[string, string]>;
     }
+    | { 'type': 'shadowAsB'; layout: string; pin: string; variants: Array<[string, string]>; label: string }
     | { 'type': 'closeImport' }
     | { 'type': 'stats' }
   );

@@ -164,6 +164,7 @@ async function serve(req: Request): Promise<void> {
     case 'import':
     case 'importB':
     case 'shadow':
+    case 'shadowAsB':
       cancelled = false;
       await engine();
       return handleImportRequest(importCtx, req);

@@ -110,6 +110,23 @@ export class ImportClient {
     return r.trace;
   }
 
+  /** The shadow re-simulation of the trace on screen under `variants`, its run opened as B
+   * (named `label`). Resolves to null when cancelled. */
+  async shadowAsB(
+    layout: string,
+    pin: string,
+    variants: [string, string][],
+    label: string,
+    onProgress?: (p: ImportProgress) => void,
+  ): Promise<ImportedTrace | null> {
+    const r = await this.send({ type: 'shadowAsB', layout, pin, variants, label }, (m) => {
+      if (m.type === 'importProgress') onProgress?.(m.progress);
+    });
+    if (r.type === 'cancelled') return null;
+    if (r.type !== 'importedB') fail(r);
+    return r.trace;
+  }
+
   /** B's spans, wakeups and migrations of [t0, t1) (ns after B's origin). */
   async windowB(t0: number, t1: number, bucket: number, limit: number): Promise<ReplayWindowData> {
     const r = await this.send({ type: 'importBWindow', t0, t1, bucket, limit });

@@ -18,6 +18,7 @@ import {
   type DiffOutcome,
   type ImportedTrace,
   type ImportReport,
+  type ReplayReport,
   type Request,
   type Response,
   type ShadowOutcome,
@@ -39,7 +40,7 @@ export interface WorkerCtx {
 /** The import requests (and `stats`), which this module answers. */
 export type ImportRequest = Extract<
   Request,
-  { type: 'import' | 'importWindow' | 'eevdfWindow' | 'threadStates' | 'windowMetrics' | 'record' | 'span' | 'shadow' | 'closeImport' | 'stats' | 'importB' | 'importBWindow' | 'diff' | 'closeB' }
+  { type: 'import' | 'importWindow' | 'eevdfWindow' | 'threadStates' | 'windowMetrics' | 'record' | 'span' | 'shadow' | 'closeImport' | 'stats' | 'importB' | 'importBWindow' | 'diff' | 'closeB' | 'shadowAsB' }
 >;
 
 /** Bytes read from the File per slice. */
@@ -228,6 +229,8 @@ export async function handleImportRequest(ctx: WorkerCtx, req: ImportRequest): P
       return ctx.post({ id, type: 'span', span: parse<SpanInfo | null>(current.h.span_info(req.index)) });
     case 'shadow':
       return shadow(ctx, id, req);
+    case 'shadowAsB':
+      return shadowAsB(ctx, id, req);
     case 'closeImport':
       free(attached);
       attached = null;
@@ -254,7 +257,14 @@ export async function handleImportRequest(ctx: WorkerCtx, req: ImportRequest): P
   }
 }
 
-async function shadow(ctx: WorkerCtx, id: number, req: Req<'shadow'>) {
+/** Runs the shadow re-simulation of the trace on screen and hands its handle and report to
+ * `then` (the handle is freed after); errors and a cancel are posted here. */
+async function runShadow(
+  ctx: WorkerCtx,
+  id: number,
+  req: { layout: string; pin: string; variants: [string, string][] },
+  then: (r: ReplayHandle, report: ReplayReport) => void,
+) {
   if (!current) return noTrace(ctx, id);
   if (current.kind !== 'trace') {
     const message = 'the shadow re-simulation needs a trace with sched_switch records; an EEVDF dump alone has none';
@@ -268,8 +278,25 @@ async function shadow(ctx: WorkerCtx, id: number, req: Req<'shadow'>) {
     const name = `replay/${file.name.replace(/\.[^.]*$/, '')}`;
     const out = parse<ShadowOutcome>(r.run(name, req.layout, req.pin, JSON.stringify(req.variants)));
     if (out.kind === 'error') return ctx.post({ id, type: 'error', error: { file: 'layout', line: 0, column: 0, message: out.message } });
-    ctx.post({ id, type: 'shadow', report: out.report });
+    then(r, out.report);
   } finally {
     r.free();
   }
+}
+
+function shadow(ctx: WorkerCtx, id: number, req: Req<'shadow'>) {
+  return runShadow(ctx, id, req, (_, report) => ctx.post({ id, type: 'shadow', report }));
+}
+
+/** The shadow's run opened as B: "would this variant have helped this capture?" */
+function shadowAsB(ctx: WorkerCtx, id: number, req: Req<'shadowAsB'>) {
+  return runShadow(ctx, id, req, (r) => {
+    const h = ImportHandle.from_shadow(r);
+    if (!h) return ctx.post({ id, type: 'error', error: { file: 'layout', line: 0, column: 0, message: 'the shadow did not run' } });
+    live++;
+    closeB();
+    const file = new File([], req.label);
+    b = { h, file, kind: 'trace', trace: describe(h, file, null) };
+    ctx.post({ id, type: 'importedB', trace: b.trace });
+  });
 }

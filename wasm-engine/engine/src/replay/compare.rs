@@ -82,6 +82,17 @@ pub fn replay(
     name: &str,
     variants: &[(String, String)],
 ) -> Result<(Shadow, ReplayReport), String> {
+    replay_run(obs, layout, name, variants).map(|(shadow, report, _)| (shadow, report))
+}
+
+/// [`replay`], with the shadow's run kept (the browser's "shadow as B": the run compared with
+/// the trace as a second capture).
+pub fn replay_run(
+    obs: &Observed,
+    layout: &Layout,
+    name: &str,
+    variants: &[(String, String)],
+) -> Result<(Shadow, ReplayReport, Simulation), String> {
     let mut shadow = shadow_scenario(obs, layout, name)?;
     for (k, v) in variants {
         crate::scenario::apply_variant(&mut shadow.scenario, k, v).map_err(|e| format!("--variant {e}"))?;
@@ -97,7 +108,7 @@ pub fn replay(
     let mut sim = Simulation::new(cfg);
     sim.run();
     let report = compare(obs, &shadow, &sim, variants, decisions);
-    Ok((shadow, report))
+    Ok((shadow, report, sim))
 }
 
 /// Holds a run of the shadow scenario (to its end, or to any time before) against the trace.

@@ -12,11 +12,13 @@ interface Props {
   running: boolean;
   error: string | null;
   onRun: (key: string, layout: string, pin: string, variants: [string, string][]) => void;
+  /** The same run opened as B in the A/B comparison (absent: no A/B view). */
+  onCompare?: (key: string, layout: string, pin: string, variants: [string, string][]) => void;
 }
 
 const pct = (x: number) => x.toFixed(2);
 
-export const ShadowPanel = memo(function ShadowPanel({ runs, running, error, onRun }: Props) {
+export const ShadowPanel = memo(function ShadowPanel({ runs, running, error, onRun, onCompare }: Props) {
   const [layout, setLayout] = useState('');
   const [pin, setPin] = useState('');
   const [layoutName, setLayoutName] = useState<string | null>(null);
@@ -24,15 +26,15 @@ export const ShadowPanel = memo(function ShadowPanel({ runs, running, error, onR
   const [custom, setCustom] = useState('');
   const [customError, setCustomError] = useState<string | null>(null);
   const fileInput = useRef<HTMLInputElement>(null);
-  const run = () => {
+  const run = (go: (key: string, layout: string, pin: string, variants: [string, string][]) => void) => {
     if (custom.trim()) {
       const o = parseOverrides(custom);
       if (typeof o === 'string') return setCustomError(o);
       setCustomError(null);
-      return onRun(o.map(([k, v]) => `${k}=${v}`).join(','), layout, pin, o);
+      return go(o.map(([k, v]) => `${k}=${v}`).join(','), layout, pin, o);
     }
     const p = PRESETS.find((x) => x.key === variant);
-    onRun(variant, layout, pin, p ? p.overrides : []);
+    go(variant, layout, pin, p ? p.overrides : []);
   };
   const rows = shadowRows(runs);
   /** The chosen named variant: what it does and where it comes from, under the picker. */
@@ -100,9 +102,19 @@ export const ShadowPanel = memo(function ShadowPanel({ runs, running, error, onR
             <option value="observed">pinned where each ran most</option>
           </select>
         </label>
-        <button onClick={run} disabled={running} data-testid="shadow-run">
+        <button onClick={() => run(onRun)} disabled={running} data-testid="shadow-run">
           {running ? 'Simulating…' : 'Run'}
         </button>
+        {onCompare && (
+          <button
+            onClick={() => run(onCompare)}
+            disabled={running}
+            data-testid="shadow-as-b"
+            title="Open this variant's shadow run as B in the A/B comparison: the trace against what the model under the variant does with the same workload"
+          >
+            as B
+          </button>
+        )}
       </div>
       {chosen && (
         <p className="muted small variant-line" id="shadow-variant-desc" data-testid="shadow-variant-desc">
