@@ -19,7 +19,7 @@ import { ImportProgressBar } from '../panels/import/ImportProgressBar';
 import { ErrorBoundary } from './ErrorBoundary';
 import type { Replay } from './replay';
 import type { Ab } from './ab';
-import { AbOpen, AbPanel, AbTimeline } from '../panels/ab/AbPanel';
+import { AbOpen, AbPanel, AbTimeline } from './AbPanel';
 import './replay.css';
 
 interface Props {

@@ -3,18 +3,18 @@
 // both), and the diff of the two captures: the tables with the rule's legend, the noise level,
 // the CSV, and each matched task's wakeup-latency CDFs of A and B.
 import { memo, useMemo, useRef, useState, type DragEvent } from 'react';
-import type { Ab } from '../../app/ab';
-import type { Replay } from '../../app/replay';
-import type { ImportedTrace } from '../../engine/protocol';
-import { useStore } from '../../state/store';
-import { formatBytes } from '../../state/trace_import';
-import { ReplayTimeline } from '../../timeline/replay/ReplayTimeline';
-import { formatNs } from '../../timeline/time_scale';
-import { ImportProgressBar } from '../import/ImportProgressBar';
-import { CsvButtons } from '../MetricsPanel';
-import { diffCsv, parseMatches, presence, splitLatencies } from './ab_diff';
-import { DiffTable } from './DiffTable';
-import { A_COLOUR, B_COLOUR, LatencyCdf } from './LatencyCdf';
+import type { Ab } from './ab';
+import type { Replay } from './replay';
+import type { ImportedTrace } from '../engine/protocol';
+import { useStore } from '../state/store';
+import { formatBytes } from '../state/trace_import';
+import { ReplayTimeline } from '../timeline/replay/ReplayTimeline';
+import { formatNs } from '../timeline/time_scale';
+import { ImportProgressBar } from '../panels/import/ImportProgressBar';
+import { CsvButtons } from '../panels/MetricsPanel';
+import { diffCsv, parseMatches, presence, splitLatencies } from '../panels/ab/ab_diff';
+import { DiffTable } from '../panels/ab/DiffTable';
+import { A_COLOUR, B_COLOUR, LatencyCdf } from '../panels/ab/LatencyCdf';
 
 /** At most this many CDFs (the task rows are by CPU share, largest first). */
 const MAX_CDFS = 12;
