@@ -119,14 +119,7 @@ mod tests {
             .join("../../traces/linux-6.18-ab")
             .join(folder)
             .join("trace.dat");
-        let bytes = std::fs::read(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
-        let mut h = ImportHandle::new(bytes.len() as f64);
-        for c in bytes.chunks(100_000) {
-            h.feed(c);
-        }
-        h.finish();
-        while h.step(1000) {}
-        h
+        crate::import::fed(&std::fs::read(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display())))
     }
 
     /// The worker's diff is the engine's (`schedlab diff`), and each row's latencies are its

@@ -305,6 +305,18 @@ impl ImportHandle {
     }
 }
 
+/// `bytes` imported as the worker does it (100 kB chunks, then steps), for tests.
+#[cfg(test)]
+pub(crate) fn fed(bytes: &[u8]) -> ImportHandle {
+    let mut h = ImportHandle::new(bytes.len() as f64);
+    for c in bytes.chunks(100_000) {
+        h.feed(c);
+    }
+    h.finish();
+    while h.step(1000) {}
+    h
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -391,13 +403,7 @@ mod capture_tests {
     }
 
     fn import(bytes: &[u8]) -> ImportHandle {
-        let mut h = ImportHandle::new(bytes.len() as f64);
-        for c in bytes.chunks(100_000) {
-            h.feed(c);
-        }
-        h.finish();
-        while h.step(1000) {}
-        h
+        super::fed(bytes)
     }
 
     /// A `.dat` fed in chunks and decoded in steps gives what the whole-file decoder gives;
