@@ -400,6 +400,11 @@ pub struct ReplayArgs {
     /// with sleeps as observed)
     #[arg(long, value_name = "free|observed")]
     pub pin: Option<String>,
+    /// A bpftrace EEVDF-state dump taken with the trace (tools/capture/schedlab-eevdf.bt):
+    /// each queue of the per-decision replay is moved to the kernel's recorded lags once all
+    /// its entities are recorded, and the picks after are scored apart.
+    #[arg(long, value_name = "DUMP")]
+    pub eevdf: Option<String>,
     #[command(flatten)]
     pub variants: VariantArgs,
     /// Print the report as JSON.

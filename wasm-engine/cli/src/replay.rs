@@ -1,10 +1,12 @@
 //! `schedlab replay <trace> [--cgroups LAYOUT] [--variant K=V]... [--json | --emit-scenario]`:
 //! shadow re-simulation of a trace (`schedlab_engine::replay`): the workload the trace shows,
 //! simulated under the baseline or a variant, per task observed vs simulated share and switches,
-//! and the time-weighted agreement. `--emit-scenario` prints the shadow scenario as TOML instead,
+//! and the time-weighted agreement. `--eevdf DUMP` seeds the per-decision replay's queues from
+//! the kernel's recorded EEVDF state (`replay::decisions::seed`). `--emit-scenario` prints the shadow scenario as TOML instead,
 //! to open in the web app or edit.
 
 use crate::args::ReplayArgs;
+use schedlab_engine::import::{EevdfSample, Skipped, TraceRecord, TraceSink};
 use schedlab_engine::replay::compare::{replay, ReplayReport};
 use schedlab_engine::replay::observe::Observed;
 use schedlab_engine::replay::shadow::{Layout, Pin};
@@ -17,6 +19,30 @@ pub fn observe(file: &str) -> Result<Observed, String> {
     crate::import::read_trace(file, &mut obs)?;
     obs.finish();
     Ok(obs)
+}
+
+/// The `S`/`G` lines of a bpftrace EEVDF-state dump (`--eevdf`).
+#[derive(Default)]
+struct Dump {
+    samples: Vec<EevdfSample>,
+}
+
+impl TraceSink for Dump {
+    fn record(&mut self, _rec: TraceRecord) {}
+    fn lost(&mut self, _cpu: u32, _count: u64, _line: u64) {}
+    fn skipped(&mut self, _s: Skipped) {}
+    fn eevdf(&mut self, s: EevdfSample) {
+        self.samples.push(s);
+    }
+}
+
+fn read_dump(file: &str) -> Result<Vec<EevdfSample>, String> {
+    let mut d = Dump::default();
+    crate::import::read_trace(file, &mut d)?;
+    if d.samples.is_empty() {
+        return Err(format!("{file}: expected a bpftrace EEVDF-state dump (`S`/`G` lines), found none"));
+    }
+    Ok(d.samples)
 }
 
 pub fn run(a: &ReplayArgs) -> Result<String, String> {
@@ -32,7 +58,10 @@ pub fn run(a: &ReplayArgs) -> Result<String, String> {
     if let Some(pin) = a.pin.as_deref() {
         layout.pin = Pin::parse(pin)?;
     }
-    let obs = observe(file)?;
+    let mut obs = observe(file)?;
+    if let Some(dump) = a.eevdf.as_deref() {
+        obs.eevdf = read_dump(dump)?;
+    }
     let name = format!("replay/{}", std::path::Path::new(file).file_stem().and_then(|s| s.to_str()).unwrap_or("trace"));
     let (shadow, report) = replay(&obs, &layout, &name, variants)?;
     if a.emit_scenario {
@@ -116,6 +145,41 @@ fn text(r: &ReplayReport) -> String {
          yields, {} idle); not scored: {} not queued in the model, {} other class",
         d.agreed, d.scored, d.agreement_pct, d.quiet_yields, d.idle_picks, d.not_queued, d.other_class
     );
+    if let Some(seed) = &d.seed {
+        match seed.alignment.as_ref().filter(|a| a.accepted) {
+            None => {
+                let why = seed.alignment.as_ref().and_then(|a| a.reason.clone()).unwrap_or_default();
+                let _ = writeln!(s, "eevdf dump: not aligned with the trace ({why}); nothing seeded");
+            }
+            Some(a) => {
+                let _ = writeln!(
+                    s,
+                    "eevdf dump: {} records on the trace's switch-outs (offset {} ns, {} of {} S lines matched); \
+                     {} queues seeded from the kernel's state; picks after the seed: {} of {} ({:.1} %)",
+                    seed.records,
+                    a.offset_ns,
+                    a.matched,
+                    a.in_trace,
+                    seed.queues.len(),
+                    seed.agreed_after,
+                    seed.scored_after,
+                    seed.agreement_after_pct
+                );
+                for q in &seed.queues {
+                    let moved: Vec<String> =
+                        q.entities.iter().zip(&q.moved_ns).map(|(e, m)| format!("{e} {m:+}")).collect();
+                    let _ = writeln!(
+                        s,
+                        "  seeded {:>10.3} ms cpu {} depth {}: {}",
+                        q.at_ns as f64 / 1e6,
+                        q.cpu,
+                        q.depth,
+                        moved.join(", ")
+                    );
+                }
+            }
+        }
+    }
     if d.throttled + d.unthrottles > 0 {
         let _ = writeln!(
             s,

@@ -358,7 +358,7 @@ const COMMANDS: &[(&str, &[&str])] = &[
     ),
     ("bench-kvm", &["--preset", "--locks", "--placement", "--groups", "--layout-seed"]),
     ("import", &["--eevdf", "--json"]),
-    ("replay", &["--cgroups", "--pin", "--variant", "--json", "--emit-scenario"]),
+    ("replay", &["--cgroups", "--pin", "--eevdf", "--variant", "--json", "--emit-scenario"]),
     ("diff", &["--json", "--match", "--noise", "--cpus"]),
     ("bench-import", &["--mb", "--perfetto"]),
     ("export", &["--compact", "--output", "--perfetto"]),

@@ -344,6 +344,11 @@ export type DecisionReport = {
    * Wakeup placements scored against the kernel's (`place`).
    */
   placements: PlacementReport;
+  /**
+   * With an EEVDF dump read with the trace: the queues seeded from the kernel's state and
+   * the picks scored after (`seed`).
+   */
+  seed: SeedReport | null;
 };
 
 /** Wakeup latencies of the A/B diff's task rows, for their CDFs: per row of `TraceDiff.tasks` and side, every wakeup latency of that comm's tasks in that trace (`WindowMetrics` `latencies_ns`), ascending; rows in order, A before B. */
@@ -1168,6 +1173,52 @@ export type ScenarioMeta = {
    * (`CounterKind::CpuLoad` …: `smp = "fair"` with a task that may move).
    */
   cpu_counters: boolean;
+};
+
+/**
+ * What the seed did, and the picks scored after it.
+ */
+export type SeedReport = {
+  /**
+   * The dump put on the trace's clock.
+   */
+  alignment: Alignment | null;
+  /**
+   * Records attached to a switch-out of the trace.
+   */
+  records: number;
+  queues: Array<SeededQueue>;
+  /**
+   * Times the queues of a CPU were released for seeding again after an unthrottle.
+   */
+  unthrottle_reseeds: number;
+  /**
+   * Picks scored on a CPU after its first seeded queue, and those that agreed (all CPUs).
+   */
+  scored_after: number;
+  agreed_after: number;
+  agreement_after_pct: number;
+};
+
+/**
+ * A cfs_rq moved to the kernel's state.
+ */
+export type SeededQueue = {
+  /**
+   * ns since the trace's first record.
+   */
+  at_ns: number;
+  cpu: number;
+  /**
+   * Cgroup depth of the queue (0: the CPU's root cfs_rq).
+   */
+  depth: number;
+  /**
+   * The entities moved (task names; a group entity as `group:<cgroup path>`), and how far
+   * each one's vruntime moved (virtual ns).
+   */
+  entities: Array<string>;
+  moved_ns: Array<number>;
 };
 
 /**

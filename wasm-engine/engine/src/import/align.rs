@@ -9,15 +9,18 @@
 //!
 //! 1. for a few `S` lines spread over the dump (whose pid switches out in the trace), every
 //!    switch-out of that pid on that CPU proposes `switch time − sample time`;
-//! 2. the proposals are sorted and the narrowest-[`TOLERANCE_NS`] stretch holding the most of
-//!    them wins (the true offset is proposed once per line, false ones scatter); its median is
-//!    the offset;
-//! 3. every `S` line that falls inside the trace once shifted is checked for a switch-out of its
-//!    pid on its CPU within [`TOLERANCE_NS`]: the matched fraction says how good the fit is.
+//! 2. the proposals are sorted; each [`TOLERANCE_NS`]-wide stretch of them is a candidate (the
+//!    true offset is proposed once per line, false ones scatter, but a periodic workload
+//!    proposes offsets whole periods away almost as often), and the densest few distinct ones
+//!    are kept, each at its median;
+//! 3. for each candidate every `S` line that falls inside the trace once shifted is checked for a
+//!    switch-out of its pid on its CPU within [`TOLERANCE_NS`]; the candidate matching the most
+//!    lines wins (then the smaller median error), and the matched fraction says how good the fit is.
 //!
 //! An alignment is accepted when at least [`MIN_MATCHED`] lines and half of those inside the
 //! trace match.
 
+pub use super::clock::SwitchIndex;
 use super::clock::{nearest, switch_index};
 use super::record::{EevdfEntity, EevdfSample};
 use super::store::TraceStore;
@@ -27,6 +30,8 @@ use serde::Serialize;
 pub const TOLERANCE_NS: u64 = 50_000;
 /// Lines used to propose offsets.
 const PROBES: usize = 24;
+/// Offsets checked against every line (the densest distinct windows of proposals).
+const CANDIDATES: usize = 8;
 /// Fewest matched lines for an accepted alignment.
 pub const MIN_MATCHED: u64 = 8;
 
@@ -47,7 +52,12 @@ pub struct Alignment {
 
 /// Finds the offset that puts `dump`'s `S` lines on `store`'s switch-outs (see the module docs).
 pub fn align(store: &TraceStore, dump: &[EevdfSample]) -> Alignment {
-    let outs = switch_index(store);
+    align_index(&switch_index(store), (store.first_ts.unwrap_or(0), store.last_ts), dump)
+}
+
+/// [`align`] on switch-out times per (cpu, pid) (sorted) of a trace spanning `span` (first and
+/// last record, ns): the replay's observed schedule has no store.
+pub fn align_index(outs: &SwitchIndex, span: (u64, u64), dump: &[EevdfSample]) -> Alignment {
     let tasks: Vec<&EevdfSample> = dump
         .iter()
         .filter(|s| matches!(s.entity, EevdfEntity::Task { .. }) && s.pid != 0 && outs.contains_key(&(s.cpu, s.pid)))
@@ -71,19 +81,47 @@ pub fn align(store: &TraceStore, dump: &[EevdfSample]) -> Alignment {
         }
     }
     proposals.sort_unstable();
-    let (mut best, mut a) = ((0usize, 0usize), 0usize);
+    // Every window of proposals within the tolerance, by how many it holds; the densest few
+    // distinct ones are candidates (a periodic workload proposes offsets one period apart
+    // almost as often as the true one).
+    let mut windows: Vec<(usize, i128)> = Vec::new();
+    let mut a = 0usize;
     for b in 0..proposals.len() {
         while proposals[b] - proposals[a] > TOLERANCE_NS as i128 {
             a += 1;
         }
-        if b + 1 - a > best.1 - best.0 {
-            best = (a, b + 1);
+        windows.push((b + 1 - a, proposals[(a + b) / 2]));
+    }
+    windows.sort_by(|x, y| y.0.cmp(&x.0).then(x.1.cmp(&y.1)));
+    let mut candidates: Vec<i128> = Vec::new();
+    for &(_, off) in &windows {
+        if candidates.len() == CANDIDATES {
+            break;
+        }
+        if candidates.iter().all(|&c| (c - off).abs() > 2 * TOLERANCE_NS as i128) {
+            candidates.push(off);
         }
     }
-    let offset = proposals[(best.0 + best.1) / 2];
-    let (lo, hi) = (store.first_ts.unwrap_or(0) as i128, store.last_ts as i128);
+    // Each candidate checked against every line; the most matched wins, then the smallest
+    // median error, then the earliest offset.
+    let best = candidates
+        .iter()
+        .map(|&off| fit(outs, span, &tasks, off))
+        .min_by(|x, y| {
+            y.matched
+                .cmp(&x.matched)
+                .then(x.median_error_ns.cmp(&y.median_error_ns))
+                .then(x.offset_ns.cmp(&y.offset_ns))
+        })
+        .expect("at least one proposal");
+    best
+}
+
+/// How well `offset` puts `tasks`' lines on their switch-outs.
+fn fit(outs: &SwitchIndex, span: (u64, u64), tasks: &[&EevdfSample], offset: i128) -> Alignment {
+    let (lo, hi) = (span.0 as i128, span.1 as i128);
     let (mut in_trace, mut errors) = (0u64, Vec::new());
-    for s in &tasks {
+    for s in tasks {
         let t = s.ts_ns as i128 + offset;
         if t < lo || t > hi {
             continue;

@@ -66,7 +66,7 @@ pub struct ClockCheck {
 }
 
 /// Switch-out times per (cpu, pid), sorted (also `align`'s).
-pub(super) type SwitchIndex = BTreeMap<(u32, i32), Vec<u64>>;
+pub type SwitchIndex = BTreeMap<(u32, i32), Vec<u64>>;
 
 pub(super) fn switch_index(store: &TraceStore) -> SwitchIndex {
     let mut idx: SwitchIndex = BTreeMap::new();

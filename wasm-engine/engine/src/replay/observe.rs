@@ -67,7 +67,7 @@
 
 use super::decisions::{section, ObsEvent, SwitchOut, Timed};
 use crate::import::record::{
-    state_bits, trace_flags, PrevState, SchedPayload, Skipped, TraceRecord, TraceSink, WakeKind, MAX_CPU,
+    state_bits, trace_flags, EevdfSample, PrevState, SchedPayload, Skipped, TraceRecord, TraceSink, WakeKind, MAX_CPU,
 };
 use crate::scenario::load::MAX_CPUS;
 use std::collections::BTreeMap;
@@ -254,6 +254,9 @@ pub struct Observed {
     /// Records whose time went backwards on their CPU, or before the first record (kept,
     /// clamped).
     pub out_of_order: u64,
+    /// A bpftrace EEVDF-state dump read with the trace (its own clock; the replay seeds from it,
+    /// `decisions::seed`).
+    pub eevdf: Vec<EevdfSample>,
     /// `sched_switch` records.
     pub switches: u64,
     /// The trace's number of each model CPU, when they differ (see the module docs); empty
@@ -792,6 +795,10 @@ impl TraceSink for Observed {
 
     fn skipped(&mut self, _s: Skipped) {
         self.skipped += 1;
+    }
+
+    fn eevdf(&mut self, s: EevdfSample) {
+        self.eevdf.push(s);
     }
 }
 

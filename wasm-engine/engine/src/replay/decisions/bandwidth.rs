@@ -27,14 +27,22 @@ impl Replayer<'_> {
     /// The kernel switched to `se`, which the model holds in limbo: the unthrottle happened.
     /// Runs the period timer of each throttled group above it (refill, then
     /// `distribute_cfs_runtime()`), lowest first.
+    /// With a dump, the CPU's queues are seeded again from the kernel's state (the unthrottle's
+    /// time is not in the trace: `seed`).
     pub(super) fn unthrottle_for(&mut self, se: EntityId) {
         let mut q = Some(self.f.ents[se as usize].cfs_rq);
+        let mut ran = false;
         while let Some(cq) = q {
             if self.f.qs[cq as usize].throttled {
                 let tg = self.f.qs[cq as usize].tg;
                 self.f.bw_period_timer(tg);
+                ran = true;
             }
             q = self.f.qs[cq as usize].tg_se.map(|ge| self.f.ents[ge as usize].cfs_rq);
+        }
+        if ran {
+            let cpu = self.cpu_of(se);
+            self.reseed_after_unthrottle(cpu);
         }
     }
 

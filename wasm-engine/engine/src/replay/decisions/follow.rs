@@ -129,7 +129,7 @@ impl Replayer<'_> {
             }
             ObsEvent::Switch { cpu, prev, next, out } => {
                 let now = self.switch_clock(cpu, t);
-                self.switch(cpu, prev, next, out);
+                self.switch(t, cpu, prev, next, out);
                 self.switched_in(cpu, t, now, next);
             }
             ObsEvent::Nice { task, prio } => {
@@ -224,7 +224,7 @@ impl Replayer<'_> {
         self.move_to(se, to);
     }
 
-    fn switch(&mut self, cpu: u32, prev: u32, next: u32, out: SwitchOut) {
+    fn switch(&mut self, t: u64, cpu: u32, prev: u32, next: u32, out: SwitchOut) {
         // A prev the model does not have running here (it was running when the trace began,
         // or its switch-in was lost) is made current first if it is queued here.
         if let Some(pse) = self.se(prev) {
@@ -255,6 +255,7 @@ impl Replayer<'_> {
                 }
             }
         }
+        self.seed_at_switch(t + self.t0, cpu, prev);
         let idle = self.obs.tasks[next as usize].pid == 0;
         match self.se(next) {
             None if idle => {

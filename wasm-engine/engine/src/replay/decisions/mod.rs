@@ -74,11 +74,13 @@ mod clock;
 mod follow;
 mod place;
 mod score;
+mod seed;
 #[cfg(test)]
 mod tests;
 
 pub use clock::{section, UNKNOWN_SECTION};
 pub use place::{PlacementDisagreement, PlacementReport};
+pub use seed::{SeedReport, SeededQueue};
 
 use super::observe::Observed;
 use super::shadow::Shadow;
@@ -192,6 +194,9 @@ pub struct DecisionReport {
     pub first_disagreements: Vec<Disagreement>,
     /// Wakeup placements scored against the kernel's (`place`).
     pub placements: PlacementReport,
+    /// With an EEVDF dump read with the trace: the queues seeded from the kernel's state and
+    /// the picks scored after (`seed`).
+    pub seed: Option<SeedReport>,
 }
 
 struct Replayer<'a> {
@@ -213,6 +218,8 @@ struct Replayer<'a> {
     /// `sched_wakeup` (the previous CPU `select_task_rq()` was given).
     prev_cpu: Vec<Option<u32>>,
     t0: u64,
+    /// The kernel's recorded state, when a dump came with the trace.
+    seed: Option<seed::Seeder>,
     report: DecisionReport,
 }
 
@@ -227,6 +234,7 @@ fn replay<'a>(obs: &'a Observed, shadow: &'a Shadow, cfg: SimConfig) -> Replayer
     let sim = Simulation::new(cfg);
     let tg = sim.tasks.iter().map(|t| t.cfg.tg).collect::<Vec<_>>();
     let ncpus = sim.fair.rqs.len() as u32;
+    let seed = seed::Seeder::new(obs, sim.fair.ents.len(), sim.fair.qs.len(), ncpus as usize);
     let mut r = Replayer {
         obs,
         shadow,
@@ -238,6 +246,7 @@ fn replay<'a>(obs: &'a Observed, shadow: &'a Shadow, cfg: SimConfig) -> Replayer
         tg,
         f: sim.fair,
         t0: obs.t0.unwrap_or(0),
+        seed,
         report: DecisionReport {
             per_cpu: (0..ncpus).map(|cpu| CpuDecisions { cpu, ..Default::default() }).collect(),
             ..Default::default()
@@ -277,6 +286,12 @@ fn replay<'a>(obs: &'a Observed, shadow: &'a Shadow, cfg: SimConfig) -> Replayer
     let p = &mut rep.placements;
     p.agreement_pct = if p.scored == 0 { 0.0 } else { 100.0 * p.agreed as f64 / p.scored as f64 };
     p.by_rule.sort();
+    if let Some(s) = r.seed.as_ref() {
+        let mut s = s.report.clone();
+        s.agreement_after_pct =
+            if s.scored_after == 0 { 0.0 } else { 100.0 * s.agreed_after as f64 / s.scored_after as f64 };
+        r.report.seed = Some(s);
+    }
     r
 }
 

@@ -15,6 +15,7 @@ impl Replayer<'_> {
         if let Some(k) = kernel {
             self.owe_throttle_work(k);
         }
+        self.score_after_seed(cpu, model == kernel);
         let c = &mut self.report.per_cpu[cpu as usize];
         c.scored += 1;
         self.report.scored += 1;
