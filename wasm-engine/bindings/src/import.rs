@@ -160,7 +160,19 @@ impl ImportHandle {
 
     /// The task table (`TraceTask[]`) as JSON, indexed by the task ids of the columns.
     pub fn tasks(&self) -> String {
-        to_json(&trace_tasks(&self.store, self.states.as_ref()))
+        to_json(&trace_tasks(&self.store, self.states.as_ref(), None))
+    }
+
+    /// The task table as [`Self::tasks`] gives it, with the cgroups a replay layout file's
+    /// `[tasks]` names (comm or `comm-pid` → path) for the tasks the trace does not place;
+    /// empty text: none. A layout that does not parse throws its located error
+    /// (`layout:LINE:COL: …`).
+    pub fn tasks_with_layout(&self, layout: &str) -> Result<String, String> {
+        if layout.trim().is_empty() {
+            return Ok(self.tasks());
+        }
+        let layout = schedlab_engine::replay::shadow::Layout::parse("layout", layout)?;
+        Ok(to_json(&trace_tasks(&self.store, self.states.as_ref(), Some(&layout.tasks))))
     }
 
     /// Spans of `[t0, t1)` (relative ns) merged below `bucket`, each CPU's runqueue depth
