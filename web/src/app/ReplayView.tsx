@@ -143,7 +143,7 @@ export function ReplayView({ replay, ab, alignment, onClose, onCancel }: Props) 
           <ShadowPanel
             layoutFile={st.layout}
             onLayout={replay.setLayout}
-            runs={st.runs} running={st.shadowBusy !== null} error={st.shadowError} onRun={replay.runShadow} onCompare={ab ? (key, layout, pin, variants) => ab.openShadow(`shadow of ${trace.file} (${key})`, layout, pin, variants) : undefined} />
+            runs={st.runs} running={st.shadowBusy !== null} error={st.shadowError} onRun={replay.runShadow} onCompare={ab?.openShadow} />
         </ErrorBoundary>
       </div>
       <aside className="inspector replay-side" aria-label="trace inspector">

@@ -242,7 +242,7 @@ function fromCompact(raw: unknown): ReplayShare | string {
   }
   const w = get('w');
   if (!Array.isArray(w) || w.length !== 2 || !w.every(isTime)) return 'the window must be two finite numbers ≥ 0.';
-  const [t0, t1] = w as number[];
+  const [t0, t1] = w;
   if (!(t0 < t1)) return `the window start (${t0}) must be before its end (${t1}).`;
   const cursor = get('c');
   if (!isTime(cursor)) return 'the cursor must be a finite number ≥ 0.';
@@ -274,5 +274,5 @@ function fromCompact(raw: unknown): ReplayShare | string {
       return 'the layout must be a name of at most 255 characters and a text of at most 256 Ki characters.';
     layout = { name, text };
   }
-  return { a, dump, b, window: [t0, t1], cursor, selection: selection as number | null, area, filter, pinned, noisePct, matches, layout };
+  return { a, dump, b, window: [t0, t1], cursor, selection, area, filter, pinned, noisePct, matches, layout };
 }
