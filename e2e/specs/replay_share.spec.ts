@@ -6,7 +6,8 @@
 // cgroups and noise come back. Named: a 1.1 MiB `.dat` (traces/linux-6.18-ab/base-1, too large
 // to bundle) with the shadow run as B; opening its link asks for the file, refuses another
 // capture with the reason, and restores with the right one (B re-simulated). A corrupted and
-// a truncated link are shown, not thrown.
+// a truncated link are shown, not thrown. And cgroups from the trace itself: a hand-made
+// tracefs trace with cgroup_attach_task records (e2e/fixtures/traces/cgroups.trace.txt).
 import type { Page } from '@playwright/test';
 import { fileURLToPath } from 'node:url';
 import { expect, test } from '../fixtures/test';
@@ -18,6 +19,7 @@ const LAYOUT = repo('traces/linux-6.18/cgroup-shares.layout.toml');
 const B_TEXT = repo('traces/linux-6.18/nice-0-vs-2/trace.txt');
 const A_DAT = repo('traces/linux-6.18-ab/base-1/trace.dat');
 const OTHER_DAT = repo('traces/linux-6.18-ab/base-2/trace.dat');
+const CGROUPS = repo('e2e/fixtures/traces/cgroups.trace.txt');
 
 const aCanvas = (page: Page) => page.locator('.timeline-wrap > div > [data-testid="replay-timeline"] [data-testid="replay-canvas"]').first();
 const labels = (page: Page) => page.locator('[data-testid="thread-tracks"] .thread-name');
@@ -147,4 +149,32 @@ test('a corrupted or truncated replay link is shown, not thrown', async ({ page 
   await expect(page.getByTestId('share-error')).toHaveText(/not valid base64url/, { timeout: 30_000 });
   await page.getByTestId('share-dismiss').click();
   await expect(page.getByTestId('share-prompt')).toHaveCount(0);
+});
+
+test('cgroups from the trace: the last cgroup_attach_task of a task, a forked child in its parent\'s', async ({ page }) => {
+  await importA(page, CGROUPS);
+  const filter = page.getByTestId('thread-filter');
+  await filter.fill('cgroup:db.service');
+  await expect(labels(page)).toHaveCount(2);
+  await expect(labels(page).filter({ hasText: /^db 500$/ })).toHaveAttribute('data-cgroup', '/system.slice/db.service');
+  // db-worker (502) was forked by db after db's attach: no record attaches it.
+  await expect(labels(page).filter({ hasText: /^db-worker 502$/ })).toHaveAttribute('data-cgroup', '/system.slice/db.service');
+  // batch was attached to /batch, then moved itself to /batch/low: the last attach.
+  await filter.fill('cgroup:/batch');
+  await expect(labels(page)).toHaveText(['batch 501']);
+  await expect(labels(page).first()).toHaveAttribute('data-cgroup', '/batch/low');
+  await filter.fill('cgroup:/batch/high');
+  await expect(labels(page)).toHaveCount(0);
+  // bash was never attached: `cgroup:` alone keeps only the tasks with a known cgroup.
+  await filter.fill('cgroup:');
+  await expect(labels(page)).toHaveCount(3);
+  await filter.fill('bash');
+  await expect(labels(page)).toHaveText(['bash 400']);
+  await expect(labels(page).first()).not.toHaveAttribute('data-cgroup', /./);
+  // The hover names the cgroup.
+  await filter.fill('batch');
+  const canvas = page.getByTestId('thread-canvas');
+  const box = (await canvas.boundingBox())!;
+  await page.mouse.move(box.x + box.width * 0.6, box.y + 10);
+  await expect(page.getByTestId('thread-hover')).toHaveText(/^batch 501 \[\/batch\/low\]: /);
 });

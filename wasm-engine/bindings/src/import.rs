@@ -418,6 +418,31 @@ mod capture_tests {
         super::fed(bytes)
     }
 
+    #[test]
+    fn a_layout_file_names_the_tasks_cgroups() {
+        let h = import(&read("cgroup-shares/trace.txt"));
+        let layout = String::from_utf8(read("cgroup-shares.layout.toml")).unwrap();
+        let cgroups = |json: &str| -> Vec<(String, Value)> {
+            let v: Value = serde_json::from_str(json).unwrap();
+            v.as_array()
+                .unwrap()
+                .iter()
+                .map(|t| (t["comm"].as_str().unwrap().to_string(), t["cgroup"].clone()))
+                .collect()
+        };
+        // The capture has no cgroup_attach_task records: no cgroup without the layout.
+        assert!(cgroups(&h.tasks()).iter().all(|(_, c)| c.is_null()));
+        let with = cgroups(&h.tasks_with_layout(&layout).unwrap());
+        let of = |comm: &str| with.iter().filter(|(c, _)| c == comm).map(|(_, g)| g.as_str()).collect::<Vec<_>>();
+        assert_eq!(of("k_a"), [Some("/sl_A")]);
+        assert_eq!(of("k_b"), [Some("/sl_B")]);
+        assert_eq!(of("k_c"), [Some("/sl_B")]);
+        assert!(of("bash").iter().all(|g| g.is_none()));
+        assert_eq!(h.tasks_with_layout("").unwrap(), h.tasks());
+        let e = h.tasks_with_layout("[tasks]\nk_a = \"/nope\"\n").unwrap_err();
+        assert_eq!(e, "layout:2:7: tasks.k_a: cgroup \"/nope\" is not declared in [[cgroups]]");
+    }
+
     /// A `.dat` fed in chunks and decoded in steps gives what the whole-file decoder gives;
     /// the capture's EEVDF dump attaches to it.
     #[test]

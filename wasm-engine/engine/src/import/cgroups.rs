@@ -43,10 +43,9 @@ pub fn task_cgroups(store: &TraceStore, layout: Option<&BTreeMap<String, String>
                 if let Some(t) = generation_at(store, pid, ts) {
                     out[t] = Some(path.to_string());
                 }
-            } else if let (Some(parent), Some(child)) = (
-                get("pid").and_then(|p| p.parse::<i32>().ok()),
-                get("child_pid").and_then(|p| p.parse::<i32>().ok()),
-            ) {
+            } else if let (Some(parent), Some(child)) =
+                (get("pid").and_then(|p| p.parse::<i32>().ok()), get("child_pid").and_then(|p| p.parse::<i32>().ok()))
+            {
                 let (Some(p), Some(c)) = (generation_at(store, parent, ts), generation_at(store, child, ts)) else {
                     continue;
                 };
