@@ -174,7 +174,12 @@ test('cgroups from the trace: the last cgroup_attach_task of a task, a forked ch
   // The hover names the cgroup.
   await filter.fill('batch');
   const canvas = page.getByTestId('thread-canvas');
+  // Its states fetched and drawn before the pointer comes.
+  await waitForIdle(page);
+  await expect.poll(async () => Number(await canvas.getAttribute('data-thread-segments'))).toBeGreaterThan(0);
+  await expect(canvas).toHaveAttribute('data-thread-tracks', '1');
   const box = (await canvas.boundingBox())!;
+  await page.mouse.move(box.x + box.width * 0.5, box.y + 8);
   await page.mouse.move(box.x + box.width * 0.6, box.y + 10);
   await expect(page.getByTestId('thread-hover')).toHaveText(/^batch 501 \[\/batch\/low\]: /);
 });
