@@ -160,7 +160,19 @@ impl ImportHandle {
 
     /// The task table (`TraceTask[]`) as JSON, indexed by the task ids of the columns.
     pub fn tasks(&self) -> String {
-        to_json(&trace_tasks(&self.store, self.states.as_ref()))
+        to_json(&trace_tasks(&self.store, self.states.as_ref(), None))
+    }
+
+    /// The task table as [`Self::tasks`] gives it, with the cgroups a replay layout file's
+    /// `[tasks]` names (comm or `comm-pid` → path) for the tasks the trace does not place;
+    /// empty text: none. A layout that does not parse throws its located error
+    /// (`layout:LINE:COL: …`).
+    pub fn tasks_with_layout(&self, layout: &str) -> Result<String, String> {
+        if layout.trim().is_empty() {
+            return Ok(self.tasks());
+        }
+        let layout = schedlab_engine::replay::shadow::Layout::parse("layout", layout)?;
+        Ok(to_json(&trace_tasks(&self.store, self.states.as_ref(), Some(&layout.tasks))))
     }
 
     /// Spans of `[t0, t1)` (relative ns) merged below `bucket`, each CPU's runqueue depth
@@ -404,6 +416,31 @@ mod capture_tests {
 
     fn import(bytes: &[u8]) -> ImportHandle {
         super::fed(bytes)
+    }
+
+    #[test]
+    fn a_layout_file_names_the_tasks_cgroups() {
+        let h = import(&read("cgroup-shares/trace.txt"));
+        let layout = String::from_utf8(read("cgroup-shares.layout.toml")).unwrap();
+        let cgroups = |json: &str| -> Vec<(String, Value)> {
+            let v: Value = serde_json::from_str(json).unwrap();
+            v.as_array()
+                .unwrap()
+                .iter()
+                .map(|t| (t["comm"].as_str().unwrap().to_string(), t["cgroup"].clone()))
+                .collect()
+        };
+        // The capture has no cgroup_attach_task records: no cgroup without the layout.
+        assert!(cgroups(&h.tasks()).iter().all(|(_, c)| c.is_null()));
+        let with = cgroups(&h.tasks_with_layout(&layout).unwrap());
+        let of = |comm: &str| with.iter().filter(|(c, _)| c == comm).map(|(_, g)| g.as_str()).collect::<Vec<_>>();
+        assert_eq!(of("k_a"), [Some("/sl_A")]);
+        assert_eq!(of("k_b"), [Some("/sl_B")]);
+        assert_eq!(of("k_c"), [Some("/sl_B")]);
+        assert!(of("bash").iter().all(|g| g.is_none()));
+        assert_eq!(h.tasks_with_layout("").unwrap(), h.tasks());
+        let e = h.tasks_with_layout("[tasks]\nk_a = \"/nope\"\n").unwrap_err();
+        assert_eq!(e, "layout:2:7: tasks.k_a: cgroup \"/nope\" is not declared in [[cgroups]]");
     }
 
     /// A `.dat` fed in chunks and decoded in steps gives what the whole-file decoder gives;

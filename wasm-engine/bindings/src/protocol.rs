@@ -243,6 +243,11 @@ pub enum RequestBody {
         variants: Vec<(String, String)>,
         label: String,
     },
+    /// The trace on screen's task table with the cgroups a replay layout file names for the
+    /// tasks the trace does not place (replying `tasks`; a layout that does not parse: `error`).
+    LayoutTasks {
+        layout: String,
+    },
     CloseImport,
     Stats,
 }
@@ -330,6 +335,9 @@ pub enum ResponseBody {
     Closed,
     Stats {
         stats: WorkerStats,
+    },
+    Tasks {
+        tasks: Vec<TraceTask>,
     },
 }
 

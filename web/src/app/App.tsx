@@ -13,6 +13,7 @@ import { ErrorBoundary } from './ErrorBoundary';
 import { ReplayView } from './ReplayView';
 import type { Shell } from './shell';
 import { SimView } from './SimView';
+import { SharePrompt } from './SharePrompt';
 
 /** The simulated run's variants as Perfetto traces, for the export menu (none in the replay view). */
 function simPerfetto(shell: Shell, sim: { run: number | null; loaded: { key: string }[] }, replaying: boolean) {
@@ -40,7 +41,7 @@ export function App({ shell }: { shell: Shell }) {
         onOpenBundled={loader.openBundled}
         onOpenText={loader.openText}
         onVariants={loader.setVariants}
-        onShare={a.shareUrl}
+        onShare={imports.trace ? shell.replayShare.shareUrl : a.shareUrl}
         onCancel={loader.cancel}
         guideOpen={session.guide}
         onGuide={a.toggleGuide}
@@ -55,6 +56,7 @@ export function App({ shell }: { shell: Shell }) {
         />
       </Header>
       {imports.progress && <ImportProgressBar file={imports.progress.file} progress={imports.progress.progress} onCancel={traces.cancel} />}
+      <SharePrompt share={shell.replayShare} />
       <Banners
         pageError={session.pageError}
         importError={imports.error}

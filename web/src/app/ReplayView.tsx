@@ -83,7 +83,14 @@ export function ReplayView({ replay, ab, alignment, onClose, onCancel }: Props) 
             </ErrorBoundary>
           )}
           <ErrorBoundary name="thread tracks">
-            <ThreadTracks trace={trace} data={st.threads} wakes={st.window.data?.spans ?? null} view={st.view} selection={st.selection} onVisible={replay.setThreadTasks} onSelect={replay.select} area={st.area} onArea={replay.selectArea} />
+            <ThreadTracks
+              trace={trace}
+              tasks={st.layoutTasks ?? undefined}
+              filter={st.filter}
+              pinned={st.pinned}
+              onFilter={replay.setFilter}
+              onPinned={replay.setPinned}
+              data={st.threads} wakes={st.window.data?.spans ?? null} view={st.view} selection={st.selection} onVisible={replay.setThreadTasks} onSelect={replay.select} area={st.area} onArea={replay.selectArea} />
           </ErrorBoundary>
         </div>
         <ErrorBoundary name="selection">
@@ -128,7 +135,15 @@ export function ReplayView({ replay, ab, alignment, onClose, onCancel }: Props) 
         )}
         {st.shadowBusy && <ImportProgressBar file={`re-reading ${trace.file}`} progress={st.shadowBusy} onCancel={onCancel} />}
         <ErrorBoundary name="shadow re-simulation">
-          <ShadowPanel runs={st.runs} running={st.shadowBusy !== null} error={st.shadowError} onRun={replay.runShadow} onCompare={ab ? (key, layout, pin, variants) => ab.openShadow(`shadow of ${trace.file} (${key})`, layout, pin, variants) : undefined} />
+          {st.layoutError && (
+            <div className="error" role="alert" data-testid="layout-error">
+              The layout file could not be read: {st.layoutError}
+            </div>
+          )}
+          <ShadowPanel
+            layoutFile={st.layout}
+            onLayout={replay.setLayout}
+            runs={st.runs} running={st.shadowBusy !== null} error={st.shadowError} onRun={replay.runShadow} onCompare={ab?.openShadow} />
         </ErrorBoundary>
       </div>
       <aside className="inspector replay-side" aria-label="trace inspector">

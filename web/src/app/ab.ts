@@ -33,9 +33,14 @@ export interface AbState {
   matches: [string, string][];
   diff: { diff: TraceDiff; latencies: DiffLatencyCols } | null;
   diffBusy: boolean;
+  /** Where B came from (for a share link): its file, or the shadow run's request. */
+  source: AbSource | null;
 }
 
-const INITIAL: AbState = { b: null, bShown: null, progress: null, error: null, window: EMPTY_WINDOW, noisePct: DEFAULT_NOISE_PCT, matches: [], diff: null, diffBusy: false };
+/** B's origin: a capture's file, or the shadow re-simulation of A under a variant. */
+export type AbSource = { kind: 'file'; file: File } | { kind: 'shadow'; key: string; layout: string; pin: string; variants: [string, string][] };
+
+const INITIAL: AbState = { b: null, bShown: null, progress: null, error: null, window: EMPTY_WINDOW, noisePct: DEFAULT_NOISE_PCT, matches: [], diff: null, diffBusy: false, source: null };
 
 export type Ab = ReturnType<typeof createAb>;
 
@@ -87,7 +92,7 @@ export function createAb(ctx: ShellCtx, replay: Replay) {
   };
 
   /** B from `load` (a file, or the shadow's run), with its progress shown as `name`'s. */
-  const openWith = async (name: string, size: number, load: (onProgress: (p: ImportProgress) => void) => Promise<ImportedTrace | null>): Promise<void> => {
+  const openWith = async (name: string, size: number, source: AbSource, load: (onProgress: (p: ImportProgress) => void) => Promise<ImportedTrace | null>): Promise<void> => {
     if (!replay.store.get().trace || store.get().progress) return;
     store.set({ progress: { file: name, progress: { phase: 'reading', bytes: 0, total: size, lines: 0, records: 0 } }, error: null });
     try {
@@ -95,7 +100,7 @@ export function createAb(ctx: ShellCtx, replay: Replay) {
       if (!b) return store.set({ progress: null });
       const a = replay.store.get().trace;
       if (!a) return store.set({ progress: null });
-      store.set({ progress: null });
+      store.set({ progress: null, source });
       compareWith(a, b);
       refresh();
     } catch (e) {
@@ -103,12 +108,13 @@ export function createAb(ctx: ShellCtx, replay: Replay) {
     }
   };
 
-  const open = (file: File) => openWith(file.name, file.size, (onProgress) => client.traces.importB(file, { onProgress }));
+  const open = (file: File) => openWith(file.name, file.size, { kind: 'file', file }, (onProgress) => client.traces.importB(file, { onProgress }));
   /** The shadow re-simulation of A under `variants`, its run as B ("would this patch have
-   * helped this capture?"). */
-  const openShadow = (label: string, layout: string, pin: string, variants: [string, string][]) => {
+   * helped this capture?"), named `shadow of FILE (KEY)`. */
+  const openShadow = (key: string, layout: string, pin: string, variants: [string, string][]) => {
     const a = replay.store.get().trace;
-    return openWith(label, a?.size ?? 0, (onProgress) => client.traces.shadowAsB(layout, pin, variants, label, onProgress));
+    const label = `shadow of ${a?.file ?? '?'} (${key})`;
+    return openWith(label, a?.size ?? 0, { kind: 'shadow', key, layout, pin, variants }, (onProgress) => client.traces.shadowAsB(layout, pin, variants, label, onProgress));
   };
 
   return {
@@ -119,7 +125,8 @@ export function createAb(ctx: ShellCtx, replay: Replay) {
     open: (file: File) => detach(ctx, open(file)),
     openAndWait: open,
     /** The shadow's run under `variants` as B (its end is not awaited). */
-    openShadow: (label: string, layout: string, pin: string, variants: [string, string][]) => detach(ctx, openShadow(label, layout, pin, variants)),
+    openShadow: (key: string, layout: string, pin: string, variants: [string, string][]) => detach(ctx, openShadow(key, layout, pin, variants)),
+    openShadowAndWait: openShadow,
     cancel: () => detach(ctx, client.cancel()),
     /** The noise level (%) of the flags; the diff runs again. */
     setNoise: (noisePct: number) => {

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { ReplayWindowData, TraceTask } from '../engine/protocol';
 import { alignTasks, alignWindow } from './ab_tasks';
 
-const task = (pid: number, comm: string): TraceTask => ({ pid, generation: 0, comm, comms: comm, prio: 120, tgid: null, running_ns: 0 });
+const task = (pid: number, comm: string): TraceTask => ({ pid, generation: 0, comm, comms: comm, prio: 120, tgid: null, running_ns: 0, cgroup: null });
 
 describe('alignTasks', () => {
   it("gives B's tasks the id of A's first task of their comm, the others ids after A's", () => {

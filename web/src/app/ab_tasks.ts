@@ -26,7 +26,7 @@ export function alignTasks(a: TraceTask[], b: TraceTask[]): TaskAlignment {
     tasks[map[i]] = t;
   });
   // Ids of no task (between A's and the unmatched of B) stay holes: nothing draws them.
-  for (let i = 0; i < tasks.length; i++) if (!tasks[i]) tasks[i] = { pid: -1, generation: 0, comm: '', comms: '', prio: null, tgid: null, running_ns: 0 };
+  for (let i = 0; i < tasks.length; i++) if (!tasks[i]) tasks[i] = { pid: -1, generation: 0, comm: '', comms: '', prio: null, tgid: null, running_ns: 0, cgroup: null };
   return { map, tasks };
 }
 

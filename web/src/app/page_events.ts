@@ -18,10 +18,12 @@ interface Parts {
   view: ViewActions;
   playback: Playback;
   imports: TraceImportActions;
+  /** Files for a replay share link waiting for them; false when none waits. */
+  shareFiles?: (files: File[]) => boolean;
 }
 
 /** Binds every page listener; returns the unbinding. */
-export function bindPageEvents(ctx: ShellCtx, { loader, view, playback, imports }: Parts): () => void {
+export function bindPageEvents(ctx: ShellCtx, { loader, view, playback, imports, shareFiles }: Parts): () => void {
   const offs: (() => void)[] = [];
   const on = <K extends keyof WindowEventMap>(type: K, fn: (e: WindowEventMap[K]) => void) => {
     window.addEventListener(type, fn);
@@ -29,12 +31,14 @@ export function bindPageEvents(ctx: ShellCtx, { loader, view, playback, imports 
   };
 
   // Drag and drop anywhere on the page: a scenario file opens in the editor; anything else is
-  // imported as a trace (with its EEVDF dump, if dropped together).
+  // imported as a trace (with its EEVDF dump, if dropped together); while a replay share link
+  // waits for the files it names, they go to it.
   on('dragover', (e) => e.preventDefault());
   on('drop', (e) => {
     e.preventDefault();
     const files = [...(e.dataTransfer?.files ?? [])];
     const f = files[0];
+    if (files.length && shareFiles?.(files)) return;
     if (f && files.every((x) => isScenarioFile(x.name))) detach(ctx, f.text().then((t) => loader.openText(f.name, t)));
     else if (files.length) imports.pick(files, true);
   });

@@ -3,7 +3,7 @@
 // migrations and EEVDF samples) through the window cache, the record under the pointer one
 // lookup at a time. Nothing here waits for a React render.
 
-import type { EevdfWindowData, ImportedTrace, ImportProgress, ReplayWindowData, SpanInfo, ThreadStateData, TraceRecordView, WindowMetrics } from '../engine/protocol';
+import type { EevdfWindowData, ImportedTrace, ImportProgress, ReplayWindowData, SpanInfo, ThreadStateData, TraceRecordView, TraceTask, WindowMetrics } from '../engine/protocol';
 import type { EevdfSampleRef, HoveredDepth, HoveredSpan } from '../panels/import/RecordInspector';
 import { LatestQuery } from '../state/latest_query';
 import { createStore, type Store } from '../state/store';
@@ -52,6 +52,13 @@ export interface ReplayState {
   /** Its figures once asked for (the area as it was asked). */
   areaMetrics: { area: Area; metrics: WindowMetrics; csv: string } | null;
   areaError: string | null;
+  /** The thread tracks' filter (name, pid or `cgroup:path`) and pinned task ids. */
+  filter: string;
+  pinned: number[];
+  /** The layout file loaded in the shadow panel, and the task table with its cgroups (null: the trace's). */
+  layout: { name: string; text: string } | null;
+  layoutTasks: TraceTask[] | null;
+  layoutError: string | null;
 }
 
 const INITIAL: ReplayState = {
@@ -75,6 +82,11 @@ const INITIAL: ReplayState = {
   area: null,
   areaMetrics: null,
   areaError: null,
+  filter: '',
+  pinned: [],
+  layout: null,
+  layoutTasks: null,
+  layoutError: null,
 };
 
 /** The span row `i` of a window, for the inspector. */
@@ -127,6 +139,18 @@ export function createReplay({ client, hub }: ShellCtx) {
       return { spans, eevdf };
     });
   };
+  /** A layout file loaded (or none): the task table is asked again with its cgroups. Resolves
+   * when the tasks are in (a layout that does not parse is shown, not thrown). */
+  const applyLayout = async (layout: { name: string; text: string } | null): Promise<void> => {
+    store.set({ layout, layoutError: null, ...(layout ? {} : { layoutTasks: null }) });
+    if (!layout || !store.get().trace) return;
+    try {
+      const tasks = await client.traces.layoutTasks(layout.text);
+      if (store.get().layout === layout) store.set({ layoutTasks: tasks });
+    } catch (e) {
+      if (store.get().layout === layout) store.set({ layoutTasks: null, layoutError: `${layout.name}: ${errorMessage(e)}` });
+    }
+  };
   return {
     store,
     /** Starts fetching windows as the view moves; returns what stops it. */
@@ -140,7 +164,15 @@ export function createReplay({ client, hub }: ShellCtx) {
       threadQuery.drop();
       areaQuery.drop();
       threadKey = '';
-      store.set({ ...INITIAL, trace, view: { t0: 0, t1: duration(trace) }, plotWidth: store.get().plotWidth, runs: sameFile ? store.get().runs : [] });
+      const keep = store.get();
+      // The same file again (a dump attached to it): its runs, layout and tracks' filter stay.
+      store.set({
+        ...INITIAL,
+        trace,
+        view: { t0: 0, t1: duration(trace) },
+        plotWidth: keep.plotWidth,
+        ...(sameFile ? { runs: keep.runs, layout: keep.layout, layoutTasks: keep.layoutTasks, filter: keep.filter, pinned: keep.pinned } : {}),
+      });
     },
     close: () => {
       cache.reset();
@@ -151,6 +183,15 @@ export function createReplay({ client, hub }: ShellCtx) {
       store.set({ ...INITIAL, plotWidth: store.get().plotWidth });
     },
     setView: (t0: number, t1: number) => store.set({ view: { t0, t1 } }),
+    /** The thread filter (a controlled input: published at once). */
+    setFilter: (filter: string) => store.set({ filter }, { now: true }),
+    setPinned: (pinned: number[]) => store.set({ pinned }),
+    /** A layout file loaded in the shadow panel (or none). */
+    /** setLayout's end awaited (the share link's restore). */
+    applyLayout,
+    setLayout: (layout: { name: string; text: string } | null) => {
+      void applyLayout(layout);
+    },
     setCursor: (cursor: number) => store.set({ cursor }),
     /** The thread tracks scrolled into view (their states are fetched for the view). */
     setThreadTasks: (threadTasks: number[]) => store.set({ threadTasks }),

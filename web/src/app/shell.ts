@@ -15,6 +15,7 @@ import { bindPageEvents } from './page_events';
 import { createPlayback, type Playback } from './playback';
 import { createReplay, type Replay } from './replay';
 import { createAb, type Ab } from './ab';
+import { createReplayShare, type ReplayShareActions } from './replay_share';
 import { startSimQueries } from './sim_queries';
 import { openFromUrl, BASELINE, DEFAULT_ENTRY } from './startup';
 import { installTestHook } from './test_hook';
@@ -30,6 +31,8 @@ export interface Shell extends ShellCtx {
   replay: Replay;
   /** The A/B comparison beside the replay (a second capture). */
   ab: Ab;
+  /** The replay view's share links. */
+  replayShare: ReplayShareActions;
   lessons: Lessons;
   /** The simulated timeline's width in px (for the windows' bucket), set by its wrapper. */
   plotWidth: { current: number };
@@ -71,19 +74,20 @@ export function createShell(): Shell {
   const replay = createReplay(ctx);
   const traces = createTraceImports(ctx, replay, playback);
   const ab = createAb(ctx, replay);
-  return { ...ctx, view, loader, playback, traces, replay, ab, lessons, plotWidth: { current: 1200 } };
+  const replayShare = createReplayShare(ctx, traces, replay, ab);
+  return { ...ctx, view, loader, playback, traces, replay, ab, replayShare, lessons, plotWidth: { current: 1200 } };
 }
 
 /** Starts the shell: page listeners, queries, the test hook, then the first view. */
 export function startShell(shell: Shell): () => void {
   const offs = [
-    bindPageEvents(shell, { loader: shell.loader, view: shell.view, playback: shell.playback, imports: shell.traces }),
+    bindPageEvents(shell, { loader: shell.loader, view: shell.view, playback: shell.playback, imports: shell.traces, shareFiles: shell.replayShare.give }),
     bindLessonKeys(shell.lessons),
     startSimQueries(shell, () => shell.plotWidth.current),
     installTestHook({ client: shell.client, hub: shell.hub, getState: shell.view.viewState, shareUrl: shell.view.shareUrl, importFiles: shell.traces.importFiles }),
     shell.replay.start(),
     shell.ab.start(),
   ];
-  detach(shell, openFromUrl(window.location.hash.replace(/^#/, ''), shell.loader, shell.view, shell.lessons));
+  detach(shell, openFromUrl(window.location.hash.replace(/^#/, ''), shell.loader, shell.view, shell.lessons, shell.replayShare));
   return () => offs.forEach((off) => off());
 }

@@ -2,7 +2,7 @@
 // dump), progress per file, cancel, close. A newer import supersedes the trace on screen; an
 // EEVDF dump attaches to the trace imported before it.
 
-import type { ImportProgress } from '../engine/protocol';
+import type { ImportedTrace, ImportProgress } from '../engine/protocol';
 import { importOrder } from '../state/trace_import';
 import type { TraceImports } from '../state/types';
 import { errorMessage } from '../base/errors';
@@ -10,7 +10,18 @@ import type { Playback } from './playback';
 import type { Replay } from './replay';
 import { detach, type ShellCtx } from './shell_ctx';
 
-export const NO_IMPORT: TraceImports = { trace: null, alignment: null, progress: null, error: null };
+export const NO_IMPORT: TraceImports = { trace: null, files: { trace: null, dump: null }, alignment: null, progress: null, error: null };
+
+/** The files on screen after `f` was imported and the worker answered `trace`. */
+function filesAfter(prev: TraceImports['files'], f: File, trace: ImportedTrace): TraceImports['files'] {
+  if (trace.file === f.name && trace.size === f.size) {
+    // A trace after its dump (imported first, alone) takes the dump.
+    const dump = trace.eevdfFile !== null && prev.trace?.name === trace.eevdfFile ? prev.trace : null;
+    return { trace: f, dump };
+  }
+  if (trace.eevdfFile === f.name) return { trace: prev.trace, dump: f };
+  return prev;
+}
 
 export type TraceImportActions = ReturnType<typeof createTraceImports>;
 
@@ -37,7 +48,7 @@ export function createTraceImports(ctx: ShellCtx, replay: Replay, playback: Play
         }
         playback.pause();
         replay.open(r.trace);
-        imports.set({ trace: r.trace, alignment: r.alignment, progress: null, error: null });
+        imports.set((s) => ({ trace: r.trace, files: filesAfter(s.files, f, r.trace), alignment: r.alignment, progress: null, error: null }));
       }
     } catch (e) {
       imports.set({ progress: null, error: errorMessage(e) });

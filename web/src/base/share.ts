@@ -222,12 +222,12 @@ function streamOf(bytes: Bytes): ReadableStream<BufferSource> {
 }
 
 /** Compresses bytes with raw deflate (no zlib header, which saves a few link characters). */
-async function deflateRaw(bytes: Bytes): Promise<Uint8Array> {
+export async function deflateRaw(bytes: Bytes): Promise<Uint8Array> {
   return collect(streamOf(bytes).pipeThrough(new CompressionStream('deflate-raw')));
 }
 
 /** Inflates chunk by chunk and cancels as soon as the output would exceed `limit` bytes. */
-async function inflateRawBounded(bytes: Bytes, limit: number): Promise<Uint8Array | 'too-large' | 'corrupt'> {
+export async function inflateRawBounded(bytes: Bytes, limit: number): Promise<Uint8Array | 'too-large' | 'corrupt'> {
   const reader = streamOf(bytes).pipeThrough(new DecompressionStream('deflate-raw')).getReader();
   const chunks: Uint8Array[] = [];
   let total = 0;

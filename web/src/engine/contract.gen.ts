@@ -1086,6 +1086,7 @@ export type Request =
       variants: Array<[string, string]>;
     }
     | { 'type': 'shadowAsB'; layout: string; pin: string; variants: Array<[string, string]>; label: string }
+    | { 'type': 'layoutTasks'; layout: string }
     | { 'type': 'closeImport' }
     | { 'type': 'stats' }
   );
@@ -1117,6 +1118,7 @@ export type Response =
     | { 'type': 'shadow'; report: ReplayReport }
     | { 'type': 'closed' }
     | { 'type': 'stats'; stats: WorkerStats }
+    | { 'type': 'tasks'; tasks: Array<TraceTask> }
   );
 
 /** Entity samples of a window (virtual times are signed ns), each node's last sample before the window first. */
@@ -1716,6 +1718,12 @@ export type TraceTask = {
    * Its time on a CPU over the whole trace (ns).
    */
   running_ns: number;
+  /**
+   * Its cgroup path (`/sl_A`) where the trace or a layout file says it: the last
+   * `cgroup_attach_task` of it in the trace, its parent's at its fork, else the layout's
+   * `[tasks]` entry ([`super::cgroups::task_cgroups`]).
+   */
+  cgroup: string | null;
 };
 
 /**

@@ -178,6 +178,7 @@ async function serve(req: Request): Promise<void> {
     case 'importBWindow':
     case 'diff':
     case 'closeB':
+    case 'layoutTasks':
     case 'stats':
       await engine();
       return handleImportRequest(importCtx, req);

@@ -17,6 +17,7 @@ import type {
   SpanInfo,
   TraceDiff,
   TraceRecordView,
+  TraceTask,
   WindowMetrics,
   WorkerStats,
 } from './protocol';
@@ -145,6 +146,14 @@ export class ImportClient {
   async closeB(): Promise<void> {
     const r = await this.send({ type: 'closeB' });
     if (r.type !== 'closed') fail(r);
+  }
+
+  /** The trace on screen's task table with the cgroups a replay layout file's `[tasks]` names
+   * (empty text: the trace's own). A layout that does not parse rejects with its located error. */
+  async layoutTasks(layout: string): Promise<TraceTask[]> {
+    const r = await this.send({ type: 'layoutTasks', layout });
+    if (r.type !== 'tasks') fail(r);
+    return r.tasks;
   }
 
   async stats(): Promise<WorkerStats> {

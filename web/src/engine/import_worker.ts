@@ -40,7 +40,7 @@ export interface WorkerCtx {
 /** The import requests (and `stats`), which this module answers. */
 export type ImportRequest = Extract<
   Request,
-  { type: 'import' | 'importWindow' | 'eevdfWindow' | 'threadStates' | 'windowMetrics' | 'record' | 'span' | 'shadow' | 'closeImport' | 'stats' | 'importB' | 'importBWindow' | 'diff' | 'closeB' | 'shadowAsB' }
+  { type: 'import' | 'importWindow' | 'eevdfWindow' | 'threadStates' | 'windowMetrics' | 'record' | 'span' | 'shadow' | 'closeImport' | 'stats' | 'importB' | 'importBWindow' | 'diff' | 'closeB' | 'shadowAsB' | 'layoutTasks' }
 >;
 
 /** Bytes read from the File per slice. */
@@ -250,6 +250,16 @@ export async function handleImportRequest(ctx: WorkerCtx, req: ImportRequest): P
     case 'closeB':
       closeB();
       return ctx.post({ id, type: 'closed' });
+    case 'layoutTasks': {
+      if (!current) return noTrace(ctx, id);
+      let json: string;
+      try {
+        json = current.h.tasks_with_layout(req.layout);
+      } catch (e) {
+        return ctx.post({ id, type: 'error', error: { file: 'layout', line: 0, column: 0, message: typeof e === 'string' ? e : String(e) } });
+      }
+      return ctx.post({ id, type: 'tasks', tasks: parse<TraceTask[]>(json) });
+    }
     case 'stats': {
       const stats: WorkerStats = { importHandles: live, simHandles: ctx.simHandles(), wasmMemoryBytes: ctx.wasmMemoryBytes() };
       return ctx.post({ id, type: 'stats', stats });

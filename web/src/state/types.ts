@@ -68,6 +68,8 @@ export interface Session {
 /** Trace import: the trace on screen, the import in progress, the last failure. */
 export interface TraceImports {
   trace: ImportedTrace | null;
+  /** The files on screen (for a share link): the trace's and its attached EEVDF dump's. */
+  files: { trace: File | null; dump: File | null };
   alignment: Alignment | null;
   progress: { file: string; progress: ImportProgress } | null;
   error: string | null;

@@ -32,6 +32,7 @@
 
 pub mod align;
 mod buckets;
+pub mod cgroups;
 pub mod clock;
 pub mod dat;
 pub mod depth;

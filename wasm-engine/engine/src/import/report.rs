@@ -141,15 +141,27 @@ pub struct TraceTask {
     pub tgid: Option<i32>,
     /// Its time on a CPU over the whole trace (ns).
     pub running_ns: u64,
+    /// Its cgroup path (`/sl_A`) where the trace or a layout file says it: the last
+    /// `cgroup_attach_task` of it in the trace, its parent's at its fork, else the layout's
+    /// `[tasks]` entry ([`super::cgroups::task_cgroups`]).
+    pub cgroup: Option<String>,
 }
 
-/// The task table of `store`, with each task's running time from `states` (0 without).
-pub fn trace_tasks(store: &TraceStore, states: Option<&ThreadStates>) -> Vec<TraceTask> {
+/// The task table of `store`, with each task's running time from `states` (0 without) and
+/// its cgroup from the trace, then from `layout` (a layout file's `[tasks]`: comm or
+/// `comm-pid` → cgroup path).
+pub fn trace_tasks(
+    store: &TraceStore,
+    states: Option<&ThreadStates>,
+    layout: Option<&BTreeMap<String, String>>,
+) -> Vec<TraceTask> {
+    let mut cgroups = super::cgroups::task_cgroups(store, layout);
     store
         .tasks
         .iter()
         .enumerate()
         .map(|(i, t)| TraceTask {
+            cgroup: cgroups[i].take(),
             pid: t.pid,
             generation: t.generation,
             comm: t.comms.last().map_or("<...>", |&c| store.comms.get(c)).to_string(),

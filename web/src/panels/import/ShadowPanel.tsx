@@ -1,6 +1,7 @@
 // Shadow re-simulation from the browser (`schedlab replay`): the workload the trace shows,
 // simulated under the baseline or a variant, held against the trace. An optional layout file
-// gives what a trace cannot show (cgroups, shares, bandwidth, HZ). Each run adds a column of
+// gives what a trace cannot show (cgroups, shares, bandwidth, HZ); it is the replay view's
+// (`layout`, `onLayout`): its `[tasks]` cgroups also name the thread tracks' cgroups. Each run adds a column of
 // simulated shares to one table, so variants compare side by side with the observed shares.
 import { memo, useRef, useState } from 'react';
 import { PRESETS, parseOverrides } from '../../state/variants';
@@ -14,14 +15,17 @@ interface Props {
   onRun: (key: string, layout: string, pin: string, variants: [string, string][]) => void;
   /** The same run opened as B in the A/B comparison (absent: no A/B view). */
   onCompare?: (key: string, layout: string, pin: string, variants: [string, string][]) => void;
+  /** The layout file loaded (its name and text), or null. */
+  layoutFile: { name: string; text: string } | null;
+  onLayout: (layout: { name: string; text: string } | null) => void;
 }
 
 const pct = (x: number) => x.toFixed(2);
 
-export const ShadowPanel = memo(function ShadowPanel({ runs, running, error, onRun, onCompare }: Props) {
-  const [layout, setLayout] = useState('');
+export const ShadowPanel = memo(function ShadowPanel({ runs, running, error, onRun, onCompare, layoutFile, onLayout }: Props) {
+  const layout = layoutFile?.text ?? '';
+  const layoutName = layoutFile?.name ?? null;
   const [pin, setPin] = useState('');
-  const [layoutName, setLayoutName] = useState<string | null>(null);
   const [variant, setVariant] = useState('baseline');
   const [custom, setCustom] = useState('');
   const [customError, setCustomError] = useState<string | null>(null);
@@ -66,10 +70,7 @@ export const ShadowPanel = memo(function ShadowPanel({ runs, running, error, onR
         {layoutName && (
           <button
             aria-label="no layout file"
-            onClick={() => {
-              setLayout('');
-              setLayoutName(null);
-            }}
+            onClick={() => onLayout(null)}
           >
             ×
           </button>
@@ -85,9 +86,8 @@ export const ShadowPanel = memo(function ShadowPanel({ runs, running, error, onR
             e.target.value = '';
             if (f)
               f.text().then(
-                (t) => {
-                  setLayout(t);
-                  setLayoutName(f.name);
+                (text) => {
+                  onLayout({ name: f.name, text });
                   setCustomError(null);
                 },
                 (err: unknown) => setCustomError(`${f.name} could not be read: ${errorMessage(err)}`),

@@ -1,5 +1,6 @@
 // The replay view's thread-state tracks, as Perfetto shows them: one track per thread, grouped
-// by process, busiest first; a filter by name or pid; pinned threads on top; processes that
+// by process, busiest first; a filter by name, pid or `cgroup:<path substring>` (the cgroup
+// shows in each track's title and hover); pinned threads on top; processes that
 // collapse; the selected thread's wakeups as arrows from waker to wakee, and a click on a
 // Runnable stretch that began at a wakeup goes to the waker's track. Only the rows in the
 // scrolled viewport are drawn (one sticky canvas) and asked of the
@@ -9,7 +10,7 @@
 // reports what it drew in data attributes (data-thread-tracks, data-thread-segments,
 // data-thread-states-*).
 import { memo, useEffect, useLayoutEffect, useMemo, useRef, useState, type KeyboardEvent } from 'react';
-import { ThreadStateCode, ThreadStateCodeWords, type ImportedTrace, type ReplayWindowData, type ThreadStateData } from '../../engine/protocol';
+import { ThreadStateCode, ThreadStateCodeWords, type ImportedTrace, type ReplayWindowData, type ThreadStateData, type TraceTask } from '../../engine/protocol';
 import { GUTTER_W } from '../layout';
 import { cancelRedraw, scheduleRedraw } from '../raf_scheduler';
 import { formatNs, makeTimeScale } from '../time_scale';
@@ -24,6 +25,13 @@ const VIEWPORT_MAX = 420;
 
 export interface ThreadTracksProps {
   trace: ImportedTrace;
+  /** The task table to show (the trace's, or with a layout file's cgroups); default the trace's. */
+  tasks?: readonly TraceTask[];
+  /** The filter text and the pinned task ids (the replay controller's, so a link restores them). */
+  filter: string;
+  pinned: readonly number[];
+  onFilter: (filter: string) => void;
+  onPinned: (pinned: number[]) => void;
   data: ThreadStateData | null;
   /** The replay window (its wakeups: who woke whom). */
   wakes: ReplayWindowData | null;
@@ -67,21 +75,20 @@ function segmentAt(data: ThreadStateData, task: number, t: number, tol: number):
 }
 
 function ThreadTracksImpl(p: ThreadTracksProps) {
-  const { trace, data, wakes, view, selection, onVisible } = p;
+  const { trace, data, wakes, view, selection, onVisible, filter, pinned } = p;
+  const tasks = p.tasks ?? trace.tasks;
   const root = useRef<HTMLDivElement>(null);
   const scroller = useRef<HTMLDivElement>(null);
   const canvasRef = useRef<HTMLCanvasElement>(null);
   const width = useWidth(root);
-  const [filter, setFilter] = useState('');
-  const [pinned, setPinned] = useState<number[]>([]);
   const [collapsed, setCollapsed] = useState<ReadonlySet<string>>(new Set());
   const [scrollTop, setScrollTop] = useState(0);
   const [hover, setHover] = useState<Hover | null>(null);
   /** A Shift+drag in progress: where it began (time, row index). */
   const areaStart = useRef<{ id: number; t: number; row: number } | null>(null);
-  const rows = useMemo(() => trackRows(trace.tasks, { filter, pinned, collapsed }), [trace, filter, pinned, collapsed]);
+  const rows = useMemo(() => trackRows(tasks, { filter, pinned, collapsed }), [tasks, filter, pinned, collapsed]);
   const threads = rows.filter((r) => r.kind === 'thread').length;
-  const processes = useMemo(() => new Set(trace.tasks.filter((t) => t.pid !== 0).map(processOf)).size, [trace]);
+  const processes = useMemo(() => new Set(tasks.filter((t) => t.pid !== 0).map(processOf)).size, [tasks]);
   const total = rows.length * THREAD_ROW_H;
   const viewportH = Math.min(VIEWPORT_MAX, Math.max(total, THREAD_ROW_H));
   const first = Math.floor(scrollTop / THREAD_ROW_H);
@@ -155,7 +162,7 @@ function ThreadTracksImpl(p: ThreadTracksProps) {
     if (!a || j === null || !data) return null;
     const w = data.state[j] === ThreadStateCode.runnable && data.count[j] === 1 ? wakeupAt(wakes, a.row.task, data.start[j]) : null;
     const waker = w !== null && wakes ? wakes.wake_waker[w] : null;
-    return { a, j, w, waker: waker !== null && trace.tasks[waker]?.pid !== 0 ? waker : null };
+    return { a, j, w, waker: waker !== null && tasks[waker]?.pid !== 0 ? waker : null };
   };
   const onMove = (e: React.PointerEvent) => {
     const u = under(e);
@@ -166,10 +173,11 @@ function ThreadTracksImpl(p: ThreadTracksProps) {
     const merged = data.count[j] > 1 ? ` (${data.count[j]} merged; the longest named)` : '';
     let by = '';
     if (w !== null && wakes) {
-      const t = trace.tasks[wakes.wake_waker[w]];
+      const t = tasks[wakes.wake_waker[w]];
       by = u.waker !== null && t ? ` — woken by ${t.comm} ${t.pid} on CPU ${wakes.wake_cpu[w]} (click: go to its track)` : ` — woken on CPU ${wakes.wake_cpu[w]} from idle or an interrupt`;
     }
-    setHover({ x: a.x, y: a.y, text: `${a.row.label}: ${words}${cpu} for ${formatNs(data.end[j] - data.start[j])}, ${formatNs(data.start[j])}–${formatNs(data.end[j])}${merged}${by}` });
+    const cg = tasks[a.row.task]?.cgroup;
+    setHover({ x: a.x, y: a.y, text: `${a.row.label}${cg ? ` [${cg}]` : ''}: ${words}${cpu} for ${formatNs(data.end[j] - data.start[j])}, ${formatNs(data.start[j])}–${formatNs(data.end[j])}${merged}${by}` });
   };
 
   /** Time and row index under a pointer event (clamped to the plot and the rows). */
@@ -209,7 +217,7 @@ function ThreadTracksImpl(p: ThreadTracksProps) {
     return idx.length ? { top: Math.min(...idx) * THREAD_ROW_H, bottom: (Math.max(...idx) + 1) * THREAD_ROW_H } : null;
   }, [p.area, rows]);
 
-  const togglePin = (task: number) => setPinned((ps) => (ps.includes(task) ? ps.filter((x) => x !== task) : [...ps, task]));
+  const togglePin = (task: number) => p.onPinned(pinned.includes(task) ? pinned.filter((x) => x !== task) : [...pinned, task]);
   const toggleCollapse = (proc: string) =>
     setCollapsed((cs) => {
       const next = new Set(cs);
@@ -231,13 +239,14 @@ function ThreadTracksImpl(p: ThreadTracksProps) {
         <input
           type="search"
           value={filter}
-          placeholder="filter: name or pid"
-          aria-label="filter threads by name or pid"
+          placeholder="filter: name, pid or cgroup:path"
+          aria-label="filter threads by name, pid or cgroup (cgroup:path)"
+          title="a name or pid; cgroup:/sl_A keeps the threads whose cgroup path holds /sl_A"
           data-testid="thread-filter"
-          onChange={(e) => setFilter(e.target.value)}
+          onChange={(e) => p.onFilter(e.target.value)}
         />
         <span className="muted" data-testid="thread-count">
-          {threads} of {trace.tasks.filter((t) => t.pid !== 0).length} threads · {processes} processes{pinned.length > 0 && ` · ${pinned.length} pinned`}
+          {threads} of {tasks.filter((t) => t.pid !== 0).length} threads · {processes} processes{pinned.length > 0 && ` · ${pinned.length} pinned`}
         </span>
         <span className="thread-legend" aria-label="thread state colours">
           {ThreadStateCodeWords.map((w, c) => (
@@ -291,7 +300,8 @@ function ThreadTracksImpl(p: ThreadTracksProps) {
                 <button
                   className="thread-name"
                   style={{ paddingLeft: 4 + r.depth * 10 }}
-                  title={`${r.label}: ${formatNs(trace.tasks[r.task]?.running_ns ?? 0)} on a CPU — Enter selects, P ${r.pinned ? 'unpins' : 'pins'}`}
+                  title={`${r.label}${tasks[r.task]?.cgroup ? ` in cgroup ${tasks[r.task].cgroup}` : ''}: ${formatNs(tasks[r.task]?.running_ns ?? 0)} on a CPU — Enter selects, P ${r.pinned ? 'unpins' : 'pins'}`}
+                  data-cgroup={tasks[r.task]?.cgroup ?? undefined}
                   data-task={r.task}
                   onClick={(e) => {
                     e.stopPropagation();

@@ -8,8 +8,8 @@ import { makeTimeScale } from '../time_scale';
 import { renderThreadTracks, THREAD_ROW_H, THREAD_STATE_COLOURS, THREAD_WAKE_COLOUR } from './render_threads';
 import { trackRows, visibleTasks } from './thread_tracks';
 
-function task(pid: number, comm: string, running_ns: number, tgid: number | null = null, generation = 0): TraceTask {
-  return { pid, generation, comm, comms: comm, prio: 120, tgid, running_ns };
+function task(pid: number, comm: string, running_ns: number, tgid: number | null = null, generation = 0, cgroup: string | null = null): TraceTask {
+  return { pid, generation, comm, comms: comm, prio: 120, tgid, running_ns, cgroup };
 }
 
 // 0 idle; a web browser of three threads (tgid 100), a lone hog, a thread of unknown process.
@@ -44,6 +44,26 @@ describe('trackRows', () => {
     expect(names('10')).toEqual(['browser 100', 'renderer 101', 'browser 100', 'io 102']);
     expect(names('9')).toEqual(['kworker/0:1 9']);
     expect(names('nothing')).toEqual([]);
+  });
+
+  it('filters by cgroup with cgroup:<substring> (a process name does not keep its threads then)', () => {
+    const cg: TraceTask[] = [
+      task(0, '<idle>', 0),
+      task(100, 'browser', 5, 100, 0, '/user.slice/browser'),
+      task(101, 'renderer', 30, 100, 0, '/user.slice/browser/renderer'),
+      task(102, 'io', 1, 100, 0, null),
+      task(7, 'hog', 40, null, 0, '/sl_A'),
+      task(9, 'kworker/0:1', 1),
+    ];
+    const names = (filter: string) => trackRows(cg, { ...none, filter }).map((r) => r.label);
+    expect(names('cgroup:/sl_a')).toEqual(['hog 7']);
+    expect(names('cgroup:RENDERER')).toEqual(['browser 100', 'renderer 101']);
+    expect(names('CGroup: user.slice ')).toEqual(['browser 100', 'renderer 101', 'browser 100']);
+    // `cgroup:` alone: every thread whose cgroup is known.
+    expect(names('cgroup:')).toEqual(['hog 7', 'browser 100', 'renderer 101', 'browser 100']);
+    expect(names('cgroup:/nowhere')).toEqual([]);
+    // A comm that merely contains "cgroup" is still found by name without the colon.
+    expect(names('browser')).toEqual(['browser 100', 'renderer 101', 'browser 100', 'io 102']);
   });
 
   it('puts pinned threads on top and hides a collapsed process\'s threads', () => {

@@ -2,7 +2,9 @@
 // the trace gives it, else each task alone), processes ordered by their threads' time on a CPU
 // (busiest first, then by pid), threads likewise inside a process; pinned threads first in a
 // group of their own; a filter by name or pid keeps the matching threads (a process's name
-// matching keeps all of its threads); collapsed processes show their header only. The idle
+// matching keeps all of its threads), `cgroup:<substring>` the threads whose cgroup path holds
+// it (the engine's `TraceTask.cgroup`: the trace's cgroup_attach_task, else a layout file's);
+// collapsed processes show their header only. The idle
 // task (pid 0) has no track. Pure: the component renders these rows and asks the engine for
 // the visible threads' states.
 import type { TraceTask } from '../../engine/protocol';
@@ -12,7 +14,8 @@ export type TrackRow =
   | { kind: 'thread'; key: string; task: number; label: string; pinned: boolean; depth: number };
 
 export interface TrackOpts {
-  /** Name or pid filter (case-insensitive substring of the comm, or a pid prefix). */
+  /** Name or pid filter (case-insensitive substring of the comm, or a pid prefix), or
+   * `cgroup:<substring>` (case-insensitive, of the cgroup path; `cgroup:` alone: any cgroup). */
   filter: string;
   /** Pinned task ids, in the order pinned. */
   pinned: readonly number[];
@@ -37,8 +40,18 @@ function threadLabel(t: TraceTask): string {
   return t.generation > 0 ? `${t.comm} ${t.pid}#${t.generation}` : `${t.comm} ${t.pid}`;
 }
 
+/** The filter prefix that matches cgroup paths instead of names. */
+export const CGROUP_FILTER = 'cgroup:';
+
+/** The cgroup part of a (lower-cased, trimmed) filter, or null for a name or pid filter. */
+export function cgroupQuery(q: string): string | null {
+  return q.startsWith(CGROUP_FILTER) ? q.slice(CGROUP_FILTER.length).trim() : null;
+}
+
 function matches(t: TraceTask, q: string): boolean {
   if (!q) return true;
+  const cg = cgroupQuery(q);
+  if (cg !== null) return t.cgroup !== null && t.cgroup.toLowerCase().includes(cg);
   if (/^\d+$/.test(q)) return String(t.pid).startsWith(q) || String(t.tgid ?? '').startsWith(q);
   return t.comm.toLowerCase().includes(q) || t.comms.toLowerCase().includes(q);
 }
@@ -70,7 +83,7 @@ export function trackRows(tasks: readonly TraceTask[], o: TrackOpts): TrackRow[]
   for (const p of list) {
     p.tasks.sort(byBusy);
     const name = tasks[leader.get(p.key) ?? p.tasks[0]].comm;
-    const whole = q !== '' && (name.toLowerCase().includes(q) || (/^\d+$/.test(q) && String(p.tgid).startsWith(q)));
+    const whole = q !== '' && cgroupQuery(q) === null && (name.toLowerCase().includes(q) || (/^\d+$/.test(q) && String(p.tgid).startsWith(q)));
     const shown = p.tasks.filter((i) => !pinned.has(i) && (whole || matches(tasks[i], q)));
     if (shown.length === 0) continue;
     // A process of one thread is that thread's row alone.
