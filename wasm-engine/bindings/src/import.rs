@@ -317,6 +317,13 @@ impl ImportHandle {
     }
 }
 
+impl ImportHandle {
+    /// The attached dump's samples, on the trace's clock (empty without one).
+    pub(crate) fn eevdf_samples(&self) -> &[EevdfSample] {
+        &self.eevdf
+    }
+}
+
 /// `bytes` imported as the worker does it (100 kB chunks, then steps), for tests.
 #[cfg(test)]
 pub(crate) fn fed(bytes: &[u8]) -> ImportHandle {

@@ -60,6 +60,13 @@ impl ReplayHandle {
         self.reader.bytes_done() as f64
     }
 
+    /// The EEVDF dump attached to the trace's import (`ImportHandle::attach_eevdf`, already on
+    /// the trace's clock): the per-decision replay seeds its queues from it
+    /// (`replay::decisions::seed`, `schedlab replay --eevdf`).
+    pub fn seed_from(&mut self, trace: &crate::import::ImportHandle) {
+        self.obs.eevdf = trace.eevdf_samples().to_vec();
+    }
+
     /// Runs the shadow scenario named `name` with the layout file's text (empty: none) and
     /// variants (a JSON array of `[name, value]`). Returns a `ShadowOutcome` as JSON: the
     /// `schedlab replay --json` report, or what went wrong.
@@ -131,5 +138,35 @@ mod tests {
         let r: Value = serde_json::from_str(&h.run("replay/nice-0-vs-2", pinned, "free", "[]")).unwrap();
         assert_eq!(r["report"]["pin"], "free", "{r}");
         assert!(r["report"]["placement_agreement_pct"].is_number(), "{r}");
+    }
+
+    /// With the capture's EEVDF dump attached to its import, the shadow's per-decision replay
+    /// is seeded from the kernel's state, as `schedlab replay --eevdf` does: cgroup-shares'
+    /// workload CPU from about half of its picks to nearly all.
+    #[test]
+    fn an_attached_dump_seeds_the_per_decision_replay() {
+        let read = |rel: &str| {
+            let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../traces/linux-6.18").join(rel);
+            std::fs::read(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
+        };
+        let layout = String::from_utf8(read("../linux-6.18/cgroup-shares.layout.toml")).unwrap();
+        let cpu1 = |r: &Value| {
+            let c =
+                r["report"]["decisions"]["per_cpu"].as_array().unwrap().iter().find(|c| c["cpu"] == 1).unwrap().clone();
+            c["agreed"].as_f64().unwrap() / c["scored"].as_f64().unwrap()
+        };
+        let mut h = handle("cgroup-shares/trace.dat");
+        let plain: Value = serde_json::from_str(&h.run("replay/cgroup-shares", &layout, "", "[]")).unwrap();
+        assert!(plain["report"]["decisions"]["seed"].is_null(), "no dump, no seed");
+        let mut trace = crate::import::fed(&read("cgroup-shares/trace.dat"));
+        let dump = crate::import::fed(&read("cgroup-shares/eevdf-state.txt"));
+        let a: Value = serde_json::from_str(&trace.attach_eevdf(&dump)).unwrap();
+        assert_eq!(a["accepted"], true, "{a}");
+        h.seed_from(&trace);
+        let seeded: Value = serde_json::from_str(&h.run("replay/cgroup-shares", &layout, "", "[]")).unwrap();
+        let seed = &seeded["report"]["decisions"]["seed"];
+        assert!(seed["queues"].as_array().is_some_and(|q| !q.is_empty()), "{seed}");
+        println!("cgroup-shares CPU 1: {:.3} unseeded, {:.3} seeded", cpu1(&plain), cpu1(&seeded));
+        assert!(cpu1(&plain) < 0.6 && cpu1(&seeded) > 0.95);
     }
 }

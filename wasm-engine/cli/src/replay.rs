@@ -165,6 +165,13 @@ fn text(r: &ReplayReport) -> String {
                     seed.scored_after,
                     seed.agreement_after_pct
                 );
+                if seed.queues.is_empty() {
+                    let _ = writeln!(
+                        s,
+                        "  no queue was seeded: none had its whole population recorded at the model's weights and \
+                         hierarchy (does the layout file give the kernel's cgroups and autogroups?)"
+                    );
+                }
                 for q in &seed.queues {
                     let moved: Vec<String> =
                         q.entities.iter().zip(&q.moved_ns).map(|(e, m)| format!("{e} {m:+}")).collect();

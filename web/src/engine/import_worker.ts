@@ -285,6 +285,8 @@ async function runShadow(
   try {
     const ok = await readInto(ctx, id, file, r, () => ({ lines: 0, records: 0 }), CHUNK_BYTES);
     if (!ok) return ctx.post({ id, type: 'cancelled' });
+    // An EEVDF dump attached to the trace seeds the per-decision replay (`schedlab replay --eevdf`).
+    if (current.trace.eevdfFile) r.seed_from(current.h);
     const name = `replay/${file.name.replace(/\.[^.]*$/, '')}`;
     const out = parse<ShadowOutcome>(r.run(name, req.layout, req.pin, JSON.stringify(req.variants)));
     if (out.kind === 'error') return ctx.post({ id, type: 'error', error: { file: 'layout', line: 0, column: 0, message: out.message } });

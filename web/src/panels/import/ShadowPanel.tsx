@@ -184,6 +184,14 @@ export const ShadowPanel = memo(function ShadowPanel({ runs, running, error, onR
             {r.report.decisions.placements.agreed.toLocaleString('en-US')} of {r.report.decisions.placements.scored.toLocaleString('en-US')} wakeups (
             {r.report.decisions.placements.agreement_pct.toFixed(1)} %)
           </span>
+          {r.report.decisions.seed?.alignment?.accepted && (
+            <span data-testid="shadow-seed">
+              {' '}
+              {r.report.decisions.seed.queues.length === 0
+                ? "(the attached EEVDF dump seeded no queue: none had its whole population recorded at the model's weights and hierarchy; does the layout give the kernel's cgroups and autogroups?)"
+                : `(seeded from the attached EEVDF dump: ${r.report.decisions.seed.queues.length} queues moved to the kernel's lags; after the first seed ${r.report.decisions.seed.agreed_after.toLocaleString('en-US')} of ${r.report.decisions.seed.scored_after.toLocaleString('en-US')} picks, ${r.report.decisions.seed.agreement_after_pct.toFixed(1)} %)`}
+            </span>
+          )}
           {r.report.decisions.placements.balance_migrations > 0 &&
             `; of ${r.report.decisions.placements.balance_migrations} balance migrations, the model's balancer pulls from the same CPU at ${r.report.decisions.placements.balance_same_source}`}
           ; tasks {r.report.pin === 'free' ? `free, ${r.report.causal_wakeups.toLocaleString('en-US')} wakeups replayed from their wakers` : 'pinned where each ran most'}.

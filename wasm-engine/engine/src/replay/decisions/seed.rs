@@ -31,7 +31,7 @@
 
 use super::{ObsEvent, Replayer};
 use crate::import::align::{align_index, Alignment, SwitchIndex, TOLERANCE_NS};
-use crate::import::record::EevdfSample;
+use crate::import::record::{EevdfEntity, EevdfSample};
 use crate::replay::observe::Observed;
 use crate::sched::entity::{vdiff, CfsRqId, EntityId};
 use serde::Serialize;
@@ -165,6 +165,13 @@ impl Replayer<'_> {
             for x in &this {
                 let st = x.entity.se();
                 let Some(ent) = self.ancestor_at(pse, st.depth) else { continue };
+                // The model's hierarchy must be the kernel's: an S line names the task at its
+                // depth, a G line a group entity (a layout that leaves out an autogroup puts the
+                // task where the kernel has its group).
+                let group = matches!(x.entity, EevdfEntity::Group { .. });
+                if group != self.f.ents[ent as usize].task.is_none() {
+                    continue;
+                }
                 let q = self.f.ents[ent as usize].cfs_rq;
                 nr_ok &= self.f.qs[q as usize].nr_queued == x.entity.cfs_rq().nr_queued;
                 s.known[ent as usize] = Some(Known {
