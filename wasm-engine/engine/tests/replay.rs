@@ -103,6 +103,15 @@ fn the_yield_count_is_recovered_from_sched_stat_runtime() {
     assert!((1060..=1070).contains(&k_y.yields), "{}", k_y.yields);
     let k_h = obs.tasks.iter().find(|t| t.comm == "k_h").unwrap();
     assert_eq!(k_h.yields, 0, "the hog's plain-R switches carry need-resched: involuntary");
+    // Issue 16: in a cgroup the yielder's runs end at a tick after hundreds of yields that did
+    // not switch; their records (preempt depth 1, `d..1.`) are yields too. workload.txt: k_y
+    // yields=1225; 1,224 recovered (545 of them were lost before).
+    for file in ["trace.txt", "trace.dat"] {
+        let obs = observe("yield-in-cgroup", file);
+        let k_y = obs.tasks.iter().find(|t| t.comm == "k_y").unwrap();
+        println!("yield-in-cgroup/{file}: {} yields recovered", k_y.yields);
+        assert!((1200..=1230).contains(&k_y.yields), "{file}: {}", k_y.yields);
+    }
     // A variant that changes yield changes the replay: the 6.18.0 deadline bump gives the
     // yielder far more CPU (docs/kernel-6.18.44-findings.md).
     let (_, bump) = replay(&obs, &Layout::default(), "y", &[("yield".into(), "deadline_bump".into())]).unwrap();
@@ -298,8 +307,9 @@ fn per_decision_agreement_of_the_flat_captures_per_cpu() {
 /// found them, and the kernel's dump shows the groups' weights on CPU 1 at 0.56–0.71 of their
 /// shares in the first milliseconds. The instantaneous shares (the default) keep 1024; under
 /// `group_shares = pelt` (PELT bit-exact by `tests/pelt.rs`, nothing fitted to this capture)
-/// CPU 1's agreement rises from about a third to over two thirds; the other cgroup captures
-/// move by at most a few picks either way.
+/// CPU 1's agreement rises from about half to over four fifths (its 539 yields that did not
+/// switch, picks too since the observation keeps them, agree either way); the other cgroup
+/// captures move by at most a few picks either way.
 #[test]
 fn calc_group_shares_from_pelt_explains_the_cgroup_captures_group_picks() {
     let cpu1 = |capture: &str, variants: &[(String, String)]| {
@@ -313,7 +323,7 @@ fn calc_group_shares_from_pelt_explains_the_cgroup_captures_group_picks() {
     let pelt = [("group_shares".to_string(), "pelt".to_string())];
     let instant = cpu1("yield-in-cgroup", &[]);
     let with_pelt = cpu1("yield-in-cgroup", &pelt);
-    assert!(instant < 40.0 && with_pelt > 65.0, "yield-in-cgroup CPU 1: {instant:.1} % → {with_pelt:.1} %");
+    assert!(instant < 60.0 && with_pelt > 80.0, "yield-in-cgroup CPU 1: {instant:.1} % → {with_pelt:.1} %");
     for capture in ["cgroup-shares", "bandwidth-30-of-100"] {
         let (a, b) = (cpu1(capture, &[]), cpu1(capture, &pelt));
         assert!(b >= a - 2.0, "{capture}: {a:.1} % → {b:.1} %");

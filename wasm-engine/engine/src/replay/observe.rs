@@ -17,8 +17,13 @@
 //!   the burst. Yields that did not switch are not in `sched_switch`, but each `sched_yield()`
 //!   runs `update_curr()`, which emits `sched_stat_runtime`: the task's own such records
 //!   (outside interrupts, without need-resched) count its yields, and the burst's CPU time is
-//!   spread evenly over them. Without flags (`trace-cmd report` without `-l`, `perf script`)
-//!   every plain `R` is taken as one yield;
+//!   spread evenly over them. A run that ends preempted (`R+`, or `R` with need-resched) after
+//!   yields that did not switch keeps them too, where the records carry the preempt depth:
+//!   `sched_yield()`'s own record is at depth 1 (`d..1.`: the runqueue lock of
+//!   `do_sched_yield()`), `__schedule()`'s and a wakeup's `update_curr()` at 2 or more. (Issue
+//!   16: in `yield-in-cgroup` the yielder's runs end at a tick after hundreds of such yields;
+//!   539 of its 1,225 yields were lost this way, 1,224 are recovered now.) Without flags (`trace-cmd report`
+//!   without `-l`, `perf script`) every plain `R` is taken as one yield;
 //! * a switch-out in a blocked state (`S`, `D`, …) ends the burst with a sleep that lasts until
 //!   the next `sched_wakeup`/`sched_wakeup_new` of the task (or its `sched_waking`, when the
 //!   trace has no `sched_wakeup` and the task is switched in after it);
@@ -157,6 +162,10 @@ pub struct ObservedTask {
     resched_at: Option<u64>,
     /// When those yield candidates were recorded.
     stat_ts: Vec<u64>,
+    /// Of them, those with `sched_yield()`'s own signature: preempt depth 1 (the runqueue lock
+    /// `do_sched_yield()` holds; `__schedule()`'s and a wakeup's `update_curr()` run at 2 or
+    /// more), when the trace has the preempt depth.
+    yield_ts: Vec<u64>,
     /// Its last causal wakeup since it was switched in: the `Wake` op's index, the event's
     /// index in `Observed::events` and when (for the sync inference at its next block).
     last_wake: Option<(usize, usize, u64)>,
@@ -209,6 +218,33 @@ impl ObservedTask {
         if ns > 0 || ran {
             self.push(ShadowOp::Run(ns.max(1)), line);
         }
+    }
+
+    /// A run that ends preempted at `ts` (the record on `line`) after `sched_yield()` calls
+    /// that did not switch (records with the yield's signature, `yield_ts`): each is a yield,
+    /// the burst up to the last of them spread evenly over them as the yield branch does, and
+    /// what ran after it continues the burst. Returns when they were recorded (each a pick of
+    /// the same task: `ObsEvent::Yield`).
+    fn yields_before_preemption(&mut self, ts: u64, line: u64) -> Vec<u64> {
+        let at = std::mem::take(&mut self.yield_ts);
+        let Some(&last) = at.last() else { return at };
+        let n = at.len() as u64;
+        let after = ts.saturating_sub(last).min(self.burst);
+        let before = self.burst - after;
+        self.burst = after;
+        self.yields += n;
+        for k in 0..n {
+            let part = before / n + if k == 0 { before % n } else { 0 };
+            if part > 0 {
+                self.push(ShadowOp::Run(part), line);
+            }
+            self.push(ShadowOp::Yield, line);
+        }
+        // Counted: the candidates of the next switch-out are the records after these.
+        self.stats = self.stats.saturating_sub(n as u32);
+        self.stat_ts.retain(|&x| x > last);
+        self.ran_since_step = after > 0;
+        at
     }
 
     /// Blocked since `since`, woken at `until`: a sleep of at least 1 ns (see the module
@@ -361,6 +397,10 @@ impl Observed {
             PrevState::Preempted => {
                 t.switches_out_runnable += 1;
                 t.preempted_since_block += 1;
+                let quiet = t.yields_before_preemption(ts, line);
+                self.events.extend(
+                    quiet.into_iter().map(|at| Timed { ts: at, ev: ObsEvent::Yield { task: prev as u32, cpu } }),
+                );
                 SwitchOut::Preempted
             }
             // Need-resched set, or the last record written in an interrupt (a balance softirq
@@ -374,6 +414,10 @@ impl Observed {
                 t.switches_out_runnable += 1;
                 t.involuntary += 1;
                 t.preempted_since_block += 1;
+                let quiet = t.yields_before_preemption(ts, line);
+                self.events.extend(
+                    quiet.into_iter().map(|at| Timed { ts: at, ev: ObsEvent::Yield { task: prev as u32, cpu } }),
+                );
                 SwitchOut::Preempted
             }
             PrevState::Runnable => {
@@ -437,6 +481,7 @@ impl Observed {
         n.first_cpu.get_or_insert(cpu);
         n.stats = 0;
         n.stat_ts.clear();
+        n.yield_ts.clear();
         n.last_flags = None;
         n.on_cpu = Some((cpu, ts));
         // Switched in without a sched_wakeup we saw: its sleep ended at its sched_waking, or
@@ -738,6 +783,7 @@ impl TraceSink for Observed {
                     t.adopted = true;
                     t.stats = 0;
                     t.stat_ts.clear();
+                    t.yield_ts.clear();
                     t.last_flags = None;
                 }
             }
@@ -776,6 +822,9 @@ impl TraceSink for Observed {
                     if rec.event == "sched_stat_runtime" && quiet {
                         t.stats += 1;
                         t.stat_ts.push(ts);
+                        if rec.flags.is_some_and(|f| trace_flags::preempt_depth(f) == 1) {
+                            t.yield_ts.push(ts);
+                        }
                         // sched_move_task()'s update_curr() of the exiting task (after its
                         // Runtime event).
                         let own = stat_fields(fields).is_some_and(|(pid, _)| pid == t.pid);
