@@ -47,6 +47,7 @@ pub mod metrics;
 pub mod payload;
 pub mod perf;
 pub mod perfetto;
+pub mod pids;
 pub mod record;
 pub mod report;
 pub mod store;
@@ -54,6 +55,7 @@ pub mod summary;
 pub mod text;
 pub mod thread_states;
 pub mod timeline;
+pub mod view;
 
 pub use detect::{binary_kind, Binary, Format};
 pub use record::{
@@ -63,6 +65,7 @@ pub use record::{
 pub use store::TraceStore;
 pub use summary::ImportSummary;
 pub use text::{ImportStats, TextImporter};
+pub use view::{Fields, PayloadView, RecordView};
 
 /// Imports a whole text trace held in memory: (store, stats).
 pub fn import_text(bytes: &[u8]) -> (TraceStore, ImportStats) {

@@ -12,12 +12,14 @@
 //! wholly sorted; a record that arrives after a later one was released is counted in
 //! [`Merge::inversions`]).
 //!
-//! What depends on order is resolved at release, in time order (`bundle::Tasks::release`): the
+//! What depends on order is resolved at release, in time order (`tasks::Tasks::release`): the
 //! task a compact `sched_switch` switches out, a compact waking's waker, each record's comm.
-//! Each released record gets its `line`: its 1-based position in the merged stream.
+//! Each released record gets its `line`: its 1-based position in the merged stream. The queues
+//! hold records with their strings interned (`held.rs`), given to the sink as views.
 
-use super::bundle::Tasks;
-use crate::import::record::{TraceRecord, TraceSink};
+use super::held::{Held, Render};
+use super::tasks::Tasks;
+use crate::import::record::TraceSink;
 use std::collections::VecDeque;
 
 /// Records held at most before the earliest is released.
@@ -27,7 +29,9 @@ pub const WINDOW: usize = 1 << 17;
 /// inserted in place, after those of equal time; the common case appends).
 #[derive(Debug, Default)]
 pub struct Merge {
-    queues: Vec<VecDeque<TraceRecord>>,
+    queues: Vec<VecDeque<Held>>,
+    /// The released records' views, and the pool of field lists.
+    pub render: Render,
     held: usize,
     released: u64,
     last_ts: u64,
@@ -36,16 +40,16 @@ pub struct Merge {
 }
 
 impl Merge {
-    pub fn push(&mut self, rec: TraceRecord, tasks: &mut Tasks, sink: &mut (impl TraceSink + ?Sized)) {
+    pub fn push(&mut self, rec: Held, tasks: &mut Tasks, sink: &mut (impl TraceSink + ?Sized)) {
         let c = rec.cpu as usize;
         if self.queues.len() <= c {
             self.queues.resize_with(c + 1, VecDeque::new);
         }
         let q = &mut self.queues[c];
-        if q.back().is_none_or(|b| b.ts_ns <= rec.ts_ns) {
+        if q.back().is_none_or(|b| b.ts <= rec.ts) {
             q.push_back(rec);
         } else {
-            let at = q.partition_point(|r| r.ts_ns <= rec.ts_ns);
+            let at = q.partition_point(|r| r.ts <= rec.ts);
             q.insert(at, rec);
         }
         self.held += 1;
@@ -58,22 +62,21 @@ impl Merge {
         let mut best: Option<(u64, usize)> = None;
         for (c, q) in self.queues.iter().enumerate() {
             if let Some(r) = q.front() {
-                if best.is_none_or(|(t, _)| r.ts_ns < t) {
-                    best = Some((r.ts_ns, c));
+                if best.is_none_or(|(t, _)| r.ts < t) {
+                    best = Some((r.ts, c));
                 }
             }
         }
         let Some((_, c)) = best else { return };
         let Some(mut rec) = self.queues[c].pop_front() else { return };
         self.held -= 1;
-        if self.released > 0 && rec.ts_ns < self.last_ts {
+        if self.released > 0 && rec.ts < self.last_ts {
             self.inversions += 1;
         }
-        self.last_ts = self.last_ts.max(rec.ts_ns);
+        self.last_ts = self.last_ts.max(rec.ts);
         self.released += 1;
-        rec.line = self.released;
-        tasks.release(&mut rec);
-        sink.record(rec);
+        let comm = tasks.release(&mut rec);
+        self.render.emit(rec, comm, self.released, &tasks.names, sink);
     }
 
     /// Releases everything held.
@@ -91,20 +94,11 @@ impl Merge {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::import::record::SchedPayload;
+    use crate::import::perfetto::held::{Body, EMPTY};
     use crate::import::TraceStore;
 
-    fn rec(cpu: u32, ts: u64) -> TraceRecord {
-        TraceRecord {
-            ts_ns: ts,
-            cpu,
-            pid: 1,
-            comm: "a".into(),
-            event: "x".into(),
-            line: 0,
-            flags: None,
-            payload: SchedPayload::Other { fields: vec![], text: None },
-        }
+    fn rec(cpu: u32, ts: u64) -> Held {
+        Held { ts, cpu, pid: 1, flags: None, body: Body::Other { event: EMPTY, fields: Default::default() } }
     }
 
     #[test]
