@@ -65,7 +65,10 @@ mod tests {
         t.insert(4_000_000, 2);
         t.insert(-1, 3);
         t.insert(i32::MAX, 4);
-        assert_eq!((t.get(5), t.get(6), t.get(4_000_000), t.get(-1), t.get(i32::MAX)), (Some(1), None, Some(2), Some(3), Some(4)));
+        assert_eq!(
+            (t.get(5), t.get(6), t.get(4_000_000), t.get(-1), t.get(i32::MAX)),
+            (Some(1), None, Some(2), Some(3), Some(4))
+        );
         *t.slot(-1) = None;
         assert_eq!(t.get(-1), None);
         assert_eq!(t.pages.iter().filter(|p| p.is_some()).count(), 2, "only the pages written");

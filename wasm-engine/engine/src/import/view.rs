@@ -13,7 +13,10 @@ use super::record::{PrevState, SchedPayload, TraceRecord, WakeKind};
 pub enum Fields<'a> {
     Pairs(&'a [(String, String)]),
     /// Each field as `[name start, name end, value start, value end]` in `text`.
-    Spans { text: &'a str, spans: &'a [[u32; 4]] },
+    Spans {
+        text: &'a str,
+        spans: &'a [[u32; 4]],
+    },
 }
 
 impl<'a> Fields<'a> {
@@ -109,7 +112,14 @@ impl TraceRecord {
     pub fn view(&self) -> RecordView<'_> {
         let payload = match &self.payload {
             SchedPayload::Switch {
-                prev_comm, prev_pid, prev_prio, prev_state, next_comm, next_pid, next_prio, extra,
+                prev_comm,
+                prev_pid,
+                prev_prio,
+                prev_state,
+                next_comm,
+                next_pid,
+                next_prio,
+                extra,
             } => PayloadView::Switch {
                 prev_comm,
                 prev_pid: *prev_pid,
@@ -159,7 +169,14 @@ impl RecordView<'_> {
     pub fn to_record(&self) -> TraceRecord {
         let payload = match self.payload {
             PayloadView::Switch {
-                prev_comm, prev_pid, prev_prio, prev_state, next_comm, next_pid, next_prio, extra,
+                prev_comm,
+                prev_pid,
+                prev_prio,
+                prev_state,
+                next_comm,
+                next_pid,
+                next_prio,
+                extra,
             } => SchedPayload::Switch {
                 prev_comm: prev_comm.to_string(),
                 prev_pid,
@@ -224,6 +241,9 @@ mod tests {
         let text = "pid12runtime40";
         let f = Fields::Spans { text, spans: &[[0, 3, 3, 5], [5, 12, 12, 14]] };
         assert_eq!(f.get("runtime"), Some("40"));
-        assert_eq!(f.to_pairs(), vec![("pid".to_string(), "12".to_string()), ("runtime".to_string(), "40".to_string())]);
+        assert_eq!(
+            f.to_pairs(),
+            vec![("pid".to_string(), "12".to_string()), ("runtime".to_string(), "40".to_string())]
+        );
     }
 }

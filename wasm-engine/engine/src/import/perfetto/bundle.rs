@@ -105,7 +105,7 @@ impl BundleReader<'_> {
                 None => return self.skip("an FtraceEvent with an event (none found; event skipped)"),
             },
         };
-        self.staged.held.push(Held { ts, cpu: self.cpu, pid, flags, body });
+        self.staged.held.push(Held { ts, pid, flags, body });
     }
 
     /// The compact arrays; arrays of unequal lengths are skipped whole. Returns (compact
@@ -132,7 +132,6 @@ impl BundleReader<'_> {
             self.table.push(id);
         }
         let comm = |table: &[Name], i: u32| table.get(i as usize).copied().unwrap_or(UNKNOWN);
-        let cpu = self.cpu;
         if sw_ok {
             let mut t = 0u64;
             for j in 0..n {
@@ -146,7 +145,7 @@ impl BundleReader<'_> {
                     next_pid: cs.switch_next_pid[j],
                     next_prio: cs.switch_next_prio[j],
                 };
-                self.staged.held.push(Held { ts: t, cpu, pid: UNRESOLVED, flags: None, body });
+                self.staged.held.push(Held { ts: t, pid: UNRESOLVED, flags: None, body });
             }
         } else {
             self.skip("compact_sched switch arrays of equal lengths (the bundle's compact switches skipped)");
@@ -164,7 +163,7 @@ impl BundleReader<'_> {
                     success: None,
                 };
                 let flags = cs.waking_common_flags.get(j).map(|f| (f & 0x1f) as u8);
-                self.staged.held.push(Held { ts: t, cpu, pid: UNRESOLVED, flags, body });
+                self.staged.held.push(Held { ts: t, pid: UNRESOLVED, flags, body });
             }
         } else {
             self.skip("compact_sched waking arrays of equal lengths (the bundle's compact wakings skipped)");
@@ -253,7 +252,12 @@ mod tests {
             event: Some(ftrace_event::Event::SoftirqEntry(Default::default())),
             ..Default::default()
         };
-        let b = FtraceEventBundle { cpu: Some(2), event: vec![ev(5), ev(6)], lost_events: Some(true), ..Default::default() };
+        let b = FtraceEventBundle {
+            cpu: Some(2),
+            event: vec![ev(5), ev(6)],
+            lost_events: Some(true),
+            ..Default::default()
+        };
         let p = TracePacket { timestamp: Some(9), data: Some(Data::FtraceEvents(b.clone())), ..Default::default() };
         let bytes = p.encode_to_vec();
         let mut s = Split::default();

@@ -13,10 +13,10 @@
 //! * any other event is kept as an other event without fields, named from the upstream oneof
 //!   (`names.rs`), or `ftrace_event_<field>` for a number the table lacks.
 
+use super::held::{Body, Name, Names, Render, Val, UNKNOWN};
 use super::names::FTRACE_EVENTS;
 use super::pb::ftrace_event::Event;
 use crate::import::payload::numeric_state;
-use super::held::{Body, Name, Names, Render, Val, EMPTY, UNKNOWN};
 use crate::import::record::{PrevState, WakeKind};
 use prost::encoding::{decode_key, skip_field, DecodeContext};
 
@@ -108,7 +108,6 @@ impl Bodies<'_> {
     fn other(&mut self, event: &str, fields: &[(&str, F<'_>)]) -> Body {
         let mut list = self.render.fields();
         for &(k, v) in fields {
-            let k = self.names.intern(k);
             match v {
                 F::V(v) => list.push(k, v),
                 F::S(s) => list.push_str(k, s.as_deref().unwrap_or_default()),
@@ -132,9 +131,7 @@ impl Bodies<'_> {
             },
             Event::SchedWaking(e) => self.wake(WakeKind::Waking, &e.comm, e.pid, e.prio, e.success, e.target_cpu),
             Event::SchedWakeup(e) => self.wake(WakeKind::Wakeup, &e.comm, e.pid, e.prio, e.success, e.target_cpu),
-            Event::SchedWakeupNew(e) => {
-                self.wake(WakeKind::WakeupNew, &e.comm, e.pid, e.prio, e.success, e.target_cpu)
-            }
+            Event::SchedWakeupNew(e) => self.wake(WakeKind::WakeupNew, &e.comm, e.pid, e.prio, e.success, e.target_cpu),
             Event::SchedMigrateTask(e) => Body::Migrate {
                 comm: self.comm(&e.comm),
                 pid: e.pid.unwrap_or_default(),
@@ -164,7 +161,10 @@ impl Bodies<'_> {
             }
             Event::SchedProcessExec(e) => {
                 let file = F::S(&e.filename);
-                self.other("sched_process_exec", &[("filename", file), ("pid", int(e.pid)), ("old_pid", int(e.old_pid))])
+                self.other(
+                    "sched_process_exec",
+                    &[("filename", file), ("pid", int(e.pid)), ("old_pid", int(e.old_pid))],
+                )
             }
             Event::TaskNewtask(e) => {
                 let comm = F::S(&e.comm);
@@ -185,7 +185,9 @@ impl Bodies<'_> {
                     &[("pid", int(e.pid)), ("oldcomm", old), ("newcomm", new), ("oom_score_adj", int(e.oom_score_adj))],
                 )
             }
-            Event::CpuFrequency(e) => self.other("cpu_frequency", &[("state", uint(e.state)), ("cpu_id", uint(e.cpu_id))]),
+            Event::CpuFrequency(e) => {
+                self.other("cpu_frequency", &[("state", uint(e.state)), ("cpu_id", uint(e.cpu_id))])
+            }
             Event::CpuIdle(e) => self.other("cpu_idle", &[("state", uint(e.state)), ("cpu_id", uint(e.cpu_id))]),
             Event::SoftirqEntry(e) => self.other("softirq_entry", &[("vec", uint(e.vec))]),
             Event::SoftirqExit(e) => self.other("softirq_exit", &[("vec", uint(e.vec))]),
@@ -199,7 +201,7 @@ impl Bodies<'_> {
                 use super::pb::generic_ftrace_event::field::Value;
                 let mut list = self.render.fields();
                 for fl in &g.field {
-                    let k = fl.name.as_deref().map_or(EMPTY, |n| self.names.intern(n));
+                    let k = fl.name.as_deref().unwrap_or_default();
                     match &fl.value {
                         Some(Value::StrValue(s)) => list.push_str(k, s),
                         Some(Value::IntValue(i)) => list.push(k, Val::Int(*i)),

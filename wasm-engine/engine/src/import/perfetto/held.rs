@@ -16,20 +16,8 @@ use std::hash::{BuildHasherDefault, Hasher};
 pub type Name = u32;
 
 /// Names interned at start, in this order (their ids are the constants below).
-const FIXED: [&str; 12] = [
-    "<...>",
-    "<idle>",
-    "",
-    "task_rename",
-    "task_newtask",
-    "sched_process_fork",
-    "sched_process_free",
-    "pid",
-    "newcomm",
-    "child_pid",
-    "child_comm",
-    "comm",
-];
+const FIXED: [&str; 7] =
+    ["<...>", "<idle>", "", "task_rename", "task_newtask", "sched_process_fork", "sched_process_free"];
 pub const UNKNOWN: Name = 0;
 pub const IDLE: Name = 1;
 pub const EMPTY: Name = 2;
@@ -37,11 +25,6 @@ pub const TASK_RENAME: Name = 3;
 pub const TASK_NEWTASK: Name = 4;
 pub const PROCESS_FORK: Name = 5;
 pub const PROCESS_FREE: Name = 6;
-pub const PID: Name = 7;
-pub const NEWCOMM: Name = 8;
-pub const CHILD_PID: Name = 9;
-pub const CHILD_COMM: Name = 10;
-pub const COMM: Name = 11;
 
 /// FNV-1a over the bytes: a hasher with no random seed (ids are given in first-seen order; the
 /// map is only looked up, never iterated).
@@ -102,64 +85,54 @@ impl Names {
     }
 }
 
-/// A field value as decoded.
+/// A number field's value.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Val {
     Int(i64),
     Uint(u64),
     /// Printed in hex, without `0x` (`task_newtask`'s `clone_flags`).
     Hex(u64),
-    /// A string: bytes `start..end` of its [`FieldList`]'s text.
-    Text(u32, u32),
 }
 
-/// An other event's fields: names interned, values numbers or spans of one text (a string value
-/// is not interned: a generic event's values are as many as its records).
+/// An other event's fields as the sink reads them ([`Fields::Spans`]): names and values printed
+/// into one text when the event is decoded (a string value is not interned: a generic event's
+/// values are as many as its records).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct FieldList {
-    pub fields: Vec<(Name, Val)>,
     pub text: String,
+    pub spans: Vec<[u32; 4]>,
 }
 
 impl FieldList {
-    pub fn push(&mut self, name: Name, v: Val) {
-        self.fields.push((name, v));
-    }
-
-    pub fn push_str(&mut self, name: Name, v: &str) {
+    fn field(&mut self, name: &str, value: impl FnOnce(&mut String)) {
         let a = self.text.len() as u32;
-        self.text.push_str(v);
-        self.fields.push((name, Val::Text(a, self.text.len() as u32)));
+        self.text.push_str(name);
+        let b = self.text.len() as u32;
+        value(&mut self.text);
+        self.spans.push([a, b, b, self.text.len() as u32]);
     }
 
-    /// The value of the first field `name`.
-    pub fn get(&self, name: Name) -> Option<Val> {
-        self.fields.iter().find(|(n, _)| *n == name).map(|&(_, v)| v)
+    pub fn push(&mut self, name: &str, v: Val) {
+        self.field(name, |t| {
+            let _ = match v {
+                Val::Int(i) => write!(t, "{i}"),
+                Val::Uint(u) => write!(t, "{u}"),
+                Val::Hex(x) => write!(t, "{x:x}"),
+            };
+        });
     }
 
-    /// `v` printed as the text importers see it.
-    pub fn write(&self, v: Val, out: &mut String) {
-        let _ = match v {
-            Val::Int(i) => write!(out, "{i}"),
-            Val::Uint(u) => write!(out, "{u}"),
-            Val::Hex(x) => write!(out, "{x:x}"),
-            Val::Text(a, b) => {
-                out.push_str(&self.text[a as usize..b as usize]);
-                Ok(())
-            }
-        };
+    pub fn push_str(&mut self, name: &str, v: &str) {
+        self.field(name, |t| t.push_str(v));
     }
 
-    /// The value printed (a string for the rare reads of a field by name).
-    pub fn string(&self, v: Val) -> String {
-        let mut s = String::new();
-        self.write(v, &mut s);
-        s
+    pub fn view(&self) -> Fields<'_> {
+        Fields::Spans { text: &self.text, spans: &self.spans }
     }
 
     pub fn clear(&mut self) {
-        self.fields.clear();
         self.text.clear();
+        self.spans.clear();
     }
 }
 
@@ -195,54 +168,51 @@ pub enum Body {
     },
     Other {
         event: Name,
-        fields: FieldList,
+        fields: Box<FieldList>,
     },
 }
 
-/// A record waiting in the merge.
+/// A record waiting in the merge (its CPU is its queue's).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Held {
     pub ts: u64,
-    pub cpu: u32,
     /// The current task ([`super::bundle::UNRESOLVED`] until released for a compact record).
     pub pid: i32,
     pub flags: Option<u8>,
     pub body: Body,
 }
 
-/// Gives released records to the sink as views; keeps the buffers they borrow and a pool of
-/// field lists for the next other events.
+/// Gives released records to the sink as views; keeps a pool of field lists for the next other
+/// events.
 #[derive(Debug, Default)]
 pub struct Render {
-    text: String,
-    spans: Vec<[u32; 4]>,
-    pool: Vec<FieldList>,
+    /// A migration's `extra` fields.
+    extra: FieldList,
+    pool: Vec<Box<FieldList>>,
 }
 
 impl Render {
     /// An empty field list (from the pool).
-    pub fn fields(&mut self) -> FieldList {
+    pub fn fields(&mut self) -> Box<FieldList> {
         self.pool.pop().unwrap_or_default()
     }
 
     /// A field list back to the pool.
-    pub fn recycle(&mut self, mut fields: FieldList) {
+    pub fn recycle(&mut self, mut fields: Box<FieldList>) {
         fields.clear();
         self.pool.push(fields);
     }
 
-    fn put(&mut self, list: &FieldList, key: &str, v: Val) {
-        let a = self.text.len() as u32;
-        self.text.push_str(key);
-        let b = self.text.len() as u32;
-        list.write(v, &mut self.text);
-        self.spans.push([a, b, b, self.text.len() as u32]);
-    }
-
-    /// Gives `h` (resolved, with the current task's `comm`) to the sink as record `line`.
-    pub fn emit(&mut self, h: Held, comm: Name, line: u64, names: &Names, sink: &mut (impl TraceSink + ?Sized)) {
-        self.text.clear();
-        self.spans.clear();
+    /// Gives `h` (resolved, with the current task's `comm`) of `cpu` to the sink as record `line`.
+    pub fn emit(
+        &mut self,
+        h: Held,
+        cpu: u32,
+        comm: Name,
+        line: u64,
+        names: &Names,
+        sink: &mut (impl TraceSink + ?Sized),
+    ) {
         let n = |id: Name| names.get(id);
         let event = match &h.body {
             Body::Switch { .. } => "sched_switch",
@@ -250,23 +220,17 @@ impl Render {
             Body::Wakeup { kind: WakeKind::Wakeup, .. } => "sched_wakeup",
             Body::Wakeup { kind: WakeKind::WakeupNew, .. } => "sched_wakeup_new",
             Body::Migrate { running, load, .. } => {
-                let none = FieldList::default();
+                self.extra.clear();
                 if let Some(r) = running {
-                    self.put(&none, "running", Val::Int(i64::from(*r)));
+                    self.extra.push("running", Val::Int(i64::from(*r)));
                 }
                 if let Some(l) = load {
-                    self.put(&none, "load", Val::Uint(u64::from(*l)));
+                    self.extra.push("load", Val::Uint(u64::from(*l)));
                 }
                 "sched_migrate_task"
             }
-            Body::Other { event, fields } => {
-                for &(k, v) in &fields.fields {
-                    self.put(fields, n(k), v);
-                }
-                n(*event)
-            }
+            Body::Other { event, .. } => n(*event),
         };
-        let fields = Fields::Spans { text: &self.text, spans: &self.spans };
         let payload = match h.body {
             Body::Switch { prev_comm, prev_pid, prev_prio, prev_state, next_comm, next_pid, next_prio } => {
                 PayloadView::Switch {
@@ -284,12 +248,11 @@ impl Render {
                 PayloadView::Wakeup { kind, comm: n(comm), pid, prio, target_cpu, success, extra: Fields::NONE }
             }
             Body::Migrate { comm, pid, prio, orig_cpu, dest_cpu, .. } => {
-                PayloadView::MigrateTask { comm: n(comm), pid, prio, orig_cpu, dest_cpu, extra: fields }
+                PayloadView::MigrateTask { comm: n(comm), pid, prio, orig_cpu, dest_cpu, extra: self.extra.view() }
             }
-            Body::Other { .. } => PayloadView::Other { fields, text: None },
+            Body::Other { ref fields, .. } => PayloadView::Other { fields: fields.view(), text: None },
         };
-        let view =
-            RecordView { ts_ns: h.ts, cpu: h.cpu, pid: h.pid, comm: n(comm), event, line, flags: h.flags, payload };
+        let view = RecordView { ts_ns: h.ts, cpu, pid: h.pid, comm: n(comm), event, line, flags: h.flags, payload };
         sink.record_view(&view);
         if let Body::Other { fields, .. } = h.body {
             self.recycle(fields);

@@ -112,8 +112,7 @@ impl Decoder {
         match p.data {
             Some(Data::FtraceEvents(mut b)) => {
                 let events = std::mem::take(&mut b.event);
-                let unknown =
-                    if events.iter().any(|e| e.event.is_none()) { unknown_fields(bytes) } else { Vec::new() };
+                let unknown = if events.iter().any(|e| e.event.is_none()) { unknown_fields(bytes) } else { Vec::new() };
                 if let Some(mut r) = self.reader(&b, at, sink) {
                     for (i, e) in events.into_iter().enumerate() {
                         r.event(e, unknown.get(i).copied().flatten());
@@ -245,8 +244,11 @@ impl Decoder {
         for reason in self.staged.skips.drain(..) {
             sink.skipped(Skipped { line: at, column: 0, reason });
         }
+        // In time order (stable: equal times keep regular events, compact switches, compact
+        // wakings), so that the merge appends rather than inserts a compact bundle's two runs.
+        self.staged.held.sort_by_key(|h| h.ts);
         for h in self.staged.held.drain(..) {
-            self.merge.push(h, &mut self.tasks, sink);
+            self.merge.push(cpu, h, &mut self.tasks, sink);
         }
     }
 

@@ -9,7 +9,7 @@
 //! that task's last known prio (120 when unknown). A compact waking omits the waker: it is the
 //! CPU's current task, likewise.
 
-use super::held::{Body, Held, Name, Names, Val, CHILD_COMM, CHILD_PID, COMM, IDLE, NEWCOMM, PID, UNKNOWN};
+use super::held::{Body, Held, Name, Names, IDLE, UNKNOWN};
 use super::held::{PROCESS_FORK, PROCESS_FREE, TASK_NEWTASK, TASK_RENAME};
 use crate::import::pids::PidTable;
 
@@ -64,8 +64,7 @@ impl Tasks {
     /// ([`UNRESOLVED`] `prev_pid`) and a compact waking's waker ([`UNRESOLVED`] `pid`) are the
     /// CPU's current task; then the record teaches names, prios and who runs. Returns the comm of
     /// the record's current task.
-    pub fn release(&mut self, h: &mut Held) -> Name {
-        let cpu = h.cpu;
+    pub fn release(&mut self, cpu: u32, h: &mut Held) -> Name {
         if let Body::Switch { prev_pid, prev_comm, prev_prio, .. } = &mut h.body {
             if *prev_pid == UNRESOLVED {
                 *prev_pid = self.cur(cpu).unwrap_or(-1);
@@ -103,17 +102,17 @@ impl Tasks {
             Body::Other { event, ref fields }
                 if matches!(event, TASK_RENAME | TASK_NEWTASK | PROCESS_FORK | PROCESS_FREE) =>
             {
-                let num = |k: Name| fields.get(k).and_then(|v| fields.string(v).parse::<i32>().ok());
-                let learnt = |p: Option<i32>, c: Option<Val>| p.zip(c);
-                let found = if let Some(pc) = learnt(num(PID), fields.get(NEWCOMM)) {
-                    Some(pc) // task_rename
-                } else if let Some(pc) = learnt(num(CHILD_PID), fields.get(CHILD_COMM)) {
-                    Some(pc) // sched_process_fork
+                let f = fields.view();
+                let num = |k: &str| f.get(k).and_then(|v| v.parse::<i32>().ok());
+                let found = if let (Some(p), Some(c)) = (num("pid"), f.get("newcomm")) {
+                    Some((p, c)) // task_rename
+                } else if let (Some(p), Some(c)) = (num("child_pid"), f.get("child_comm")) {
+                    Some((p, c)) // sched_process_fork
                 } else {
-                    learnt(num(PID), fields.get(COMM)) // task_newtask, sched_process_free
+                    num("pid").zip(f.get("comm")) // task_newtask, sched_process_free
                 };
                 if let Some((p, c)) = found {
-                    let c = self.names.intern(&fields.string(c));
+                    let c = self.names.intern(c);
                     self.name(p, c);
                 }
             }
