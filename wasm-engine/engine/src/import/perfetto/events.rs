@@ -1,5 +1,6 @@
-//! One regular `FtraceEvent` (its generated prost type) as a [`SchedPayload`], with the kernel's
-//! event and field names; `prev_state` decoded; the name of an event outside the trimmed oneof.
+//! One regular `FtraceEvent` (its generated prost type) as a held record's payload
+//! ([`Body`](super::held::Body): the record's `SchedPayload` with comms and event names interned and
+//! an other event's fields printed), with the kernel's event and field names; `prev_state` decoded; the name of an event outside the trimmed oneof.
 //!
 //! * `sched_switch`, `sched_waking` / `sched_wakeup` / `sched_wakeup_new`, `sched_migrate_task`
 //!   become the typed payloads (`sched_migrate_task`'s Perfetto-only `running` and `load` go to

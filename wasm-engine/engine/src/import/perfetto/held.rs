@@ -8,9 +8,7 @@
 
 use crate::import::record::{PrevState, TraceSink, WakeKind};
 use crate::import::view::{Fields, PayloadView, RecordView};
-use std::collections::HashMap;
 use std::fmt::Write;
-use std::hash::{BuildHasherDefault, Hasher};
 
 /// An interned string: a comm, an event name, a field name or a string value.
 pub type Name = u32;
@@ -26,28 +24,21 @@ pub const TASK_NEWTASK: Name = 4;
 pub const PROCESS_FORK: Name = 5;
 pub const PROCESS_FREE: Name = 6;
 
-/// FNV-1a over the bytes: a hasher with no random seed (ids are given in first-seen order; the
-/// map is only looked up, never iterated).
-#[derive(Default)]
-pub struct Fnv(u64);
-
-impl Hasher for Fnv {
-    fn finish(&self) -> u64 {
-        self.0
+/// FNV-1a of the bytes.
+fn fnv(s: &str) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for &b in s.as_bytes() {
+        h = (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3);
     }
-    fn write(&mut self, bytes: &[u8]) {
-        let mut h = if self.0 == 0 { 0xcbf2_9ce4_8422_2325 } else { self.0 };
-        for &b in bytes {
-            h = (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3);
-        }
-        self.0 = h;
-    }
+    h
 }
 
-/// Strings to dense ids, in first-seen order.
+/// Strings to dense ids, in first-seen order: an open-addressing table over a `Vec` (FNV-1a,
+/// linear probing, doubled at half full), looked up only, never iterated.
 #[derive(Debug)]
 pub struct Names {
-    ids: HashMap<Box<str>, Name, BuildHasherDefault<Fnv>>,
+    /// id + 1 per slot (0: empty); the length is a power of two.
+    table: Vec<u32>,
     names: Vec<Box<str>>,
     /// Whether the name can be a task's comm (not empty, not `<...>`-like).
     comm: Vec<bool>,
@@ -55,7 +46,7 @@ pub struct Names {
 
 impl Default for Names {
     fn default() -> Self {
-        let mut n = Names { ids: HashMap::default(), names: Vec::new(), comm: Vec::new() };
+        let mut n = Names { table: vec![0; 64], names: Vec::new(), comm: Vec::new() };
         for s in FIXED {
             n.intern(s);
         }
@@ -64,14 +55,35 @@ impl Default for Names {
 }
 
 impl Names {
+    /// The slot holding `s`, or the empty slot where it goes.
+    fn slot(&self, s: &str) -> usize {
+        let mask = self.table.len() - 1;
+        let mut i = fnv(s) as usize & mask;
+        loop {
+            match self.table[i] {
+                0 => return i,
+                id if *self.names[id as usize - 1] == *s => return i,
+                _ => i = (i + 1) & mask,
+            }
+        }
+    }
+
     pub fn intern(&mut self, s: &str) -> Name {
-        if let Some(&id) = self.ids.get(s) {
-            return id;
+        let i = self.slot(s);
+        if self.table[i] != 0 {
+            return self.table[i] - 1;
         }
         let id = self.names.len() as Name;
         self.names.push(s.into());
         self.comm.push(!s.is_empty() && !s.starts_with('<'));
-        self.ids.insert(s.into(), id);
+        self.table[i] = id + 1;
+        if self.names.len() * 2 > self.table.len() {
+            self.table = vec![0; self.table.len() * 2];
+            for k in 0..self.names.len() {
+                let j = self.slot(&self.names[k]);
+                self.table[j] = k as u32 + 1;
+            }
+        }
         id
     }
 
@@ -188,6 +200,8 @@ pub struct Held {
 pub struct Render {
     /// A migration's `extra` fields.
     extra: FieldList,
+    /// Boxed as the records hold them (a record stays small; the list moves in and out whole).
+    #[allow(clippy::vec_box)]
     pool: Vec<Box<FieldList>>,
 }
 
@@ -257,5 +271,22 @@ impl Render {
         if let Body::Other { fields, .. } = h.body {
             self.recycle(fields);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_keep_their_ids_through_growth() {
+        let mut n = Names::default();
+        assert_eq!((n.intern("<...>"), n.intern("<idle>"), n.intern("")), (UNKNOWN, IDLE, EMPTY));
+        let ids: Vec<Name> = (0..1000).map(|i| n.intern(&format!("task-{i}"))).collect();
+        for (i, &id) in ids.iter().enumerate() {
+            assert_eq!(n.intern(&format!("task-{i}")), id);
+            assert_eq!(n.get(id), format!("task-{i}"));
+        }
+        assert!(n.is_comm(ids[0]) && !n.is_comm(UNKNOWN) && !n.is_comm(EMPTY));
     }
 }

@@ -17,7 +17,7 @@
 //! Each released record gets its `line`: its 1-based position in the merged stream. The queues
 //! hold records with their strings interned (`held.rs`), given to the sink as views.
 
-use super::held::{Body, FieldList, Held, Render};
+use super::held::{Held, Render};
 use super::tasks::Tasks;
 use crate::import::record::TraceSink;
 use std::collections::VecDeque;
@@ -100,9 +100,10 @@ impl Merge {
 }
 
 /// How far ahead in a queue [`prefetch_ahead`] asks for a record.
+#[cfg(target_arch = "x86_64")]
 const AHEAD: usize = 4;
 
-/// Asks the cache for what the next releases of queue `q` will read: the record [`AHEAD`]
+/// Asks the cache for what the next releases of queue `q` will read: the record `AHEAD`
 /// places on, the field list of the record after next, the field text of the next. A record
 /// comes back to the front a whole window after it was pushed, long out of cache, and the
 /// queues are read in turns, not as one stream the hardware would prefetch. A hint only
@@ -111,6 +112,7 @@ const AHEAD: usize = 4;
 fn prefetch_ahead(q: &VecDeque<Held>) {
     #[cfg(target_arch = "x86_64")]
     {
+        use super::held::{Body, FieldList};
         use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
         // SAFETY: `prefetcht0` (SSE, part of the x86-64 baseline) only hints the cache; it
         // reads no memory the program sees and faults on no address.
@@ -133,7 +135,7 @@ fn prefetch_ahead(q: &VecDeque<Held>) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::import::perfetto::held::EMPTY;
+    use crate::import::perfetto::held::{Body, EMPTY};
     use crate::import::TraceStore;
 
     fn rec(ts: u64) -> Held {

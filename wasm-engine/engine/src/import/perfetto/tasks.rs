@@ -99,9 +99,7 @@ impl Tasks {
                 self.name(p, comm);
                 self.prios.insert(p, prio);
             }
-            Body::Other { event, ref fields }
-                if matches!(event, TASK_RENAME | TASK_NEWTASK | PROCESS_FORK | PROCESS_FREE) =>
-            {
+            Body::Other { event: TASK_RENAME | TASK_NEWTASK | PROCESS_FORK | PROCESS_FREE, ref fields } => {
                 let f = fields.view();
                 let num = |k: &str| f.get(k).and_then(|v| v.parse::<i32>().ok());
                 let found = if let (Some(p), Some(c)) = (num("pid"), f.get("newcomm")) {
