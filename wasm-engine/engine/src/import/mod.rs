@@ -41,6 +41,7 @@ pub mod diff;
 pub mod eevdf;
 pub mod ftrace;
 pub mod inspect;
+pub mod intern;
 pub mod lex;
 pub mod lines;
 pub mod metrics;

@@ -13,6 +13,7 @@
 //!   CPU's previous one; the record is kept), lost events;
 //! * skipped lines grouped by reason with the first few `line:column` examples.
 
+pub use super::intern::Interner;
 use super::pids::PidTable;
 use super::record::{EevdfSample, PrevState, Skipped, TraceRecord, TraceSink, WakeKind};
 use super::view::{Fields, PayloadView, RecordView};
@@ -20,59 +21,6 @@ use std::collections::BTreeMap;
 
 /// Examples kept per skip reason.
 pub const SKIP_EXAMPLES: usize = 5;
-
-/// Strings to dense ids. A small direct-mapped cache of recent ids (by length and end bytes)
-/// answers the importers' repeated lookups of the same few event and field names with one
-/// comparison; ids are the map's either way.
-#[derive(Clone, Debug, Default)]
-pub struct Interner {
-    ids: BTreeMap<Box<str>, u32>,
-    names: Vec<Box<str>>,
-    /// id + 1 of a string that hashed to the slot (0: none).
-    recent: [u32; RECENT],
-}
-
-/// Slots of [`Interner`]'s cache.
-const RECENT: usize = 32;
-
-fn recent_slot(s: &str) -> usize {
-    let b = s.as_bytes();
-    let (first, last) = (b.first().copied().unwrap_or(0), b.last().copied().unwrap_or(0));
-    (b.len().wrapping_mul(7) ^ usize::from(first).wrapping_mul(31) ^ usize::from(last).wrapping_mul(131)) % RECENT
-}
-
-impl Interner {
-    pub fn intern(&mut self, s: &str) -> u32 {
-        let slot = recent_slot(s);
-        let hint = self.recent[slot];
-        if hint != 0 && *self.names[hint as usize - 1] == *s {
-            return hint - 1;
-        }
-        let id = match self.ids.get(s) {
-            Some(&id) => id,
-            None => {
-                let id = self.names.len() as u32;
-                self.names.push(s.into());
-                self.ids.insert(s.into(), id);
-                id
-            }
-        };
-        self.recent[slot] = id + 1;
-        id
-    }
-    pub fn get(&self, id: u32) -> &str {
-        &self.names[id as usize]
-    }
-    pub fn id(&self, s: &str) -> Option<u32> {
-        self.ids.get(s).copied()
-    }
-    pub fn len(&self) -> usize {
-        self.names.len()
-    }
-    pub fn is_empty(&self) -> bool {
-        self.names.is_empty()
-    }
-}
 
 /// One task generation.
 #[derive(Clone, Debug, PartialEq, Eq)]
