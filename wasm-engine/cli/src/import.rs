@@ -253,6 +253,9 @@ impl TraceSink for Discard {
     fn record(&mut self, _rec: TraceRecord) {
         self.0 += 1;
     }
+    fn record_view(&mut self, _rec: &schedlab_engine::import::RecordView<'_>) {
+        self.0 += 1;
+    }
     fn lost(&mut self, _cpu: u32, _count: u64, _line: u64) {}
     fn skipped(&mut self, _s: Skipped) {}
     fn eevdf(&mut self, _s: EevdfSample) {}

@@ -41,12 +41,14 @@ pub mod diff;
 pub mod eevdf;
 pub mod ftrace;
 pub mod inspect;
+pub mod intern;
 pub mod lex;
 pub mod lines;
 pub mod metrics;
 pub mod payload;
 pub mod perf;
 pub mod perfetto;
+pub mod pids;
 pub mod record;
 pub mod report;
 pub mod store;
@@ -54,6 +56,7 @@ pub mod summary;
 pub mod text;
 pub mod thread_states;
 pub mod timeline;
+pub mod view;
 
 pub use detect::{binary_kind, Binary, Format};
 pub use record::{
@@ -63,6 +66,7 @@ pub use record::{
 pub use store::TraceStore;
 pub use summary::ImportSummary;
 pub use text::{ImportStats, TextImporter};
+pub use view::{Fields, PayloadView, RecordView};
 
 /// Imports a whole text trace held in memory: (store, stats).
 pub fn import_text(bytes: &[u8]) -> (TraceStore, ImportStats) {

@@ -367,6 +367,11 @@ impl CfsRqState {
 /// Where importers put what they read.
 pub trait TraceSink {
     fn record(&mut self, rec: TraceRecord);
+    /// The same with borrowed strings (`view.rs`): importers that keep their names interned
+    /// give records this way. Default: an owned copy to [`TraceSink::record`].
+    fn record_view(&mut self, rec: &super::view::RecordView<'_>) {
+        self.record(rec.to_record());
+    }
     /// `CPU:%d [LOST %lu EVENTS]` (tracefs), `CPU:%d [%lld EVENTS DROPPED]` (`trace-cmd report`;
     /// count 0 when it printed `[EVENTS DROPPED]` without a number) or a lost-events page header
     /// (`.dat`).

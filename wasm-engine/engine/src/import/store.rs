@@ -13,42 +13,14 @@
 //!   CPU's previous one; the record is kept), lost events;
 //! * skipped lines grouped by reason with the first few `line:column` examples.
 
-use super::record::{EevdfSample, PrevState, SchedPayload, Skipped, TraceRecord, TraceSink, WakeKind};
+pub use super::intern::Interner;
+use super::pids::PidTable;
+use super::record::{EevdfSample, PrevState, Skipped, TraceRecord, TraceSink, WakeKind};
+use super::view::{Fields, PayloadView, RecordView};
 use std::collections::BTreeMap;
 
 /// Examples kept per skip reason.
 pub const SKIP_EXAMPLES: usize = 5;
-
-/// Strings to dense ids.
-#[derive(Clone, Debug, Default)]
-pub struct Interner {
-    ids: BTreeMap<Box<str>, u32>,
-    names: Vec<Box<str>>,
-}
-
-impl Interner {
-    pub fn intern(&mut self, s: &str) -> u32 {
-        if let Some(&id) = self.ids.get(s) {
-            return id;
-        }
-        let id = self.names.len() as u32;
-        self.names.push(s.into());
-        self.ids.insert(s.into(), id);
-        id
-    }
-    pub fn get(&self, id: u32) -> &str {
-        &self.names[id as usize]
-    }
-    pub fn id(&self, s: &str) -> Option<u32> {
-        self.ids.get(s).copied()
-    }
-    pub fn len(&self) -> usize {
-        self.names.len()
-    }
-    pub fn is_empty(&self) -> bool {
-        self.names.is_empty()
-    }
-}
 
 /// One task generation.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -157,7 +129,7 @@ pub struct TraceStore {
     pub event_counts: Vec<u64>,
     pub tasks: Vec<Task>,
     /// pid → index in `tasks` of its latest generation.
-    pub live: BTreeMap<i32, u32>,
+    pub live: PidTable<u32>,
     /// Indexed by CPU number.
     pub cpus: Vec<CpuInfo>,
     pub records: u64,
@@ -194,10 +166,10 @@ impl TraceStore {
 
     /// The task generation `pid` refers to now (created if needed), with `comm` noted.
     pub fn task_for(&mut self, pid: i32, comm: &str, ts: u64) -> u32 {
-        let idx = match self.live.get(&pid) {
-            Some(&i) if !self.tasks[i as usize].dead => i,
+        let idx = match self.live.get(pid) {
+            Some(i) if !self.tasks[i as usize].dead => i,
             prev => {
-                let generation = prev.map_or(0, |&i| self.tasks[i as usize].generation + 1);
+                let generation = prev.map_or(0, |i| self.tasks[i as usize].generation + 1);
                 self.new_task(pid, generation, ts)
             }
         };
@@ -270,14 +242,7 @@ impl TraceStore {
             .collect()
     }
 
-    fn push_other(
-        &mut self,
-        rec: &TraceRecord,
-        task: u32,
-        event: u32,
-        fields: &[(String, String)],
-        text: Option<&str>,
-    ) {
+    fn push_other(&mut self, rec: &RecordView<'_>, task: u32, event: u32, fields: Fields<'_>, text: Option<&str>) {
         let o = &mut self.others;
         o.ts.push(rec.ts_ns);
         o.cpu.push(rec.cpu);
@@ -285,7 +250,7 @@ impl TraceStore {
         o.event.push(event);
         o.line.push(rec.line);
         o.field_start.push(o.field_key.len() as u64);
-        for (k, v) in fields {
+        for (k, v) in fields.iter() {
             let key = self.keys.intern(k);
             Self::put_field(&mut self.others, key, v);
         }
@@ -302,8 +267,8 @@ impl TraceStore {
         o.field_value.push((a, o.arena.len() as u64));
     }
 
-    fn lifecycle(&mut self, event: &str, fields: &[(String, String)], ts: u64) {
-        let get = |k: &str| fields.iter().find(|(n, _)| n == k).map(|(_, v)| v.as_str());
+    fn lifecycle(&mut self, event: &str, fields: Fields<'_>, ts: u64) {
+        let get = |k: &str| fields.get(k);
         match event {
             "sched_process_exit" => {
                 if let Some(pid) = get("pid").and_then(|p| p.parse::<i32>().ok()) {
@@ -313,7 +278,7 @@ impl TraceStore {
             }
             "sched_process_fork" => {
                 if let Some(child) = get("child_pid").and_then(|p| p.parse::<i32>().ok()) {
-                    if let Some(&old) = self.live.get(&child) {
+                    if let Some(old) = self.live.get(child) {
                         self.tasks[old as usize].dead = true;
                     }
                     self.task_for(child, get("child_comm").unwrap_or("<...>"), ts);
@@ -326,8 +291,8 @@ impl TraceStore {
 
 impl TraceSink for TraceStore {
     fn tgid(&mut self, pid: i32, tgid: i32, _ts: u64) {
-        match self.live.get(&pid) {
-            Some(&i) if !self.tasks[i as usize].dead => self.tasks[i as usize].tgid = Some(tgid),
+        match self.live.get(pid) {
+            Some(i) if !self.tasks[i as usize].dead => self.tasks[i as usize].tgid = Some(tgid),
             _ => {
                 self.pending_tgid.insert(pid, tgid);
             }
@@ -335,8 +300,12 @@ impl TraceSink for TraceStore {
     }
 
     fn record(&mut self, rec: TraceRecord) {
+        self.record_view(&rec.view());
+    }
+
+    fn record_view(&mut self, rec: &RecordView<'_>) {
         self.records += 1;
-        let ev = self.events.intern(&rec.event);
+        let ev = self.events.intern(rec.event);
         if self.event_counts.len() <= ev as usize {
             self.event_counts.resize(ev as usize + 1, 0);
         }
@@ -352,23 +321,23 @@ impl TraceSink for TraceStore {
         } else {
             c.last_ts = ts;
         }
-        let current = self.task_for(rec.pid, &rec.comm, ts);
-        match &rec.payload {
-            SchedPayload::Switch {
+        let current = self.task_for(rec.pid, rec.comm, ts);
+        match rec.payload {
+            PayloadView::Switch {
                 prev_comm, prev_pid, prev_prio, prev_state, next_comm, next_pid, next_prio, ..
             } => {
-                let prev = self.task_for(*prev_pid, prev_comm, ts);
-                let next = self.task_for(*next_pid, next_comm, ts);
+                let prev = self.task_for(prev_pid, prev_comm, ts);
+                let next = self.task_for(next_pid, next_comm, ts);
                 let s = &mut self.switches;
                 s.ts.push(ts);
                 s.cpu.push(rec.cpu);
                 s.prev.push(prev);
-                s.prev_state.push(*prev_state);
+                s.prev_state.push(prev_state);
                 s.next.push(next);
                 s.line.push(rec.line);
-                self.tasks[next as usize].prio = Some(*next_prio);
+                self.tasks[next as usize].prio = Some(next_prio);
                 let p = &mut self.tasks[prev as usize];
-                p.prio = Some(*prev_prio);
+                p.prio = Some(prev_prio);
                 p.switches_out += 1;
                 match prev_state {
                     PrevState::Runnable => p.out_runnable += 1,
@@ -380,34 +349,34 @@ impl TraceSink for TraceStore {
                 }
                 self.tasks[next as usize].switches_in += 1;
             }
-            SchedPayload::Wakeup { kind, comm, pid, prio, target_cpu, .. } => {
-                let wakee = self.task_for(*pid, comm, ts);
+            PayloadView::Wakeup { kind, comm, pid, prio, target_cpu, .. } => {
+                let wakee = self.task_for(pid, comm, ts);
                 self.tasks[wakee as usize].wakeups += 1;
-                self.tasks[wakee as usize].prio = Some(*prio);
+                self.tasks[wakee as usize].prio = Some(prio);
                 let w = &mut self.wakeups;
                 w.ts.push(ts);
                 w.cpu.push(rec.cpu);
                 w.waker.push(current);
                 w.wakee.push(wakee);
-                w.target_cpu.push(*target_cpu);
-                w.kind.push(*kind);
+                w.target_cpu.push(target_cpu);
+                w.kind.push(kind);
                 w.line.push(rec.line);
             }
-            SchedPayload::MigrateTask { comm, pid, prio, orig_cpu, dest_cpu, .. } => {
-                let task = self.task_for(*pid, comm, ts);
-                self.tasks[task as usize].prio = Some(*prio);
+            PayloadView::MigrateTask { comm, pid, prio, orig_cpu, dest_cpu, .. } => {
+                let task = self.task_for(pid, comm, ts);
+                self.tasks[task as usize].prio = Some(prio);
                 let m = &mut self.migrations;
                 m.ts.push(ts);
                 m.cpu.push(rec.cpu);
                 m.current.push(current);
                 m.task.push(task);
-                m.orig_cpu.push(*orig_cpu);
-                m.dest_cpu.push(*dest_cpu);
+                m.orig_cpu.push(orig_cpu);
+                m.dest_cpu.push(dest_cpu);
                 m.line.push(rec.line);
             }
-            SchedPayload::Other { fields, text } => {
-                self.push_other(&rec, current, ev, fields, text.as_deref());
-                self.lifecycle(&rec.event, fields, ts);
+            PayloadView::Other { fields, text } => {
+                self.push_other(rec, current, ev, fields, text);
+                self.lifecycle(rec.event, fields, ts);
             }
         }
     }

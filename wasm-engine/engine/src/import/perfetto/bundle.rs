@@ -1,129 +1,33 @@
-//! One `FtraceEventBundle` (one CPU's ftrace events for a stretch of time) as records.
+//! One `FtraceEventBundle` (one CPU's ftrace events for a stretch of time) as held records
+//! (`held.rs`), staged until the whole packet has decoded.
 //!
 //! * Regular `FtraceEvent`s: `timestamp`, `pid` (the current task: the kernel's `common_pid`),
-//!   `common_flags` (the kernel's `trace_flag_type` bits) and the event (`events.rs`). The comm of
-//!   the current task comes from the names learnt so far (process tree, `task_rename`,
-//!   `task_newtask`, fork, and every comm a sched event printed); `<...>` when none is known.
+//!   `common_flags` (the kernel's `trace_flag_type` bits) and the event (`events.rs`).
 //! * `compact_sched`: the switch and waking arrays, whose timestamps are delta-encoded (the
 //!   first absolute, each next relative to the one before, separately for each array) and whose
-//!   comms are indices into the bundle's `intern_table`. A compact switch omits the previous
-//!   task, which is the CPU's current task: the last switch's next, or the `pid` of a later
-//!   regular event on that CPU; pid −1 (`<...>`) for a CPU's first switch when no record named
-//!   one. Its `prev_prio` is that task's last known prio (120 when
-//!   unknown). A compact waking omits the waker: it is the CPU's current task, likewise.
-//! * The records go to the time-ordered merge (`merge.rs`); who was current, the compact
-//!   switch's previous task and the comms are resolved when a record leaves it, in time order
-//!   ([`Tasks::release`]), so a CPU's stretches written out of order still chain correctly.
-//! * `lost_events` → [`TraceSink::lost`] with count 0 (Perfetto flags the loss, not its size).
+//!   comms are indices into the bundle's `intern_table` (each interned once per bundle). A compact
+//!   switch omits the previous task and a compact waking its waker: both are resolved when the
+//!   record leaves the merge (`tasks.rs`), in time order, so a CPU's stretches written out of
+//!   order still chain correctly.
+//! * The records go to the time-ordered merge (`merge.rs`) once the packet has decoded whole.
+//! * `lost_events` → [`TraceSink::lost`](crate::import::record::TraceSink::lost) with count 0
+//!   (Perfetto flags the loss, not its size).
 //!
-//! Damage (unequal compact arrays, a CPU number above [`MAX_CPU`], an event without timestamp or
+//! Damage (unequal compact arrays, a CPU number above [`MAX_CPU`](crate::import::record::MAX_CPU), an event without timestamp or
 //! without an event) is a located skip: the byte offset of the packet.
 
-use super::events::{event_name, payload, unknown_event_field, StateLayout};
-use super::merge::Merge;
+use super::events::{event_name, unknown_event_field, Bodies, StateLayout};
+use super::held::{Body, Held, Name, Names, Render, UNKNOWN};
 use super::pb::ftrace_event_bundle::CompactSched;
-use super::pb::{FtraceEvent, FtraceEventBundle};
-use crate::import::record::{SchedPayload, Skipped, TraceRecord, TraceSink, WakeKind, MAX_CPU};
+use super::pb::FtraceEvent;
+use super::tasks::UNRESOLVED;
+use crate::import::record::WakeKind;
 use prost::encoding::{decode_key, decode_varint, skip_field, DecodeContext, WireType};
-use std::collections::BTreeMap;
-
-/// Task names and per-CPU current tasks, carried from bundle to bundle.
-#[derive(Debug, Default)]
-pub struct Tasks {
-    pub comms: BTreeMap<i32, String>,
-    prios: BTreeMap<i32, i32>,
-    /// Per CPU: the current task's pid (a switch's next, or the `pid` of any other record).
-    cur: Vec<Option<i32>>,
-}
-
-impl Tasks {
-    pub fn comm(&self, pid: i32) -> String {
-        match self.comms.get(&pid) {
-            Some(c) => c.clone(),
-            None if pid == 0 => "<idle>".to_string(),
-            None => "<...>".to_string(),
-        }
-    }
-    fn name(&mut self, pid: i32, comm: &str) {
-        if comm.is_empty() || comm.starts_with('<') {
-            return;
-        }
-        if self.comms.get(&pid).map(String::as_str) != Some(comm) {
-            self.comms.insert(pid, comm.to_string());
-        }
-    }
-    fn cur(&mut self, cpu: u32) -> &mut Option<i32> {
-        let c = cpu as usize;
-        if self.cur.len() <= c {
-            self.cur.resize(c + 1, None);
-        }
-        &mut self.cur[c]
-    }
-    /// Completes a record leaving the merge, in time order: a compact switch's previous task
-    /// ([`UNRESOLVED`] `prev_pid`) and a compact waking's waker ([`UNRESOLVED`] `pid`) are the
-    /// CPU's current task; the comm of the current task is filled in; then the record teaches
-    /// names, prios and who runs.
-    pub fn release(&mut self, rec: &mut TraceRecord) {
-        let cpu = rec.cpu;
-        if let SchedPayload::Switch { prev_pid, prev_comm, prev_prio, .. } = &mut rec.payload {
-            if *prev_pid == UNRESOLVED {
-                *prev_pid = self.cur(cpu).unwrap_or(-1);
-                *prev_comm = self.comm(*prev_pid);
-                *prev_prio = self.prios.get(prev_pid).copied().unwrap_or(120);
-                rec.pid = *prev_pid;
-            }
-        }
-        if rec.pid == UNRESOLVED {
-            rec.pid = self.cur(cpu).unwrap_or(-1);
-        }
-        self.learn(cpu, rec.pid, &rec.event, &rec.payload);
-        rec.comm = match &rec.payload {
-            SchedPayload::Switch { prev_pid, prev_comm, .. } if *prev_pid == rec.pid && !prev_comm.is_empty() => {
-                prev_comm.clone()
-            }
-            _ => self.comm(rec.pid),
-        };
-    }
-
-    /// What a record teaches: names, prios, who runs.
-    fn learn(&mut self, cpu: u32, pid: i32, event: &str, p: &SchedPayload) {
-        match p {
-            SchedPayload::Switch { prev_comm, prev_pid, prev_prio, next_comm, next_pid, next_prio, .. } => {
-                self.name(*prev_pid, prev_comm);
-                self.name(*next_pid, next_comm);
-                self.prios.insert(*prev_pid, *prev_prio);
-                self.prios.insert(*next_pid, *next_prio);
-                *self.cur(cpu) = Some(*next_pid);
-            }
-            SchedPayload::Wakeup { comm, pid: p, prio, .. } | SchedPayload::MigrateTask { comm, pid: p, prio, .. } => {
-                self.name(*p, comm);
-                self.prios.insert(*p, *prio);
-            }
-            SchedPayload::Other { fields, .. }
-                if matches!(event, "task_rename" | "task_newtask" | "sched_process_fork" | "sched_process_free") =>
-            {
-                let get = |k: &str| fields.iter().find(|(n, _)| n == k).map(|(_, v)| v.as_str());
-                let num = |k: &str| get(k).and_then(|v| v.parse::<i32>().ok());
-                if let (Some(p), Some(c)) = (num("pid"), get("newcomm")) {
-                    self.name(p, c); // task_rename
-                } else if let (Some(p), Some(c)) = (num("child_pid"), get("child_comm")) {
-                    self.name(p, c); // sched_process_fork
-                } else if let (Some(p), Some(c)) = (num("pid"), get("comm")) {
-                    self.name(p, c); // task_newtask, sched_process_free
-                }
-            }
-            SchedPayload::Other { .. } => {}
-        }
-        if pid >= 0 && !matches!(p, SchedPayload::Switch { .. }) {
-            *self.cur(cpu) = Some(pid);
-        }
-    }
-}
 
 /// For each regular event of the bundle in `packet` (a serialised `TracePacket`), the oneof field
 /// number the generated type did not know (read with prost's key decoder). Only called for a
 /// bundle holding such events.
-fn unknown_fields(packet: &[u8]) -> Vec<Option<u32>> {
+pub fn unknown_fields(packet: &[u8]) -> Vec<Option<u32>> {
     let mut out = Vec::new();
     let mut b = packet;
     let ctx = DecodeContext::default;
@@ -150,67 +54,64 @@ fn unknown_fields(packet: &[u8]) -> Vec<Option<u32>> {
     out
 }
 
-/// A pid the merge resolves at release ([`Tasks::release`]).
-pub const UNRESOLVED: i32 = i32::MIN;
-
-/// Decodes bundles into the merge.
-pub struct BundleReader<'a, S: ?Sized> {
-    pub tasks: &'a mut Tasks,
-    pub merge: &'a mut Merge,
-    pub layout: StateLayout,
-    pub sink: &'a mut S,
-    /// Byte offset of the packet (for skips).
-    pub at: u64,
+/// A bundle's records and skips, waiting for the rest of their packet to decode.
+#[derive(Debug, Default)]
+pub struct Staged {
+    pub held: Vec<Held>,
+    pub skips: Vec<String>,
 }
 
-enum Item {
-    Switch(usize),
-    Waking(usize),
-}
-
-impl<S: TraceSink + ?Sized> BundleReader<'_, S> {
-    fn skip(&mut self, reason: String) {
-        self.sink.skipped(Skipped { line: self.at, column: 0, reason });
-    }
-
-    /// Returns (compact switches, compact wakings) read.
-    pub fn bundle(&mut self, b: FtraceEventBundle, packet: &[u8]) -> (u64, u64) {
-        let cpu = b.cpu.unwrap_or(0);
-        if cpu > MAX_CPU {
-            self.skip(format!("an FtraceEventBundle cpu of at most {MAX_CPU} (bundle skipped)"));
-            return (0, 0);
-        }
-        if b.lost_events == Some(true) {
-            self.sink.lost(cpu, 0, self.at);
-        }
-        let unknown = if b.event.iter().any(|e| e.event.is_none()) { unknown_fields(packet) } else { Vec::new() };
-        // The merge orders by time; equal times keep this order (regular events, then compact
-        // switches, then compact wakings).
-        for (i, e) in b.event.into_iter().enumerate() {
-            let Some(ts) = e.timestamp else {
-                self.skip("an FtraceEvent timestamp (event skipped)".to_string());
-                continue;
-            };
-            if let Some(rec) = self.regular(cpu, ts, e, unknown.get(i).copied().flatten()) {
-                self.merge.push(rec, self.tasks, self.sink);
+impl Staged {
+    /// Drops what was staged (the packet did not decode), the field lists back to the pool.
+    pub fn discard(&mut self, render: &mut Render) {
+        for h in self.held.drain(..) {
+            if let Body::Other { fields, .. } = h.body {
+                render.recycle(fields);
             }
         }
-        let Some(cs) = b.compact_sched else { return (0, 0) };
-        let mut items = Vec::new();
-        let (nsw, nwk) = self.compact_items(&cs, &mut items);
-        for (ts, item) in items {
-            let rec = match item {
-                Item::Switch(j) => self.compact_switch(cpu, ts, &cs, j),
-                Item::Waking(j) => self.compact_waking(cpu, ts, &cs, j),
-            };
-            self.merge.push(rec, self.tasks, self.sink);
-        }
-        (nsw as u64, nwk as u64)
+        self.skips.clear();
+    }
+}
+
+/// Turns one bundle's events into staged records.
+pub struct BundleReader<'a> {
+    pub names: &'a mut Names,
+    pub render: &'a mut Render,
+    pub layout: StateLayout,
+    pub staged: &'a mut Staged,
+    /// The bundle's CPU (at most `MAX_CPU`).
+    pub cpu: u32,
+    /// The intern table of a compact bundle, interned.
+    pub table: &'a mut Vec<Name>,
+}
+
+impl BundleReader<'_> {
+    fn skip(&mut self, reason: &str) {
+        self.staged.skips.push(reason.to_string());
     }
 
-    /// The compact entries as items with absolute timestamps; arrays of unequal lengths are
-    /// skipped whole.
-    fn compact_items(&mut self, cs: &CompactSched, items: &mut Vec<(u64, Item)>) -> (usize, usize) {
+    /// A regular event; `unknown` is the oneof field number of an event the generated type did
+    /// not know.
+    pub fn event(&mut self, e: FtraceEvent, unknown: Option<u32>) {
+        let Some(ts) = e.timestamp else {
+            return self.skip("an FtraceEvent timestamp (event skipped)");
+        };
+        let pid = e.pid.unwrap_or(0) as i32;
+        let flags = e.common_flags.map(|f| (f & 0x1f) as u8);
+        let body = match e.event {
+            Some(ev) => Bodies { names: self.names, render: self.render, layout: self.layout }.body(ev),
+            None => match unknown {
+                Some(num) => Body::Other { event: self.names.intern(&event_name(num)), fields: self.render.fields() },
+                None => return self.skip("an FtraceEvent with an event (none found; event skipped)"),
+            },
+        };
+        self.staged.held.push(Held { ts, pid, flags, body });
+    }
+
+    /// The compact arrays; arrays of unequal lengths are skipped whole. Returns (compact
+    /// switches, compact wakings) read. The merge orders by time; equal times keep the order
+    /// regular events, compact switches, compact wakings.
+    pub fn compact(&mut self, cs: &CompactSched) -> (u64, u64) {
         let n = cs.switch_timestamp.len();
         let sw_ok = [
             cs.switch_prev_state.len(),
@@ -225,87 +126,150 @@ impl<S: TraceSink + ?Sized> BundleReader<'_, S> {
             .iter()
             .all(|&l| l == m)
             && (cs.waking_common_flags.is_empty() || cs.waking_common_flags.len() == m);
-        let mut push = |arr: &[u64], mk: fn(usize) -> Item| {
-            let mut t = 0u64;
-            for (j, d) in arr.iter().enumerate() {
-                t = t.wrapping_add(*d);
-                items.push((t, mk(j)));
-            }
-        };
+        self.table.clear();
+        for c in &cs.intern_table {
+            let id = self.names.intern(c);
+            self.table.push(id);
+        }
+        let comm = |table: &[Name], i: u32| table.get(i as usize).copied().unwrap_or(UNKNOWN);
         if sw_ok {
-            push(&cs.switch_timestamp, Item::Switch);
+            let mut t = 0u64;
+            for j in 0..n {
+                t = t.wrapping_add(cs.switch_timestamp[j]);
+                let body = Body::Switch {
+                    prev_comm: UNKNOWN,
+                    prev_pid: UNRESOLVED,
+                    prev_prio: 0,
+                    prev_state: self.layout.decode(cs.switch_prev_state[j]),
+                    next_comm: comm(self.table, cs.switch_next_comm_index[j]),
+                    next_pid: cs.switch_next_pid[j],
+                    next_prio: cs.switch_next_prio[j],
+                };
+                self.staged.held.push(Held { ts: t, pid: UNRESOLVED, flags: None, body });
+            }
+        } else {
+            self.skip("compact_sched switch arrays of equal lengths (the bundle's compact switches skipped)");
         }
         if wk_ok {
-            push(&cs.waking_timestamp, Item::Waking);
+            let mut t = 0u64;
+            for j in 0..m {
+                t = t.wrapping_add(cs.waking_timestamp[j]);
+                let body = Body::Wakeup {
+                    kind: WakeKind::Waking,
+                    comm: comm(self.table, cs.waking_comm_index[j]),
+                    pid: cs.waking_pid[j],
+                    prio: cs.waking_prio[j],
+                    target_cpu: cs.waking_target_cpu[j],
+                    success: None,
+                };
+                let flags = cs.waking_common_flags.get(j).map(|f| (f & 0x1f) as u8);
+                self.staged.held.push(Held { ts: t, pid: UNRESOLVED, flags, body });
+            }
+        } else {
+            self.skip("compact_sched waking arrays of equal lengths (the bundle's compact wakings skipped)");
         }
-        if !sw_ok {
-            self.skip(
-                "compact_sched switch arrays of equal lengths (the bundle's compact switches skipped)".to_string(),
-            );
-        }
-        if !wk_ok {
-            self.skip(
-                "compact_sched waking arrays of equal lengths (the bundle's compact wakings skipped)".to_string(),
-            );
-        }
-        (if sw_ok { n } else { 0 }, if wk_ok { m } else { 0 })
-    }
-
-    fn regular(&mut self, cpu: u32, ts: u64, e: FtraceEvent, unknown: Option<u32>) -> Option<TraceRecord> {
-        let pid = e.pid.unwrap_or(0) as i32;
-        let flags = e.common_flags.map(|f| (f & 0x1f) as u8);
-        let (event, payload) = match e.event {
-            Some(ev) => payload(ev, self.layout),
-            None => match unknown {
-                Some(num) => (event_name(num), SchedPayload::Other { fields: Vec::new(), text: None }),
-                None => {
-                    self.skip("an FtraceEvent with an event (none found; event skipped)".to_string());
-                    return None;
-                }
-            },
-        };
-        Some(TraceRecord { ts_ns: ts, cpu, pid, comm: String::new(), event, line: 0, flags, payload })
-    }
-
-    fn compact_switch(&mut self, cpu: u32, ts: u64, cs: &CompactSched, j: usize) -> TraceRecord {
-        let payload = SchedPayload::Switch {
-            prev_comm: String::new(),
-            prev_pid: UNRESOLVED,
-            prev_prio: 0,
-            prev_state: self.layout.decode(cs.switch_prev_state[j]),
-            next_comm: intern(cs, cs.switch_next_comm_index[j]),
-            next_pid: cs.switch_next_pid[j],
-            next_prio: cs.switch_next_prio[j],
-            extra: Vec::new(),
-        };
-        let event = "sched_switch".to_string();
-        TraceRecord { ts_ns: ts, cpu, pid: UNRESOLVED, comm: String::new(), event, line: 0, flags: None, payload }
-    }
-
-    fn compact_waking(&mut self, cpu: u32, ts: u64, cs: &CompactSched, j: usize) -> TraceRecord {
-        let payload = SchedPayload::Wakeup {
-            kind: WakeKind::Waking,
-            comm: intern(cs, cs.waking_comm_index[j]),
-            pid: cs.waking_pid[j],
-            prio: cs.waking_prio[j],
-            target_cpu: cs.waking_target_cpu[j],
-            success: None,
-            extra: Vec::new(),
-        };
-        TraceRecord {
-            ts_ns: ts,
-            cpu,
-            pid: UNRESOLVED,
-            comm: String::new(),
-            event: "sched_waking".to_string(),
-            line: 0,
-            flags: cs.waking_common_flags.get(j).map(|f| (f & 0x1f) as u8),
-            payload,
-        }
+        (if sw_ok { n as u64 } else { 0 }, if wk_ok { m as u64 } else { 0 })
     }
 }
 
-/// The interned comm `i` of a compact bundle (`<...>` when out of the table).
-fn intern(cs: &CompactSched, i: u32) -> String {
-    cs.intern_table.get(i as usize).cloned().unwrap_or_else(|| "<...>".to_string())
+/// `TracePacket.ftrace_events`: field 1 of `trace_packet.proto`.
+pub const PACKET_FTRACE_EVENTS: u32 = 1;
+/// `FtraceEventBundle.event`: field 2 of `ftrace_event_bundle.proto`.
+pub const BUNDLE_EVENT: u32 = 2;
+
+/// A packet holding `ftrace_events`, split with prost's wire primitives so that its events are
+/// decoded one at a time (`FtraceEvent::decode`) rather than into one vector of the whole bundle:
+/// the packet's other fields and the bundles' fields other than `event` are copied out whole,
+/// to be decoded by the generated types (several `ftrace_events` fields merge as prost merges
+/// them: their fields in order).
+#[derive(Debug, Default)]
+pub struct Split {
+    pub packet_rest: Vec<u8>,
+    pub bundle_rest: Vec<u8>,
+    /// Each event's bytes as a range of the packet.
+    pub events: Vec<(usize, usize)>,
+}
+
+/// One field at the start of `b`: (tag, wire type, whole field length, payload start for a
+/// length-delimited field); None when the bytes do not hold a whole field.
+fn field(b: &[u8]) -> Option<(u32, WireType, usize, usize)> {
+    let mut cur = b;
+    let (tag, wt) = decode_key(&mut cur).ok()?;
+    if wt == WireType::LengthDelimited {
+        let len = decode_varint(&mut cur).ok()?;
+        let head = b.len() - cur.len();
+        let end = head.checked_add(usize::try_from(len).ok()?)?;
+        return (end <= b.len()).then_some((tag, wt, end, head));
+    }
+    skip_field(wt, tag, &mut cur, DecodeContext::default()).ok()?;
+    Some((tag, wt, b.len() - cur.len(), 0))
+}
+
+impl Split {
+    /// Splits `packet`: Some(true) when it holds `ftrace_events`, Some(false) when not, None when
+    /// its fields do not split (the caller decodes it whole for prost's own error).
+    pub fn split(&mut self, packet: &[u8]) -> Option<bool> {
+        self.packet_rest.clear();
+        self.bundle_rest.clear();
+        self.events.clear();
+        let mut bundles = false;
+        let mut pos = 0;
+        while pos < packet.len() {
+            let (tag, wt, len, head) = field(&packet[pos..])?;
+            if tag == PACKET_FTRACE_EVENTS && wt == WireType::LengthDelimited {
+                bundles = true;
+                let (start, end) = (pos + head, pos + len);
+                let mut q = start;
+                while q < end {
+                    let (t, w, l, h) = field(&packet[q..end])?;
+                    if t == BUNDLE_EVENT && w == WireType::LengthDelimited {
+                        self.events.push((q + h, q + l));
+                    } else {
+                        self.bundle_rest.extend_from_slice(&packet[q..q + l]);
+                    }
+                    q += l;
+                }
+            } else {
+                self.packet_rest.extend_from_slice(&packet[pos..pos + len]);
+            }
+            pos += len;
+        }
+        Some(bundles)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::import::perfetto::pb::{ftrace_event, trace_packet::Data, FtraceEventBundle, TracePacket};
+    use prost::Message;
+
+    #[test]
+    fn a_split_packet_decodes_as_the_whole() {
+        let ev = |ts| FtraceEvent {
+            timestamp: Some(ts),
+            pid: Some(3),
+            event: Some(ftrace_event::Event::SoftirqEntry(Default::default())),
+            ..Default::default()
+        };
+        let b = FtraceEventBundle {
+            cpu: Some(2),
+            event: vec![ev(5), ev(6)],
+            lost_events: Some(true),
+            ..Default::default()
+        };
+        let p = TracePacket { timestamp: Some(9), data: Some(Data::FtraceEvents(b.clone())), ..Default::default() };
+        let bytes = p.encode_to_vec();
+        let mut s = Split::default();
+        assert_eq!(s.split(&bytes), Some(true));
+        let rest = TracePacket::decode(&s.packet_rest[..]).unwrap();
+        assert_eq!((rest.timestamp, rest.data), (Some(9), None));
+        let head = FtraceEventBundle::decode(&s.bundle_rest[..]).unwrap();
+        assert_eq!((head.cpu, head.lost_events, head.event.len()), (Some(2), Some(true), 0));
+        let evs: Vec<FtraceEvent> = s.events.iter().map(|&(a, e)| FtraceEvent::decode(&bytes[a..e]).unwrap()).collect();
+        assert_eq!(evs, b.event);
+        assert_eq!(s.split(&bytes[..bytes.len() - 1]), None, "a field cut short does not split");
+        let other = TracePacket { timestamp: Some(1), ..Default::default() }.encode_to_vec();
+        assert_eq!(s.split(&other), Some(false));
+    }
 }

@@ -1,5 +1,6 @@
-//! One regular `FtraceEvent` (its generated prost type) as a [`SchedPayload`], with the kernel's
-//! event and field names; `prev_state` decoded; the name of an event outside the trimmed oneof.
+//! One regular `FtraceEvent` (its generated prost type) as a held record's payload
+//! ([`Body`](super::held::Body): the record's `SchedPayload` with comms and event names interned and
+//! an other event's fields printed), with the kernel's event and field names; `prev_state` decoded; the name of an event outside the trimmed oneof.
 //!
 //! * `sched_switch`, `sched_waking` / `sched_wakeup` / `sched_wakeup_new`, `sched_migrate_task`
 //!   become the typed payloads (`sched_migrate_task`'s Perfetto-only `running` and `load` go to
@@ -13,10 +14,11 @@
 //! * any other event is kept as an other event without fields, named from the upstream oneof
 //!   (`names.rs`), or `ftrace_event_<field>` for a number the table lacks.
 
+use super::held::{Body, Name, Names, Render, Val, UNKNOWN};
 use super::names::FTRACE_EVENTS;
 use super::pb::ftrace_event::Event;
 use crate::import::payload::numeric_state;
-use crate::import::record::{PrevState, SchedPayload, WakeKind};
+use crate::import::record::{PrevState, WakeKind};
 use prost::encoding::{decode_key, skip_field, DecodeContext};
 
 /// How `prev_state` numbers are read: the report bits of kernels 4.14 and later
@@ -56,10 +58,10 @@ impl StateLayout {
 }
 
 /// The name of field `num` of `FtraceEvent`'s event oneof upstream.
-pub fn event_name(num: u32) -> String {
+pub fn event_name(num: u32) -> std::borrow::Cow<'static, str> {
     match FTRACE_EVENTS.binary_search_by_key(&num, |&(n, _)| n) {
-        Ok(i) => FTRACE_EVENTS[i].1.to_string(),
-        Err(_) => format!("ftrace_event_{num}"),
+        Ok(i) => FTRACE_EVENTS[i].1.into(),
+        Err(_) => format!("ftrace_event_{num}").into(),
     }
 }
 
@@ -77,145 +79,159 @@ pub fn unknown_event_field(mut b: &[u8]) -> Option<u32> {
     None
 }
 
-fn f(k: &str, v: impl ToString) -> (String, String) {
-    (k.to_string(), v.to_string())
+/// Builds the payloads of one bundle's events: names interned, field lists from the pool.
+pub struct Bodies<'a> {
+    pub names: &'a mut Names,
+    pub render: &'a mut Render,
+    pub layout: StateLayout,
 }
 
-fn s(v: &Option<String>) -> String {
-    v.clone().unwrap_or_default()
+/// A typed event's field: a number, or a string (empty when absent).
+#[derive(Clone, Copy)]
+enum F<'a> {
+    V(Val),
+    S(&'a Option<String>),
 }
 
-fn n<T: Default + Copy + ToString>(v: Option<T>) -> String {
-    v.unwrap_or_default().to_string()
+fn int<T: Into<i64> + Default>(v: Option<T>) -> F<'static> {
+    F::V(Val::Int(v.unwrap_or_default().into()))
 }
 
-/// (event name, payload) of a decoded event.
-pub fn payload(ev: Event, layout: StateLayout) -> (String, SchedPayload) {
-    let (name, p) = typed(ev, layout);
-    (name.into_owned(), p)
+fn uint<T: Into<u64> + Default>(v: Option<T>) -> F<'static> {
+    F::V(Val::Uint(v.unwrap_or_default().into()))
 }
 
-fn typed(ev: Event, layout: StateLayout) -> (std::borrow::Cow<'static, str>, SchedPayload) {
-    let other = |fields: Vec<(String, String)>| SchedPayload::Other { fields, text: None };
-    let wake = |kind, comm: Option<String>, pid: Option<i32>, prio: Option<i32>, success, target: Option<i32>| {
-        SchedPayload::Wakeup {
+impl Bodies<'_> {
+    fn comm(&mut self, c: &Option<String>) -> Name {
+        c.as_deref().map_or(UNKNOWN, |c| self.names.intern(c))
+    }
+
+    fn other(&mut self, event: &str, fields: &[(&str, F<'_>)]) -> Body {
+        let mut list = self.render.fields();
+        for &(k, v) in fields {
+            match v {
+                F::V(v) => list.push(k, v),
+                F::S(s) => list.push_str(k, s.as_deref().unwrap_or_default()),
+            }
+        }
+        Body::Other { event: self.names.intern(event), fields: list }
+    }
+
+    /// The payload of a decoded event.
+    pub fn body(&mut self, ev: Event) -> Body {
+        let layout = self.layout;
+        match ev {
+            Event::SchedSwitch(e) => Body::Switch {
+                prev_comm: self.comm(&e.prev_comm),
+                prev_pid: e.prev_pid.unwrap_or_default(),
+                prev_prio: e.prev_prio.unwrap_or_default(),
+                prev_state: layout.decode(e.prev_state.unwrap_or_default()),
+                next_comm: self.comm(&e.next_comm),
+                next_pid: e.next_pid.unwrap_or_default(),
+                next_prio: e.next_prio.unwrap_or_default(),
+            },
+            Event::SchedWaking(e) => self.wake(WakeKind::Waking, &e.comm, e.pid, e.prio, e.success, e.target_cpu),
+            Event::SchedWakeup(e) => self.wake(WakeKind::Wakeup, &e.comm, e.pid, e.prio, e.success, e.target_cpu),
+            Event::SchedWakeupNew(e) => self.wake(WakeKind::WakeupNew, &e.comm, e.pid, e.prio, e.success, e.target_cpu),
+            Event::SchedMigrateTask(e) => Body::Migrate {
+                comm: self.comm(&e.comm),
+                pid: e.pid.unwrap_or_default(),
+                prio: e.prio.unwrap_or_default(),
+                orig_cpu: e.orig_cpu.unwrap_or_default(),
+                dest_cpu: e.dest_cpu.unwrap_or_default(),
+                running: e.running,
+                load: e.load,
+            },
+            Event::SchedProcessExit(e) => {
+                let comm = F::S(&e.comm);
+                self.other(
+                    "sched_process_exit",
+                    &[("comm", comm), ("pid", int(e.pid)), ("tgid", int(e.tgid)), ("prio", int(e.prio))],
+                )
+            }
+            Event::SchedProcessFree(e) => {
+                let comm = F::S(&e.comm);
+                self.other("sched_process_free", &[("comm", comm), ("pid", int(e.pid)), ("prio", int(e.prio))])
+            }
+            Event::SchedProcessFork(e) => {
+                let (pc, cc) = (F::S(&e.parent_comm), F::S(&e.child_comm));
+                self.other(
+                    "sched_process_fork",
+                    &[("comm", pc), ("pid", int(e.parent_pid)), ("child_comm", cc), ("child_pid", int(e.child_pid))],
+                )
+            }
+            Event::SchedProcessExec(e) => {
+                let file = F::S(&e.filename);
+                self.other(
+                    "sched_process_exec",
+                    &[("filename", file), ("pid", int(e.pid)), ("old_pid", int(e.old_pid))],
+                )
+            }
+            Event::TaskNewtask(e) => {
+                let comm = F::S(&e.comm);
+                self.other(
+                    "task_newtask",
+                    &[
+                        ("pid", int(e.pid)),
+                        ("comm", comm),
+                        ("clone_flags", F::V(Val::Hex(e.clone_flags.unwrap_or_default()))),
+                        ("oom_score_adj", int(e.oom_score_adj)),
+                    ],
+                )
+            }
+            Event::TaskRename(e) => {
+                let (old, new) = (F::S(&e.oldcomm), F::S(&e.newcomm));
+                self.other(
+                    "task_rename",
+                    &[("pid", int(e.pid)), ("oldcomm", old), ("newcomm", new), ("oom_score_adj", int(e.oom_score_adj))],
+                )
+            }
+            Event::CpuFrequency(e) => {
+                self.other("cpu_frequency", &[("state", uint(e.state)), ("cpu_id", uint(e.cpu_id))])
+            }
+            Event::CpuIdle(e) => self.other("cpu_idle", &[("state", uint(e.state)), ("cpu_id", uint(e.cpu_id))]),
+            Event::SoftirqEntry(e) => self.other("softirq_entry", &[("vec", uint(e.vec))]),
+            Event::SoftirqExit(e) => self.other("softirq_exit", &[("vec", uint(e.vec))]),
+            Event::SoftirqRaise(e) => self.other("softirq_raise", &[("vec", uint(e.vec))]),
+            Event::IrqHandlerEntry(e) => {
+                let name = F::S(&e.name);
+                self.other("irq_handler_entry", &[("irq", int(e.irq)), ("name", name)])
+            }
+            Event::IrqHandlerExit(e) => self.other("irq_handler_exit", &[("irq", int(e.irq)), ("ret", int(e.ret))]),
+            Event::Generic(g) => {
+                use super::pb::generic_ftrace_event::field::Value;
+                let mut list = self.render.fields();
+                for fl in &g.field {
+                    let k = fl.name.as_deref().unwrap_or_default();
+                    match &fl.value {
+                        Some(Value::StrValue(s)) => list.push_str(k, s),
+                        Some(Value::IntValue(i)) => list.push(k, Val::Int(*i)),
+                        Some(Value::UintValue(u)) => list.push(k, Val::Uint(*u)),
+                        None => list.push_str(k, ""),
+                    }
+                }
+                let event = self.names.intern(g.event_name.as_deref().unwrap_or("generic"));
+                Body::Other { event, fields: list }
+            }
+        }
+    }
+
+    fn wake(
+        &mut self,
+        kind: WakeKind,
+        comm: &Option<String>,
+        pid: Option<i32>,
+        prio: Option<i32>,
+        success: Option<i32>,
+        target: Option<i32>,
+    ) -> Body {
+        Body::Wakeup {
             kind,
-            comm: comm.unwrap_or_else(|| "<...>".to_string()),
+            comm: self.comm(comm),
             pid: pid.unwrap_or_default(),
             prio: prio.unwrap_or_default(),
             target_cpu: target.unwrap_or_default(),
             success,
-            extra: Vec::new(),
-        }
-    };
-    match ev {
-        Event::SchedSwitch(e) => (
-            "sched_switch".into(),
-            SchedPayload::Switch {
-                prev_comm: e.prev_comm.unwrap_or_else(|| "<...>".to_string()),
-                prev_pid: e.prev_pid.unwrap_or_default(),
-                prev_prio: e.prev_prio.unwrap_or_default(),
-                prev_state: layout.decode(e.prev_state.unwrap_or_default()),
-                next_comm: e.next_comm.unwrap_or_else(|| "<...>".to_string()),
-                next_pid: e.next_pid.unwrap_or_default(),
-                next_prio: e.next_prio.unwrap_or_default(),
-                extra: Vec::new(),
-            },
-        ),
-        Event::SchedWaking(e) => {
-            ("sched_waking".into(), wake(WakeKind::Waking, e.comm, e.pid, e.prio, e.success, e.target_cpu))
-        }
-        Event::SchedWakeup(e) => {
-            ("sched_wakeup".into(), wake(WakeKind::Wakeup, e.comm, e.pid, e.prio, e.success, e.target_cpu))
-        }
-        Event::SchedWakeupNew(e) => {
-            ("sched_wakeup_new".into(), wake(WakeKind::WakeupNew, e.comm, e.pid, e.prio, e.success, e.target_cpu))
-        }
-        Event::SchedMigrateTask(e) => {
-            let mut extra = Vec::new();
-            if let Some(r) = e.running {
-                extra.push(f("running", r));
-            }
-            if let Some(l) = e.load {
-                extra.push(f("load", l));
-            }
-            (
-                "sched_migrate_task".into(),
-                SchedPayload::MigrateTask {
-                    comm: e.comm.unwrap_or_else(|| "<...>".to_string()),
-                    pid: e.pid.unwrap_or_default(),
-                    prio: e.prio.unwrap_or_default(),
-                    orig_cpu: e.orig_cpu.unwrap_or_default(),
-                    dest_cpu: e.dest_cpu.unwrap_or_default(),
-                    extra,
-                },
-            )
-        }
-        Event::SchedProcessExit(e) => (
-            "sched_process_exit".into(),
-            other(vec![f("comm", s(&e.comm)), f("pid", n(e.pid)), f("tgid", n(e.tgid)), f("prio", n(e.prio))]),
-        ),
-        Event::SchedProcessFree(e) => {
-            ("sched_process_free".into(), other(vec![f("comm", s(&e.comm)), f("pid", n(e.pid)), f("prio", n(e.prio))]))
-        }
-        Event::SchedProcessFork(e) => (
-            "sched_process_fork".into(),
-            other(vec![
-                f("comm", s(&e.parent_comm)),
-                f("pid", n(e.parent_pid)),
-                f("child_comm", s(&e.child_comm)),
-                f("child_pid", n(e.child_pid)),
-            ]),
-        ),
-        Event::SchedProcessExec(e) => (
-            "sched_process_exec".into(),
-            other(vec![f("filename", s(&e.filename)), f("pid", n(e.pid)), f("old_pid", n(e.old_pid))]),
-        ),
-        Event::TaskNewtask(e) => (
-            "task_newtask".into(),
-            other(vec![
-                f("pid", n(e.pid)),
-                f("comm", s(&e.comm)),
-                f("clone_flags", format!("{:x}", e.clone_flags.unwrap_or_default())),
-                f("oom_score_adj", n(e.oom_score_adj)),
-            ]),
-        ),
-        Event::TaskRename(e) => (
-            "task_rename".into(),
-            other(vec![
-                f("pid", n(e.pid)),
-                f("oldcomm", s(&e.oldcomm)),
-                f("newcomm", s(&e.newcomm)),
-                f("oom_score_adj", n(e.oom_score_adj)),
-            ]),
-        ),
-        Event::CpuFrequency(e) => {
-            ("cpu_frequency".into(), other(vec![f("state", n(e.state)), f("cpu_id", n(e.cpu_id))]))
-        }
-        Event::CpuIdle(e) => ("cpu_idle".into(), other(vec![f("state", n(e.state)), f("cpu_id", n(e.cpu_id))])),
-        Event::SoftirqEntry(e) => ("softirq_entry".into(), other(vec![f("vec", n(e.vec))])),
-        Event::SoftirqExit(e) => ("softirq_exit".into(), other(vec![f("vec", n(e.vec))])),
-        Event::SoftirqRaise(e) => ("softirq_raise".into(), other(vec![f("vec", n(e.vec))])),
-        Event::IrqHandlerEntry(e) => {
-            ("irq_handler_entry".into(), other(vec![f("irq", n(e.irq)), f("name", s(&e.name))]))
-        }
-        Event::IrqHandlerExit(e) => ("irq_handler_exit".into(), other(vec![f("irq", n(e.irq)), f("ret", n(e.ret))])),
-        Event::Generic(g) => {
-            use super::pb::generic_ftrace_event::field::Value;
-            let fields = g
-                .field
-                .into_iter()
-                .map(|fl| {
-                    let v = match fl.value {
-                        Some(Value::StrValue(s)) => s,
-                        Some(Value::IntValue(i)) => i.to_string(),
-                        Some(Value::UintValue(u)) => u.to_string(),
-                        None => String::new(),
-                    };
-                    (fl.name.unwrap_or_default(), v)
-                })
-                .collect();
-            (g.event_name.unwrap_or_else(|| "generic".to_string()).into(), other(fields))
         }
     }
 }

@@ -24,12 +24,14 @@ pub mod bundle;
 pub mod encode;
 pub mod events;
 pub mod frame;
+pub mod held;
 pub mod merge;
 #[allow(clippy::all)]
 pub mod names;
 pub mod packet;
 #[rustfmt::skip]
 pub mod pb;
+pub mod tasks;
 
 pub use packet::PerfettoStats;
 
