@@ -89,7 +89,7 @@ export function ReplayView({ replay, ab, alignment, onClose, onCancel }: Props) 
               filter={st.filter}
               pinned={st.pinned}
               onFilter={replay.setFilter}
-              onPinned={replay.setPinned}
+              onTogglePin={replay.togglePin}
               data={st.threads} wakes={st.window.data?.spans ?? null} view={st.view} selection={st.selection} onVisible={replay.setThreadTasks} onSelect={replay.select} area={st.area} onArea={replay.selectArea} />
           </ErrorBoundary>
         </div>

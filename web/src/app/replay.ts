@@ -185,7 +185,12 @@ export function createReplay({ client, hub }: ShellCtx) {
     setView: (t0: number, t1: number) => store.set({ view: { t0, t1 } }),
     /** The thread filter (a controlled input: published at once). */
     setFilter: (filter: string) => store.set({ filter }, { now: true }),
-    setPinned: (pinned: number[]) => store.set({ pinned }),
+    setPinned: (pinned: number[]) => store.set({ pinned }, { now: true }),
+    /** Pins or unpins one thread against the store's latest pins (two quick pins both stay). */
+    togglePin: (task: number) => {
+      const cur = store.get().pinned;
+      store.set({ pinned: cur.includes(task) ? cur.filter((x) => x !== task) : [...cur, task] }, { now: true });
+    },
     /** A layout file loaded in the shadow panel (or none). */
     /** setLayout's end awaited (the share link's restore). */
     applyLayout,

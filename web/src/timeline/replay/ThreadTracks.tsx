@@ -31,7 +31,8 @@ export interface ThreadTracksProps {
   filter: string;
   pinned: readonly number[];
   onFilter: (filter: string) => void;
-  onPinned: (pinned: number[]) => void;
+  /** Pins or unpins a thread (the controller reads its latest pins: two quick pins both stay). */
+  onTogglePin: (task: number) => void;
   data: ThreadStateData | null;
   /** The replay window (its wakeups: who woke whom). */
   wakes: ReplayWindowData | null;
@@ -217,7 +218,7 @@ function ThreadTracksImpl(p: ThreadTracksProps) {
     return idx.length ? { top: Math.min(...idx) * THREAD_ROW_H, bottom: (Math.max(...idx) + 1) * THREAD_ROW_H } : null;
   }, [p.area, rows]);
 
-  const togglePin = (task: number) => p.onPinned(pinned.includes(task) ? pinned.filter((x) => x !== task) : [...pinned, task]);
+  const togglePin = (task: number) => p.onTogglePin(task);
   const toggleCollapse = (proc: string) =>
     setCollapsed((cs) => {
       const next = new Set(cs);
