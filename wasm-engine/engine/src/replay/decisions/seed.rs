@@ -30,7 +30,7 @@
 //! dump is the kernel's state, read, and the picks scored after the seed are still the model's.
 
 use super::{ObsEvent, Replayer};
-use crate::import::align::{align_index, Alignment, SwitchIndex, TOLERANCE_NS};
+use crate::import::align::{align_index, shifted, Alignment, SwitchIndex, TOLERANCE_NS};
 use crate::import::record::{EevdfEntity, EevdfSample};
 use crate::replay::observe::Observed;
 use crate::sched::entity::{vdiff, CfsRqId, EntityId};
@@ -116,8 +116,7 @@ impl Seeder {
             v.sort_unstable();
         }
         let a = align_index(&outs, (obs.t0.unwrap_or(0), obs.t1), &obs.eevdf);
-        let samples = if a.accepted { crate::import::align::shifted(&obs.eevdf, a.offset_ns) } else { Vec::new() };
-        let mut samples = samples;
+        let mut samples = if a.accepted { shifted(&obs.eevdf, a.offset_ns) } else { Vec::new() };
         samples.sort_by_key(|s| (s.ts_ns, s.line));
         Some(Seeder {
             samples,
@@ -153,9 +152,9 @@ impl Seeder {
 }
 
 impl Replayer<'_> {
-    /// At the `sched_switch` `e` (the prev's switch-out already applied, the pick not yet
-    /// made): attaches the dump's records of this switch-out, then seeds every queue of `cpu`
-    /// whose population is fully recorded.
+    /// At the `sched_switch` of `prev` out of `cpu` at `ts` (trace clock; its switch-out
+    /// already applied, the pick not yet made): attaches the dump's records of this switch-out,
+    /// then seeds every queue of `cpu` whose population is fully recorded.
     pub(super) fn seed_at_switch(&mut self, ts: u64, cpu: u32, prev: u32) {
         let Some(mut s) = self.seed.take() else { return };
         let pid = self.obs.tasks[prev as usize].pid;
