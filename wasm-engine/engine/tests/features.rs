@@ -74,27 +74,19 @@ affinity = [0, 1]
 program = [{ run = "forever" }]
 "#;
 
-fn smp_digest(variants: &[(String, String)]) -> u64 {
-    let (_, mut sim) = schedlab_engine::load("smp-features", SMP_FIXTURE, variants).expect("valid");
-    sim.check_invariants = true;
-    sim.run();
-    sim.fair.log.digest()
-}
-
 /// The balancing features act under `smp = "fair"`: NI_RANDOM changes this run, WA_IDLE a
 /// pipe pair's; the other five in `placement_and_balancing_features_change_their_runs`.
 #[test]
 fn smp_features_change_the_run() {
-    let base = smp_digest(&[]);
+    let base = run_fixture("smp-features", SMP_FIXTURE, &[]).fair.log.digest();
     let flipped = !SchedFeatures::default().get("NI_RANDOM").expect("known");
-    let d = smp_digest(&[("NI_RANDOM".to_string(), flipped.to_string())]);
+    let d = run_fixture("smp-features", SMP_FIXTURE, &[("NI_RANDOM", &flipped.to_string())]).fair.log.digest();
     println!("NI_RANDOM={flipped}: digest {d:016x} (default {base:016x})");
     assert_ne!(d, base, "NI_RANDOM changes the SMP run");
     // wake_affine() runs at cross-CPU wakeups: a pipe pair beside hogs, with 6.18.y stable's
     // placement (the machine's vcpu_pack block would take most sync wakeups first).
-    let base = pipe_digest(&[]);
-    let off = |n: &str| (n.to_string(), "false".to_string());
-    let d = pipe_digest(&[off("WA_IDLE")]);
+    let base = run_fixture("smp-pipe-features", PIPE_FIXTURE, &[]).fair.log.digest();
+    let d = run_fixture("smp-pipe-features", PIPE_FIXTURE, &[("WA_IDLE", "false")]).fair.log.digest();
     println!("WA_IDLE=false: digest {d:016x} (default {base:016x})");
     assert_ne!(d, base, "WA_IDLE changes a run with cross-CPU sync wakeups");
 }
@@ -128,13 +120,6 @@ name = "h3"
 nice = 3
 program = [{ run = "forever" }]
 "#;
-
-fn pipe_digest(variants: &[(String, String)]) -> u64 {
-    let (_, mut sim) = schedlab_engine::load("smp-pipe-features", PIPE_FIXTURE, variants).expect("valid");
-    sim.check_invariants = true;
-    sim.run();
-    sim.fair.log.digest()
-}
 
 /// A waker pinned to CPU 1 wakes `s` (free) every 10 ms, not sync, from beside a hog; `s`
 /// starts on CPU 0, beside an equal hog. Both CPUs busy, so `wake_affine_idle()` has no
