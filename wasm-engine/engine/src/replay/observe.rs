@@ -220,6 +220,18 @@ impl ObservedTask {
         }
     }
 
+    /// `n` yields after `burst` ns of CPU, spread evenly over them (the remainder on the first):
+    /// a run step (when not 0 ns) before each yield.
+    fn push_yields(&mut self, n: u64, burst: u64, line: u64) {
+        for k in 0..n {
+            let part = burst / n + if k == 0 { burst % n } else { 0 };
+            if part > 0 {
+                self.push(ShadowOp::Run(part), line);
+            }
+            self.push(ShadowOp::Yield, line);
+        }
+    }
+
     /// A run that ends preempted at `ts` (the record on `line`) after `sched_yield()` calls
     /// that did not switch (records with the yield's signature, `yield_ts`): each is a yield,
     /// the burst up to the last of them spread evenly over them as the yield branch does, and
@@ -233,13 +245,7 @@ impl ObservedTask {
         let before = self.burst - after;
         self.burst = after;
         self.yields += n;
-        for k in 0..n {
-            let part = before / n + if k == 0 { before % n } else { 0 };
-            if part > 0 {
-                self.push(ShadowOp::Run(part), line);
-            }
-            self.push(ShadowOp::Yield, line);
-        }
+        self.push_yields(n, before, line);
         // Counted: the candidates of the next switch-out are the records after these.
         self.stats = self.stats.saturating_sub(n as u32);
         self.stat_ts.retain(|&x| x > last);
@@ -433,14 +439,7 @@ impl Observed {
                     self.events.push(Timed { ts: at, ev: ObsEvent::Yield { task: prev as u32, cpu } });
                 }
                 let burst = std::mem::take(&mut t.burst);
-                for k in 0..n {
-                    // Spread evenly, the remainder on the first.
-                    let part = burst / n + if k == 0 { burst % n } else { 0 };
-                    if part > 0 {
-                        t.push(ShadowOp::Run(part), line);
-                    }
-                    t.push(ShadowOp::Yield, line);
-                }
+                t.push_yields(n, burst, line);
                 SwitchOut::Yield
             }
             PrevState::Blocked(bits) if bits & (state_bits::Z | state_bits::X) != 0 => {
