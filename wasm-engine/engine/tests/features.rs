@@ -105,10 +105,10 @@ smp = "fair"
 vcpu_pack = "6.18"
 [[tasks]]
 name = "p"
-program = [{ pipe = { peer = "q", work = "200us", first = true } }]
+program = [{ pipe = { peer = "q", work = "500us", first = true } }]
 [[tasks]]
 name = "q"
-program = [{ pipe = { peer = "p", work = "150us" } }]
+program = [{ pipe = { peer = "p", work = "100us" } }]
 [[tasks]]
 name = "h1"
 program = [{ run = "forever" }]

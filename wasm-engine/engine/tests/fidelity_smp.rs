@@ -41,28 +41,25 @@ const TWINS: [(&str, &[&str]); 5] = [
 ];
 
 /// Predictions the model misses, each with the measured reason (capture, task, figure).
-const OPEN: [(&str, &str, &str, &str); 3] = [
-    (
-        "sleepers-and-hogs-smp",
-        "k_s",
-        "cpu",
-        "k_s runs 300 us plus sleeper-vs-hog's calibrated 39.7 us per 700 us period; on the pinned \
-         two-sleepers capture the same sleeper is already +1.24 pp (it spends ~25 us there): the \
-         per-period cost does not carry over between these workloads",
-    ),
+const OPEN: [(&str, &str, &str, &str); 2] = [
     (
         "pipe-pair-and-hog",
         "k_p",
         "migrations",
         "real: 3 episodes in 1.5 s where CPU 0's periodic balance pulls one of the pair and the next \
-         sync wakeup pulls it back within 4 ms (at +116, +200 and +1260 ms of the window); the \
-         model's balancer makes one such pull in the run",
+         sync wakeup pulls it back within 4 ms (at +116, +200 and +1260 ms of the window). A pull \
+         needs both of the pair runnable on CPU 1 at CPU 0's balance: the real wakee preempts its \
+         waker at 13,072 of the pair's 13,587 sync wakeups (need-resched set at sched_wakeup), so \
+         one of the pair waits half the time; the model's wakee preempts at 7,796 of 18,499 (its \
+         waker is still slice-protected), and CPU 0's passes find CPU 1 with one runnable task \
+         (docs/kernel-6.18.44-findings.md, 'A pipe write preempts its writer')",
     ),
     (
         "pipe-pair-and-hog",
         "k_q",
         "migrations",
-        "as k_p: the real kernel's balancer pulled a pair member to the hog's CPU 3 times; the model once",
+        "as k_p: the real kernel's balancer pulled a pair member to the hog's CPU 3 times; the model never (k_p's one \
+         migration is its first wakeup's)",
     ),
 ];
 

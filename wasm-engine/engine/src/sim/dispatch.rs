@@ -108,7 +108,7 @@ impl Simulation {
                 if !self.pipe_write(cpu, task, peer) {
                     self.tasks[task as usize].cursor.break_loop(end);
                 }
-                self.dispatch(cpu);
+                self.return_to_user(cpu, task);
             }
             Step::PipeRead { peer, end } => {
                 // None: blocked; the read is tried again when the task runs again.
@@ -137,7 +137,7 @@ impl Simulation {
             }
             Step::Wake { task: wakee, sync } => {
                 self.wake_step(cpu, wakee, sync);
-                self.dispatch(cpu);
+                self.return_to_user(cpu, task);
             }
             Step::WaitWakeup => {
                 if self.wait_wakeup(cpu, task) {
@@ -194,6 +194,18 @@ impl Simulation {
         v.halted = false;
         self.tasks[task as usize].wake_gen += 1;
         self.wake_up_flags(task, 0, Some(waker_cpu));
+    }
+
+    /// The return to user space of a system call that woke another task (a pipe write, a
+    /// futex wake): under PREEMPT_NONE it is the caller's preemption point. When the wakeup
+    /// set TIF_NEED_RESCHED on the caller's CPU (`check_preempt_wakeup_fair()` let the wakee
+    /// preempt), the caller is switched out still runnable (`R`) before its next system call,
+    /// and its program goes on when it runs again; otherwise it carries on at once.
+    pub(crate) fn return_to_user(&mut self, cpu: u32, task: u32) {
+        if let Some(reason) = self.fair.rqs[cpu as usize].need_resched {
+            self.schedule(cpu, reason);
+        }
+        self.resume_after_call(cpu, task);
     }
 
     /// After a system call returns: if the same task still runs, it carries on with its program.
