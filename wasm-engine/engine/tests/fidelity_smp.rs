@@ -50,8 +50,10 @@ const OPEN: [(&str, &str, &str, &str); 2] = [
          sync wakeup pulls it back within 4 ms (at +116, +200 and +1260 ms of the window). A pull \
          needs both of the pair runnable on CPU 1 at CPU 0's balance: the real wakee preempts its \
          waker at 13,072 of the pair's 13,587 sync wakeups (need-resched set at sched_wakeup), so \
-         one of the pair waits half the time; the model's wakee preempts at 7,796 of 18,499 (its \
-         waker is still slice-protected), and CPU 0's passes find CPU 1 with one runnable task \
+         one of the pair waits half the time; the model's wakee preempts at 7,796 of 18,499 (its two \
+         sides cost the same, so the writer is not ahead of V and keeps its protection), and CPU 0's \
+         passes mostly find CPU 1 with one runnable task; with a per-wakeup cost the preemptions \
+         match but the pulls become tick aliasing of an exactly periodic pair \
          (docs/kernel-6.18.44-findings.md, 'A pipe write preempts its writer')",
     ),
     (
