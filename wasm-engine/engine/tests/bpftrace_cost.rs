@@ -56,12 +56,16 @@ fn the_bpftrace_dump_costs_the_sleeper_cpu_time_per_period() {
     let without: Vec<f64> = ["sleeper-vs-hog-nobpf-1", "sleeper-vs-hog-nobpf-2"].map(per_period_us).to_vec();
     println!("k_s CPU per period, dump running: {with:.2?} µs; without: {without:.2?} µs");
     // Every capture with the dump costs more than every capture without it.
-    let (min_with, max_without) = (with.iter().copied().fold(f64::MAX, f64::min), without.iter().copied().fold(0.0, f64::max));
+    let (min_with, max_without) =
+        (with.iter().copied().fold(f64::MAX, f64::min), without.iter().copied().fold(0.0, f64::max));
     assert!(min_with > max_without + 10.0, "the dump's cost is not visible: {with:?} vs {without:?}");
     let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
     let cost = mean(&with) - mean(&without);
     let expected = CALIBRATED_WITH_DUMP_US - cost;
     let mirror = mirror_constant_us();
     println!("the dump's cost: {cost:.2} µs per period; the SMP mirror's k_s: 39.7 − {cost:.2} = {expected:.2} µs (file: {mirror} µs)");
-    assert!((mirror - expected).abs() <= 0.1, "sleepers-and-hogs-smp.toml charges {mirror} µs, the captures give {expected:.2}");
+    assert!(
+        (mirror - expected).abs() <= 0.1,
+        "sleepers-and-hogs-smp.toml charges {mirror} µs, the captures give {expected:.2}"
+    );
 }
