@@ -1,12 +1,12 @@
 //! Seeded randomness: one scenario seed split into independent sub-seeds per component.
 //!
 //! SplitMix64 (Steele, Lea, Flood 2014) both as the generator and as the mixing function
-//! that derives a component's sub-seed from (scenario seed, component name, index). No
-//! behaviour in the engine is random yet; tasks already get their own sub-seed so adding
-//! randomness later does not perturb other components' streams.
+//! that derives a component's sub-seed from (scenario seed, component name, index). Each
+//! component draws from its own stream (NI_RANDOM's newidle balance, a pipe step's
+//! `work_jitter` from its task's), so adding randomness to one does not perturb another's.
 
 /// A SplitMix64 generator.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct SplitMix64(u64);
 
 impl SplitMix64 {

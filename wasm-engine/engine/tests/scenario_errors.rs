@@ -388,6 +388,18 @@ fn pipe_checks() {
     );
     at(&pipes_err("rounds = 10, work", "rounds = 0, work"), 6, 47, "pipe.rounds: expected at least 1 round");
     at(&pipes_err(r#"work = "50us""#, "work = 0"), 6, 58, "pipe.work: pipe work must be greater than 0");
+    at(
+        &pipes_err(r#"work = "50us" } } ]"#, r#"work = "50us", work_jitter = "60us" } } ]"#),
+        9,
+        80,
+        "pipe.work_jitter: pipe work_jitter 60us is larger than work 50us",
+    );
+    at(
+        &pipes_err(r#"work = "50us" } } ]"#, r#"work = "50us", block_cost = "forever" } } ]"#),
+        9,
+        79,
+        "pipe.block_cost: pipe block_cost must be finite",
+    );
     // Without rounds a pipe runs until its peer exits, and the program may go on after it.
     let endless =
         PIPES.replace("rounds = 10, ", "").replace(r#"work = "50us" } } ]"#, r#"work = "50us" } }, { run = "1ms" } ]"#);

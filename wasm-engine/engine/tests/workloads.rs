@@ -95,6 +95,45 @@ fn pipe_pair_on_one_cpu_alternates_message_by_message() {
 }
 
 #[test]
+fn a_blocking_read_that_costs_more_lets_the_wakee_preempt_its_writer() {
+    // Equal costs: the pair settles at lag 0 with the writer exactly at V, eligible and
+    // slice-protected, and no wakeup preempts (above). With the blocking read ~1 us dearer
+    // than the writer's run (the machine's accounting), the writer is ahead of V at its next
+    // write, __pick_eevdf() drops it before looking at its protection, and the wakee preempts:
+    // the writer leaves `R` and reads the byte waiting for it when it runs again.
+    let body = PIPE_PAIR_ON_CPU0.replace(r#"work = "50us""#, r#"work = "50us", block_cost = "1us""#);
+    assert_eq!(body.matches("block_cost").count(), 2);
+    let sim = run(&body, "50ms", &[]);
+    let (p, q) = (id(&sim, "k_p"), id(&sim, "k_q"));
+    let preempted: u64 = [p, q].iter().map(|&t| sim.tasks[t as usize].stats.switches_out_runnable).sum();
+    let wakeups = rows(&sim, EventKind::Wakeup).len() as u64;
+    assert!(preempted * 10 >= wakeups * 9, "{preempted} of {wakeups} wakeups preempted the writer");
+    // Every message still costs its work, and each blocking read its 1 us on top.
+    for t in [p, q] {
+        let st = &sim.tasks[t as usize].stats;
+        assert_eq!(st.pipe_writes, 200);
+        assert_eq!(sim.cpu_time(t), 200 * 50 * US + st.sleeps * US, "{}", sim.tasks[t as usize].cfg.name);
+    }
+    summary_agrees(&sim);
+}
+
+#[test]
+fn work_jitter_draws_each_message_from_the_seeded_stream() {
+    let body = PIPE_PAIR_ON_CPU0.replace(r#"work = "50us""#, r#"work = "50us", work_jitter = "2us""#);
+    let a = run(&body, "50ms", &[]);
+    for t in [id(&a, "k_p"), id(&a, "k_q")] {
+        let cpu = a.cpu_time(t);
+        assert_ne!(cpu, 200 * 50 * US, "jittered messages do not all cost 50 us");
+        assert!(cpu.abs_diff(200 * 50 * US) <= 200 * 2 * US, "within ± the jitter per message: {cpu}");
+    }
+    // The same seed gives the same run; another seed, another one.
+    let again = run(&body, "50ms", &[]);
+    assert_eq!(a.fair.log.digest(), again.fair.log.digest());
+    let other = run(&body, "50ms", &[("seed", "2")]);
+    assert_ne!(a.fair.log.digest(), other.fair.log.digest());
+}
+
+#[test]
 fn pipe_wakeups_carry_wf_sync_and_the_writers_cpu() {
     // k_s's timer wakeups beside the pair: no waker, no flags.
     let body = format!(

@@ -727,6 +727,21 @@ fn check_ops(c: &mut Checker, seq: &KeyPath, ops: &[OpSpec], depth: usize, child
                     );
                 }
                 c.finite(&pp.key("work"), p.work, true, "pipe work");
+                if let Some(b) = p.block_cost {
+                    c.finite(&pp.key("block_cost"), b, false, "pipe block_cost");
+                }
+                if let Some(j) = p.work_jitter {
+                    if c.finite(&pp.key("work_jitter"), j, false, "pipe work_jitter") && j.ns() > p.work.ns() {
+                        c.push(
+                            pp.key("work_jitter"),
+                            format!(
+                                "pipe work_jitter {} is larger than work {}: expected at most the work, so that no message costs less than 0",
+                                format_duration(j.ns()),
+                                format_duration(p.work.ns())
+                            ),
+                        );
+                    }
+                }
             }
             OpSpec::Fork(f) => check_fork(c, &op_path.key("fork"), f, depth),
             OpSpec::Wake(_) => {} // the task is checked against the task list in `check`

@@ -588,10 +588,22 @@ pub struct PipeSpec {
     pub rounds: Option<u64>,
     /// CPU time of the work done for each message (e.g. "50us").
     pub work: DurationSpec,
+    /// Each message's work is drawn uniformly from `work` ± this, from the task's seeded
+    /// stream (default: 0, every message costs `work`). A real pair's cycle jitters; an
+    /// exactly periodic one locks its phase to the tick, and what a periodic load balance
+    /// finds at each tick then repeats.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub work_jitter: Option<DurationSpec>,
     /// This task writes the first message; the other one starts by reading (default: false;
     /// exactly one task of the pair starts).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub first: bool,
+    /// CPU time a read that finds the pipe empty costs before the task blocks, beyond `work`
+    /// (default: 0). On the machine, the run that ends in that block is charged the blocking
+    /// read and the writer's tail after its wakeup (the wakeup's `rq_clock_skip_update()`
+    /// hands that time to the next task), ~1 µs more than the writer's run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub block_cost: Option<DurationSpec>,
 }
 
 /// A fork-and-wait step.

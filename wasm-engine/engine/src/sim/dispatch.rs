@@ -110,9 +110,10 @@ impl Simulation {
                 }
                 self.return_to_user(cpu, task);
             }
-            Step::PipeRead { peer, end } => {
-                // None: blocked; the read is tried again when the task runs again.
-                if let Some(read) = self.pipe_read(cpu, task, peer) {
+            Step::PipeRead { peer, end, block_cost } => {
+                // None: blocked, or spending its block cost first; the read is tried again
+                // when the task runs again.
+                if let Some(read) = self.pipe_read(cpu, task, peer, block_cost) {
                     let c = &mut self.tasks[task as usize].cursor;
                     if read {
                         c.finish_step();

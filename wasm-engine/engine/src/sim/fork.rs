@@ -53,7 +53,7 @@ impl Simulation {
         let t = &mut self.tasks[child as usize];
         t.exec_before += old.sum_exec_runtime;
         t.state = TaskState::New;
-        t.cursor = Cursor::default();
+        t.cursor = Cursor::seeded(t.seed);
         t.seg_start = now;
         t.woken_at = None;
         t.syscall_pending = None;

@@ -109,6 +109,9 @@ pub struct Task {
     pub seed: u64,
     /// A system call in progress under a cost model: Some(whether it ends in schedule()).
     pub syscall_pending: Option<bool>,
+    /// A pipe read found its pipe empty and is spending the step's `block_cost` before it
+    /// blocks (`sim/pipe.rs`).
+    pub pipe_block_started: bool,
     /// A process started by the scenario execs its program at its first run (`sched_exec()`
     /// under `smp = "fair"`: exec balancing may move it, `sim/smp.rs`).
     pub exec_pending: bool,
@@ -185,13 +188,14 @@ impl Simulation {
                 se: id,
                 state: TaskState::New,
                 cpu,
-                cursor: Cursor::default(),
+                cursor: Cursor::seeded(seeds.sub_seed("task", id as u64)),
                 seg_start: 0,
                 wake_gen: 0,
                 woken_at: None,
                 stats: TaskStats::default(),
                 seed: seeds.sub_seed("task", id as u64),
                 syscall_pending: None,
+                pipe_block_started: false,
                 exec_pending: false,
                 token: false,
                 pp_left: None,

@@ -14,8 +14,15 @@
 //!
 //! Named shortcut: no system-call cost. The read and write take no CPU time; the scenario's
 //! per-message `work` is all the CPU time a message costs (a mirror of a real capture states
-//! what it adds for the kernel's share).
+//! what it adds for the kernel's share), except a read that finds the pipe empty: it spends
+//! the step's `block_cost` before it blocks. On the machine the run that ends in that block
+//! is ~1 µs longer than the writer's run that ends preempted (the blocking read, and the
+//! writer's tail after `try_to_wake_up()`, which `rq_clock_skip_update()` charges to the next
+//! task). That difference decides whether the writer is ahead of V when its next write wakes
+//! the reader, and so whether the wakee preempts it (`docs/kernel-6.18.44-findings.md`, "A
+//! pipe write preempts its writer").
 
+use super::event::Ev;
 use super::{Simulation, TaskState};
 use crate::sched::wakeup::WF_SYNC;
 
@@ -41,15 +48,27 @@ impl Simulation {
     /// `pipe_read()` of one byte by the running `task` on `cpu` from its pipe, written by
     /// `peer`: takes a waiting byte (true: the program goes on), or returns end of file when
     /// the peer has exited (false: the step ends), or blocks until the peer writes (None).
-    pub(crate) fn pipe_read(&mut self, cpu: u32, task: u32, peer: u32) -> Option<bool> {
+    /// A read that finds the pipe empty first spends `block_cost` on the CPU (None: the task
+    /// still runs and tries again then).
+    pub(crate) fn pipe_read(&mut self, cpu: u32, task: u32, peer: u32, block_cost: u64) -> Option<bool> {
         let t = &mut self.tasks[task as usize];
         if t.pipe_bytes > 0 {
             t.pipe_bytes -= 1;
+            t.pipe_block_started = false;
             return Some(true);
         }
         if self.tasks[peer as usize].state == TaskState::Exited {
+            self.tasks[task as usize].pipe_block_started = false;
             return Some(false);
         }
+        let t = &mut self.tasks[task as usize];
+        if block_cost > 0 && !t.pipe_block_started {
+            t.pipe_block_started = true;
+            let gen = self.cpus[cpu as usize].work_gen;
+            self.queue.push(self.fair.now + block_cost, Ev::Work { cpu, gen });
+            return None;
+        }
+        t.pipe_block_started = false;
         self.tasks[task as usize].pipe_wait = Some(peer);
         self.block(cpu, task, u64::MAX);
         None

@@ -1,6 +1,7 @@
 //! Task behaviour programs: the scenario's steps compiled to a flat instruction list and a
 //! small interpreter that says what the task does next.
 
+use crate::rng::SplitMix64;
 use crate::scenario::schema::{ForkSpec, OpSpec};
 
 /// The fork steps of a program in the order `Program::compile` numbers their children: the
@@ -25,6 +26,9 @@ pub fn fork_steps(ops: &[OpSpec]) -> Vec<&ForkSpec> {
 pub enum Instr {
     /// Consume CPU time (u64::MAX: forever).
     Run(u64),
+    /// Run for `ns` ± `half` of CPU time, uniformly drawn from the task's seeded stream when
+    /// the step begins (a pipe step's `work_jitter`).
+    RunJitter { ns: u64, half: u64 },
     /// Busy-wait until this much wall time has passed since the step began.
     Spin(u64),
     /// Block for this long (timer slack is added by the host).
@@ -53,8 +57,9 @@ pub enum Instr {
     /// LoopEnd is at `end` (a failed write, the peer gone, ends the step).
     PipeWrite { peer: u32, end: u32 },
     /// Read one byte from this task's pipe, written by `peer` (`pipe_read()`): blocks while it
-    /// is empty; end of file (the peer gone) ends the step (LoopEnd at `end`).
-    PipeRead { peer: u32, end: u32 },
+    /// is empty, after `block_cost` ns of CPU; end of file (the peer gone) ends the step
+    /// (LoopEnd at `end`).
+    PipeRead { peer: u32, end: u32, block_cost: u64 },
     /// Fork the children of `Program::forks[i]`.
     Fork(u32),
     /// Wait until the children of `Program::forks[i]` have all exited (`do_wait()`).
@@ -63,6 +68,15 @@ pub enum Instr {
     Wake { task: u32, sync: bool },
     /// Block until another task's `Wake` (a wakeup sent earlier is consumed at once).
     WaitWakeup,
+}
+
+/// The CPU costs of a pipe step (ns): each message's work and its jitter, and a read that
+/// blocks.
+#[derive(Debug, Clone, Copy)]
+struct PipeCost {
+    work: u64,
+    jitter: u64,
+    block: u64,
 }
 
 /// The children of one fork step: task slots allocated when the scenario is loaded.
@@ -152,7 +166,12 @@ impl Program {
                 }
                 OpSpec::Pipe(p) => {
                     let peer = names.iter().position(|n| *n == p.peer).expect("validated pipe peer") as u32;
-                    self.pipe(peer, p.rounds, p.work.ns(), p.first);
+                    let cost = PipeCost {
+                        work: p.work.ns(),
+                        jitter: p.work_jitter.map_or(0, |d| d.ns()),
+                        block: p.block_cost.map_or(0, |d| d.ns()),
+                    };
+                    self.pipe(peer, p.rounds, cost, p.first);
                 }
                 OpSpec::Fork(f) => {
                     self.forks.push(ForkStep { first: *next_child, children: f.children });
@@ -175,11 +194,14 @@ impl Program {
 
     /// A pipe step: a loop of `rounds` (None: forever) round trips; the task that starts
     /// works, writes, reads; the other reads, works, writes.
-    fn pipe(&mut self, peer: u32, rounds: Option<u64>, work: u64, first: bool) {
+    fn pipe(&mut self, peer: u32, rounds: Option<u64>, cost: PipeCost, first: bool) {
         let start = self.code.len();
+        let work =
+            if cost.jitter > 0 { Instr::RunJitter { ns: cost.work, half: cost.jitter } } else { Instr::Run(cost.work) };
         self.emit_loop(rounds, None, |p| {
-            let (read, write) = (Instr::PipeRead { peer, end: 0 }, Instr::PipeWrite { peer, end: 0 });
-            let body = if first { [Instr::Run(work), write, read] } else { [read, Instr::Run(work), write] };
+            let (read, write) =
+                (Instr::PipeRead { peer, end: 0, block_cost: cost.block }, Instr::PipeWrite { peer, end: 0 });
+            let body = if first { [work, write, read] } else { [read, work, write] };
             p.code.extend(body);
         });
         let end = self.code.len() as u32 - 1;
@@ -235,7 +257,7 @@ pub enum Step {
     PipeWrite { peer: u32, end: u32 },
     /// At a pipe read (the simulation drives it: `finish_step` once a byte is read,
     /// `break_loop(end)` at end of file).
-    PipeRead { peer: u32, end: u32 },
+    PipeRead { peer: u32, end: u32, block_cost: u64 },
     /// Fork the children of a fork step (`Program::forks` index; the cursor has moved on).
     Fork(u32),
     /// At the wait for a fork step's children (the simulation drives it: `finish_step` once
@@ -266,9 +288,16 @@ pub struct Cursor {
     run_left: Option<u64>,
     /// Wall-clock end of the current Spin step (None: step not begun).
     spin_until: Option<u64>,
+    /// The task's seeded stream (`RunJitter`).
+    rng: SplitMix64,
 }
 
 impl Cursor {
+    /// A cursor at the program's start drawing from the task's seeded stream.
+    pub fn seeded(seed: u64) -> Self {
+        Cursor { rng: SplitMix64::new(seed), ..Cursor::default() }
+    }
+
     /// Charges `ran` ns of CPU time to the current Run step.
     pub fn charge(&mut self, ran: u64) {
         if let Some(left) = self.run_left.as_mut() {
@@ -318,6 +347,15 @@ impl Cursor {
                     }
                     return Step::BusyUntil(if left == u64::MAX { u64::MAX } else { now + left });
                 }
+                Instr::RunJitter { ns, half } => {
+                    let rng = &mut self.rng;
+                    let left = *self.run_left.get_or_insert_with(|| ns - half + rng.below(2 * half + 1));
+                    if left == 0 {
+                        self.advance();
+                        continue;
+                    }
+                    return Step::BusyUntil(now + left);
+                }
                 Instr::Spin(ns) => {
                     let until = *self.spin_until.get_or_insert(now + ns);
                     if now >= until {
@@ -353,7 +391,7 @@ impl Cursor {
                     self.advance();
                     return Step::PipeWrite { peer, end };
                 }
-                Instr::PipeRead { peer, end } => return Step::PipeRead { peer, end },
+                Instr::PipeRead { peer, end, block_cost } => return Step::PipeRead { peer, end, block_cost },
                 Instr::Fork(f) => {
                     self.advance();
                     return Step::Fork(f);
@@ -431,7 +469,16 @@ mod tests {
     #[test]
     fn pipe_compiles_to_a_loop_and_ends_early_at_end_of_file() {
         use crate::scenario::schema::PipeSpec;
-        let pipe = |first| OpSpec::Pipe(PipeSpec { peer: "b".into(), rounds: Some(2), work: DurationSpec(10), first });
+        let pipe = |first| {
+            OpSpec::Pipe(PipeSpec {
+                peer: "b".into(),
+                rounds: Some(2),
+                work: DurationSpec(10),
+                first,
+                work_jitter: None,
+                block_cost: None,
+            })
+        };
         let names = ["a", "b"];
         // The task that starts works, writes, reads; the other reads, works, writes.
         let prog = Program::compile(&[pipe(true)], &names, &[], 2);
@@ -442,19 +489,19 @@ mod tests {
                 Instr::LoopStart { times: Some(2), period: None, end },
                 Instr::Run(10),
                 Instr::PipeWrite { peer: 1, end },
-                Instr::PipeRead { peer: 1, end },
+                Instr::PipeRead { peer: 1, end, block_cost: 0 },
                 Instr::LoopEnd { start: 0 },
             ]
         );
         let prog = Program::compile(&[pipe(false), OpSpec::Sleep(DurationSpec(5))], &names, &[], 2);
-        assert_eq!(prog.code[1], Instr::PipeRead { peer: 1, end });
+        assert_eq!(prog.code[1], Instr::PipeRead { peer: 1, end, block_cost: 0 });
         let mut c = Cursor::default();
-        assert_eq!(c.next(&prog, 0), Step::PipeRead { peer: 1, end });
+        assert_eq!(c.next(&prog, 0), Step::PipeRead { peer: 1, end, block_cost: 0 });
         c.finish_step();
         assert_eq!(c.next(&prog, 0), Step::BusyUntil(10));
         c.charge(10);
         assert_eq!(c.next(&prog, 10), Step::PipeWrite { peer: 1, end });
-        assert_eq!(c.next(&prog, 10), Step::PipeRead { peer: 1, end });
+        assert_eq!(c.next(&prog, 10), Step::PipeRead { peer: 1, end, block_cost: 0 });
         // End of file: the step is over, the program goes on.
         c.break_loop(end);
         assert_eq!(c.next(&prog, 10), Step::SleepUntil(15));
