@@ -13,12 +13,12 @@
 //!   simulation says it is on, and that CPU is in its allowed mask (the balancer moved it
 //!   consistently and only where it may run).
 //!
-//! Not checked: that a cfs_rq's PELT sums equal its entities'. They do not, exactly: blocked
-//! (sleeping) entities' contributions stay in the sums and decay separately, removed loads
-//! are folded in only at the next update, and every `*_avg` is a floored division of its
-//! `*_sum`, so no exact equality holds to state.
+//! * under PELT tracking: each cfs_rq's `load_avg`/`util_avg` (and `runnable_avg` where it
+//!   holds only tasks) equal the sum over its attached entities, aged to its last update,
+//!   within rounding (`pelt_sums`: no exact equality holds, in the kernel either).
 
 use crate::sched::entity::{vbefore, vdiff};
+use crate::sched::pelt::__update_load_avg_se;
 use crate::sim::{Simulation, TaskState};
 
 /// Checks every invariant; the error names the first one violated.
@@ -178,11 +178,106 @@ pub fn check(sim: &Simulation) -> Result<(), String> {
             }
         }
     }
+    pelt_sums(sim)?;
     let busy: u128 = (0..sim.tasks.len() as u32).map(|i| sim.cpu_time(i) as u128).sum();
     let idle: u128 = (0..sim.cpus.len() as u32).map(|c| sim.idle_time(c) as u128).sum();
     let total = sim.cpus.len() as u128 * f.now as u128;
     if busy + idle != total {
         return Err(format!("runtime {busy} + idle {idle} != cpus × elapsed {total}"));
+    }
+    Ok(())
+}
+
+/// Each tracked cfs_rq's PELT averages against its attached entities' (`pelt_sums`): a floor
+/// (what detached entities leave behind in rounding until it decays), absolute slack per
+/// entity, and this fraction of the cfs_rq's value (1/50).
+const PELT_SLACK_FLOOR: i64 = 8;
+const PELT_SLACK_PER_ENTITY: i64 = 2;
+const PELT_SLACK_DIVISOR: i64 = 50;
+
+/// Under PELT tracking: every cfs_rq of tasks has `load_avg`, `util_avg` and `runnable_avg`,
+/// less the loads removed and not yet folded in, equal to the sum over the entities attached
+/// to it (queued or blocked, each aged to the cfs_rq's `last_update_time` with its state since
+/// its own last update) within `PELT_SLACK_FLOOR`, plus `PELT_SLACK_PER_ENTITY` per entity,
+/// plus 1/`PELT_SLACK_DIVISOR` of the value. Not exact, in the kernel either: each `*_avg` is
+/// a floored division of its `*_sum`, a cfs_rq and its entities decay in different steps, and
+/// a task that exits or leaves takes its averages out with `sub_positive()` clamps that leave a
+/// few units behind. Measured over every scenario, the sums stay within 2 per entity plus 1 %
+/// of the value (and 4 on an emptied queue in the random SMP reference runs). The check found
+/// a put_prev that did not credit prev's running time (util off by up to 58 %).
+///
+/// A cfs_rq holding group entities is not checked yet. The engine attaches a group entity to
+/// its parent at its first enqueue, after the first propagation from its child has already
+/// added the child's load to the parent: the parent then counts it twice (a whole task's load
+/// in `cgroup-shares-smp`). The kernel attaches group entities, empty, when the group comes
+/// online (`online_fair_sched_group()`). Fixing it moves `cgroup-shares-smp`'s start-up
+/// (`docs/kernel-6.18.44-findings.md`, "PELT sums"); a group entity's runnable average would
+/// stay out in any case (its `runnable_weight` is stale while a task below it is delayed).
+fn pelt_sums(sim: &Simulation) -> Result<(), String> {
+    let f = &sim.fair;
+    if !f.pelt() {
+        return Ok(());
+    }
+    // One pass over the entities: per cfs_rq, the sums of its attached entities' averages.
+    #[derive(Clone, Copy, Default)]
+    struct Sums {
+        load: u64,
+        util: u64,
+        runnable: u64,
+        n: i64,
+        groups: bool,
+    }
+    let mut sums = vec![Sums::default(); f.qs.len()];
+    for (id, e) in f.ents.iter().enumerate() {
+        // A group entity marks its parent whether attached or not (the known defect below).
+        sums[e.cfs_rq as usize].groups |= e.my_q.is_some();
+        // A task that left its cfs_rq has last_update_time 0 until it is attached again.
+        let q = &f.qs[e.cfs_rq as usize];
+        if e.avg.last_update_time == 0 || q.avg.last_update_time == 0 {
+            continue;
+        }
+        let mut a = e.avg;
+        if a.last_update_time < q.avg.last_update_time {
+            let r = if e.sched_delayed {
+                0
+            } else {
+                match e.my_q {
+                    Some(g) => f.qs[g as usize].h_nr_runnable as u64,
+                    None => e.on_rq as u64,
+                }
+            };
+            __update_load_avg_se(q.avg.last_update_time, &mut a, e.load.weight, e.on_rq, r, q.curr == Some(id as u32));
+        }
+        let s = &mut sums[e.cfs_rq as usize];
+        s.load += a.load_avg;
+        s.util += a.util_avg;
+        s.runnable += a.runnable_avg;
+        s.n += 1;
+    }
+    for (q, s) in f.qs.iter().zip(&sums) {
+        if q.avg.last_update_time == 0 {
+            continue;
+        }
+        let check = |what: &str, sum: u64, avg: u64, removed: u64| -> Result<(), String> {
+            let cfs = avg.saturating_sub(removed) as i64;
+            let slack = PELT_SLACK_FLOOR + PELT_SLACK_PER_ENTITY * s.n + cfs / PELT_SLACK_DIVISOR;
+            if (sum as i64 - cfs).abs() > slack {
+                return Err(format!(
+                    "cfs_rq {}: {what} {cfs} (less removed) but its {} attached entities sum to {sum} (slack {slack})",
+                    q.id, s.n
+                ));
+            }
+            Ok(())
+        };
+        // A cfs_rq holding group entities is left out: the engine attaches a group entity at
+        // its first enqueue, after its first propagation has already added the child's load to
+        // the parent, so the parent counts that load twice (a known defect, see the doc above).
+        if s.groups {
+            continue;
+        }
+        check("load_avg", s.load, q.avg.load_avg, q.removed.load_avg)?;
+        check("util_avg", s.util, q.avg.util_avg, q.removed.util_avg)?;
+        check("runnable_avg", s.runnable, q.avg.runnable_avg, q.removed.runnable_avg)?;
     }
     Ok(())
 }

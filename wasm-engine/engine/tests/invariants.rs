@@ -58,3 +58,31 @@ fn checker_catches_corruption() {
         }
     });
 }
+
+#[test]
+fn checker_catches_pelt_sums_that_drift_from_their_entities() {
+    // Under `smp = "fair"` with movable tasks, PELT is tracked: a cfs_rq's averages must equal
+    // its attached entities' (aged to its last update) within rounding.
+    let live = || {
+        let path = common::repo_root().join("scenarios/linux-6.18-smp/three-hogs-two-cpus.toml");
+        let mut sim = common::load(&path, &[]);
+        sim.check_invariants = true;
+        sim.run_until(300_000_000);
+        assert!(sim.fair.pelt(), "this scenario tracks PELT");
+        check(&sim).expect("a live run satisfies every invariant");
+        sim
+    };
+    let root = |s: &Simulation| (0..s.fair.qs.len()).find(|&q| s.fair.qs[q].avg.load_avg > 0).expect("a loaded cfs_rq");
+    let mut sim = live();
+    let q = root(&sim);
+    sim.fair.qs[q].avg.util_avg += 100;
+    let err = check(&sim).expect_err("util drift");
+    assert!(err.contains("util_avg"), "{err}");
+    let mut sim = live();
+    let q = root(&sim);
+    let e = (0..sim.fair.ents.len())
+        .find(|&e| sim.fair.ents[e].cfs_rq as usize == q && sim.fair.ents[e].avg.last_update_time != 0);
+    sim.fair.ents[e.expect("an attached entity")].avg.load_avg += 300;
+    let err = check(&sim).expect_err("an entity's load drift");
+    assert!(err.contains("load_avg"), "{err}");
+}

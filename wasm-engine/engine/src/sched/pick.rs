@@ -233,12 +233,16 @@ impl Fair {
         }
         self.check_cfs_rq_runtime(q);
         let on_rq = self.ents[se as usize].on_rq;
-        // The kernel re-inserts prev while it is still cfs_rq->curr and clears curr after;
-        // the insertion does not read curr, so clearing first is equivalent.
+        // The kernel updates prev's load average while it is still cfs_rq->curr, then clears
+        // curr: the update credits prev's time since its last one as running (its util_sum,
+        // and the cfs_rq's). It re-inserts prev into the tree first; the update does not read
+        // the tree, and here it runs before the insertion so that no one sees curr in it.
+        if on_rq {
+            self.update_load_avg(q, se, 0);
+        }
         self.qs[q as usize].curr = None;
         if on_rq {
             self.qs[q as usize].enqueue_timeline(&self.ents, se);
-            self.update_load_avg(q, se, 0);
         }
     }
 
