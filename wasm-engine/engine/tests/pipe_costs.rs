@@ -20,22 +20,7 @@
 
 mod common;
 
-use schedlab_engine::import::dat::decode_all;
-use schedlab_engine::import::record::{PrevState, SchedPayload, Skipped, TraceRecord, TraceSink};
-
-/// The records of a trace, in file order.
-#[derive(Default)]
-struct Records(Vec<TraceRecord>);
-
-impl TraceSink for Records {
-    fn record(&mut self, rec: TraceRecord) {
-        self.0.push(rec);
-    }
-    fn lost(&mut self, _cpu: u32, count: u64, _line: u64) {
-        panic!("the capture lost {count} events");
-    }
-    fn skipped(&mut self, _s: Skipped) {}
-}
+use schedlab_engine::import::record::{PrevState, SchedPayload};
 
 /// The SMP mirror's calibrated CPU time per message (µs): the SMP capture's pair CPU time ÷
 /// its messages (`docs/calibration.md`).
@@ -43,11 +28,7 @@ const SMP_MESSAGE_US: f64 = 55.92;
 
 /// The pair's runs (ns of CPU charged), those that ended runnable and those that ended asleep.
 fn pair_runs() -> (Vec<u64>, Vec<u64>) {
-    let path = common::traces().join("linux-6.18-pipe-costs/pipe-pair-and-hog/trace.dat");
-    let bytes = std::fs::read(path).expect("trace.dat");
-    let mut recs = Records::default();
-    decode_all(&bytes, &mut recs).expect("decode");
-    let mut recs = recs.0;
+    let mut recs = common::dat_records(&common::traces().join("linux-6.18-pipe-costs/pipe-pair-and-hog/trace.dat"));
     recs.sort_by_key(|r| (r.ts_ns, r.line));
     let pair = |comm: &str| comm == "k_p" || comm == "k_q";
     // Per pair task: the CPU charged since its switch-in (None: not on a CPU in the trace yet).

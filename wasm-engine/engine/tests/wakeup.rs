@@ -7,7 +7,7 @@
 
 mod common;
 
-use schedlab_engine::import::record::{trace_flags, SchedPayload, Skipped, TraceRecord, TraceSink, WakeKind};
+use schedlab_engine::import::record::{trace_flags, SchedPayload, TraceRecord, WakeKind};
 use schedlab_engine::obs::log::{EventKind, SwitchReason};
 use schedlab_engine::obs::summary::wakeup_latencies;
 use schedlab_engine::sim::Simulation;
@@ -97,28 +97,11 @@ fn check_preempt_wakeup_fair_fork_onto_a_busy_cpu_as_captured() {
     assert!(s_now > 200, "6.18.y lets most children preempt at once: {s_now}/290");
 }
 
-/// Every record of a capture, in time order.
-struct Records(Vec<TraceRecord>);
-
-impl TraceSink for Records {
-    fn record(&mut self, rec: TraceRecord) {
-        self.0.push(rec);
-    }
-    fn lost(&mut self, cpu: u32, count: u64, _line: u64) {
-        panic!("CPU {cpu} lost {count} events");
-    }
-    fn skipped(&mut self, _s: Skipped) {}
-}
-
 /// What happened after each fork onto `cpu` of a real capture: (wakeup time, CPU's next
 /// switch time, whether that switch ran the child, whether need-resched was already set when
 /// the wakeup was recorded, the CPU's next tick).
 fn real_forks(folder: &str, cpu: u32) -> Vec<(u64, u64, bool, bool, u64)> {
-    let path = common::traces().join(folder).join("trace.dat");
-    let bytes = std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    let mut recs = Records(Vec::new());
-    schedlab_engine::import::dat::decode_all(&bytes, &mut recs).expect("decodes");
-    let recs = recs.0;
+    let recs = common::dat_records(&common::traces().join(folder).join("trace.dat"));
     let on = |r: &TraceRecord| r.cpu == cpu;
     // The tick: update_curr()'s sched_stat_runtime in hard-irq context.
     let ticks: Vec<u64> = recs

@@ -78,3 +78,23 @@ pub fn run_text(file: &str, text: &str, variants: &[(&str, &str)]) -> Simulation
     sim.run();
     sim
 }
+
+/// Every record of a trace-cmd `.dat` capture, in file order (a capture that lost events is
+/// refused: the tests that read records one by one count on all of them).
+pub fn dat_records(path: &Path) -> Vec<schedlab_engine::import::record::TraceRecord> {
+    use schedlab_engine::import::record::{Skipped, TraceRecord, TraceSink};
+    struct Records(Vec<TraceRecord>);
+    impl TraceSink for Records {
+        fn record(&mut self, rec: TraceRecord) {
+            self.0.push(rec);
+        }
+        fn lost(&mut self, cpu: u32, count: u64, _line: u64) {
+            panic!("CPU {cpu} lost {count} events");
+        }
+        fn skipped(&mut self, _s: Skipped) {}
+    }
+    let bytes = std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let mut recs = Records(Vec::new());
+    schedlab_engine::import::dat::decode_all(&bytes, &mut recs).expect("decodes");
+    recs.0
+}
