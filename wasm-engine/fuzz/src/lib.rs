@@ -170,14 +170,16 @@ pub fn check_store(bytes: &[u8], c: &Collect, st: &ImportStats) {
 pub fn check_metrics(store: &TraceStore) {
     let tl = TraceTimeline::build(store);
     let all = window_metrics(store, &tl, &MetricsWindow::all());
-    let busy: u64 = all.cpus.iter().map(|c| c.busy_ns).sum();
-    assert_eq!(all.tasks.iter().map(|t| t.cpu_ns).sum::<u64>(), busy, "tasks' CPU time = CPUs' busy time");
+    // Summed wide: a trace's timestamps can span most of u64, and several CPUs' busy time
+    // together then does not fit one (a fuzzed perf script found it).
+    let busy: u128 = all.cpus.iter().map(|c| u128::from(c.busy_ns)).sum();
+    assert_eq!(all.tasks.iter().map(|t| u128::from(t.cpu_ns)).sum::<u128>(), busy, "tasks' CPU time = CPUs' busy time");
     for t in &all.tasks {
         assert_eq!(t.states.running_ns, t.cpu_ns, "task {}", t.task);
         assert_eq!(t.wakeup_latency.count, t.latencies_ns.len() as u64);
     }
     for c in &all.cpus {
-        assert_eq!(c.known_ns, c.depth_ns.iter().sum::<u64>());
+        assert_eq!(u128::from(c.known_ns), c.depth_ns.iter().map(|&d| u128::from(d)).sum::<u128>());
         assert!(c.idle_while_overloaded_ns <= c.idle_ns && c.known_ns <= all.window_ns, "CPU {}: {c:?}", c.cpu);
     }
     let mid = all.t0 + all.window_ns / 2;
