@@ -206,13 +206,17 @@ const PELT_SLACK_DIVISOR: i64 = 50;
 /// of the value (and 4 on an emptied queue in the random SMP reference runs). The check found
 /// a put_prev that did not credit prev's running time (util off by up to 58 %).
 ///
-/// A cfs_rq holding group entities is not checked yet. The engine attaches a group entity to
-/// its parent at its first enqueue, after the first propagation from its child has already
-/// added the child's load to the parent: the parent then counts it twice (a whole task's load
-/// in `cgroup-shares-smp`). The kernel attaches group entities, empty, when the group comes
-/// online (`online_fair_sched_group()`). Fixing it moves `cgroup-shares-smp`'s start-up
-/// (`docs/kernel-6.18.44-findings.md`, "PELT sums"); a group entity's runnable average would
-/// stay out in any case (its `runnable_weight` is stale while a task below it is delayed).
+/// A cfs_rq of a group under a CFS bandwidth quota (its own or an ancestor's) is left out: the
+/// engine does not model PELT's throttle paths (a throttled cfs_rq's clock stopped at
+/// `throttled_clock_pelt`, `tg_throttle_down()`/`tg_unthrottle_up()`), a named shortcut of
+/// `sched/group_pelt.rs`, and such queues kept residues of up to 9 (util, emptied) and 13
+/// (runnable) past the slack in the random SMP reference runs.
+///
+/// A cfs_rq holding group entities is checked for `load_avg` and `util_avg`; its
+/// `runnable_avg` is left out, since a group entity's `runnable_weight` (its cfs_rq's
+/// `h_nr_runnable` at its last update) is stale while a task below it is delayed, up to ~7 %.
+/// This check found the double attach of group entities, fixed (`group_pelt.rs`,
+/// `update_load_avg`; `docs/kernel-6.18.44-findings.md`, "PELT sums").
 fn pelt_sums(sim: &Simulation) -> Result<(), String> {
     let f = &sim.fair;
     if !f.pelt() {
@@ -228,8 +232,13 @@ fn pelt_sums(sim: &Simulation) -> Result<(), String> {
         groups: bool,
     }
     let mut sums = vec![Sums::default(); f.qs.len()];
+    // Task groups under a bandwidth quota, their own or an ancestor's (parents come first).
+    let mut under_quota = vec![false; f.tgs.len()];
+    for (i, tg) in f.tgs.iter().enumerate() {
+        under_quota[i] = tg.bw.is_some() || tg.parent.is_some_and(|p| under_quota[p as usize]);
+    }
     for (id, e) in f.ents.iter().enumerate() {
-        // A group entity marks its parent whether attached or not (the known defect below).
+        // A group entity marks its parent: its runnable average is not checked (see above).
         sums[e.cfs_rq as usize].groups |= e.my_q.is_some();
         // A task that left its cfs_rq has last_update_time 0 until it is attached again.
         let q = &f.qs[e.cfs_rq as usize];
@@ -255,8 +264,7 @@ fn pelt_sums(sim: &Simulation) -> Result<(), String> {
         s.n += 1;
     }
     for (q, s) in f.qs.iter().zip(&sums) {
-        // A cfs_rq holding group entities is left out (the double attach, see above).
-        if q.avg.last_update_time == 0 || s.groups {
+        if q.avg.last_update_time == 0 || under_quota[q.tg as usize] {
             continue;
         }
         let check = |what: &str, sum: u64, avg: u64, removed: u64| -> Result<(), String> {
@@ -272,7 +280,9 @@ fn pelt_sums(sim: &Simulation) -> Result<(), String> {
         };
         check("load_avg", s.load, q.avg.load_avg, q.removed.load_avg)?;
         check("util_avg", s.util, q.avg.util_avg, q.removed.util_avg)?;
-        check("runnable_avg", s.runnable, q.avg.runnable_avg, q.removed.runnable_avg)?;
+        if !s.groups {
+            check("runnable_avg", s.runnable, q.avg.runnable_avg, q.removed.runnable_avg)?;
+        }
     }
     Ok(())
 }

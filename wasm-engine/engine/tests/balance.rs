@@ -118,3 +118,26 @@ fn a_cpu_going_idle_pulls_a_waiting_task_by_newidle_balancing() {
     println!("other seeds: {digests:x?}");
     assert!(digests.iter().any(|&d| d != sim.fair.log.digest()), "some other seed rolls other dice");
 }
+
+/// The CPUs' ticks of one jiffy are handled in CPU order, whichever CPU armed its tick first
+/// (`EventQueue::pop_ticks_at`; measured order in `docs/kernel-6.18.44-findings.md`,
+/// "Simultaneous ticks"). Here CPU 1 is busy from the start and CPU 0 only from 5 ms, so its
+/// tick is armed second: before, CPU 1's tick came first at every later jiffy, and a balance
+/// pass of CPU 0 always saw CPU 1's tick already handled.
+#[test]
+fn ticks_of_one_jiffy_run_in_cpu_order() {
+    let tasks = format!(
+        "{}{}[[tasks]]\nname = \"late\"\naffinity = [0]\nstart = \"5ms\"\nprogram = [{{ run = \"forever\" }}]\n",
+        hog("a", 0, "[1]"),
+        hog("b", 0, "[1]")
+    );
+    let sim = run(&scenario("fair", 1, "40ms", &tasks), &[]);
+    let e = &sim.fair.log.events;
+    let ticks: Vec<(u64, u16)> =
+        (0..e.t.len()).filter(|&i| e.kind[i] == EventKind::Tick as u8).map(|i| (e.t[i], e.cpu[i])).collect();
+    let both: Vec<u64> = ticks.windows(2).filter(|w| w[0].0 == w[1].0).map(|w| w[0].0).collect();
+    assert!(both.len() >= 8, "{} jiffies with both CPUs ticking", both.len());
+    for w in ticks.windows(2).filter(|w| w[0].0 == w[1].0) {
+        assert_eq!((w[0].1, w[1].1), (0, 1), "ticks at {} ns", w[0].0);
+    }
+}

@@ -86,3 +86,26 @@ fn checker_catches_pelt_sums_that_drift_from_their_entities() {
     let err = check(&sim).expect_err("an entity's load drift");
     assert!(err.contains("load_avg"), "{err}");
 }
+
+/// `online_fair_sched_group()` → `attach_entity_cfs_rq()`: a group entity is attached to its
+/// parent, empty, before any load below it propagates up, so a group's load reaches the root
+/// cfs_rq once. The engine used to attach it at its first enqueue, after the first propagation
+/// had already added its child's load to the root: the root then carried that load twice. In
+/// `cgroup-shares-smp` the root cfs_rq of k_a's CPU holds only /sl_A's and /sl_B's group
+/// entities, and its `load_avg` must be their sum (the PELT-sum invariant checks queues of
+/// group entities for load and util, which fails on the old attach).
+#[test]
+fn group_entities_are_attached_before_their_load_propagates() {
+    let path = common::repo_root().join("scenarios/linux-6.18-smp/cgroup-shares-smp.toml");
+    let mut sim = common::load(&path, &[]);
+    sim.check_invariants = true;
+    sim.run_until(60_000_000);
+    let f = &sim.fair;
+    for cpu in 0..f.rqs.len() {
+        let root = &f.qs[f.rqs[cpu].cfs as usize];
+        let groups: u64 =
+            (1..f.tgs.len()).filter_map(|tg| f.tgs[tg].se[cpu]).map(|se| f.ents[se as usize].avg.load_avg).sum();
+        println!("cpu {cpu}: root load_avg {} = group entities' {groups}", root.avg.load_avg);
+        assert!(root.avg.load_avg.abs_diff(groups) <= 8, "cpu {cpu}: root {} vs groups {groups}", root.avg.load_avg);
+    }
+}

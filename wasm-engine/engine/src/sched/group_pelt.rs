@@ -153,6 +153,14 @@ impl Fair {
         }
         self.touch_cpu_counters(self.qs[q as usize].cpu);
         let now = self.clock_pelt();
+        if self.ents[se as usize].my_q.is_some() && self.ents[se as usize].avg.last_update_time == 0 {
+            // A group entity is attached, empty, when its group comes online
+            // (`online_fair_sched_group()` → `attach_entity_cfs_rq()`), before any load below it
+            // propagates up: attached here at its first update, which is the same (nothing has
+            // aged it), so that the propagation below adds its child's load to the parent once.
+            self.update_cfs_rq_load_avg(now, q);
+            self.attach_entity_load_avg(q, se);
+        }
         if self.ents[se as usize].avg.last_update_time != 0 && flags & SKIP_AGE_LOAD == 0 {
             let (weight, on_rq) = (self.ents[se as usize].load.weight, self.ents[se as usize].on_rq);
             let runnable = self.se_runnable(se);

@@ -169,6 +169,8 @@ pub struct Simulation {
     pub cputimer_cost: CputimerCost,
     /// KVM guests: vCPU state, guest locks, directed yield.
     pub kvm: kvm::KvmState,
+    /// Scratch for the ticks of one jiffy.
+    tick_batch: Vec<u32>,
 }
 
 impl Simulation {
@@ -236,6 +238,7 @@ impl Simulation {
             cputimer,
             cputimer_cost: CputimerCost::default(),
             kvm: kvm::KvmState::default(),
+            tick_batch: Vec::new(),
         };
         sim.kvm.on_spin = sim.cfg.on_spin;
         sim.kvm.ipi_aware = sim.cfg.ipi_aware;
@@ -284,18 +287,37 @@ impl Simulation {
             let (et, ev) = self.queue.pop().expect("peeked");
             debug_assert!(et >= self.fair.now, "time went backwards");
             self.fair.now = et;
-            self.handle(ev);
-            self.process_resched();
-            self.drain_bandwidth();
-            self.fair.record_cpu_counters();
-            if self.check_invariants {
-                if let Err(e) = crate::check::check(self) {
-                    panic!("invariant violated at t={} after {:?}: {e}", et, ev);
+            if let Ev::Tick { cpu } = ev {
+                let mut cpus = std::mem::take(&mut self.tick_batch);
+                cpus.push(cpu);
+                self.queue.pop_ticks_at(et, &mut cpus);
+                // The CPUs' ticks of one jiffy, in CPU order: see `EventQueue::pop_ticks_at`.
+                cpus.sort_unstable();
+                for &cpu in &cpus {
+                    self.step(et, Ev::Tick { cpu });
                 }
+                cpus.clear();
+                self.tick_batch = cpus;
+            } else {
+                self.step(et, ev);
             }
         }
         if end > self.fair.now {
             self.fair.now = end;
+        }
+    }
+
+    /// One event, then what follows every event: pending reschedules, bandwidth work, the
+    /// per-CPU counters and (in tests) the invariants.
+    fn step(&mut self, et: u64, ev: Ev) {
+        self.handle(ev);
+        self.process_resched();
+        self.drain_bandwidth();
+        self.fair.record_cpu_counters();
+        if self.check_invariants {
+            if let Err(e) = crate::check::check(self) {
+                panic!("invariant violated at t={} after {:?}: {e}", et, ev);
+            }
         }
     }
 
