@@ -203,6 +203,8 @@ test('shadow re-simulation of an SMP capture: tasks free, the figures `schedlab 
   await expect(table).toBeVisible({ timeout: 60_000 });
   const p = want.decisions.placements;
   await expect(page.getByTestId('shadow-placements')).toHaveText(`${p.agreed} of ${p.scored} wakeups (${p.agreement_pct.toFixed(1)} %)`);
+  const w = want.decisions.preemptions;
+  await expect(page.getByTestId('shadow-preemptions')).toHaveText(`${w.agreed} of ${w.scored} wakeups (${w.agreement_pct.toFixed(1)} %)`);
   await expect(page.getByTestId('shadow-agreement')).toContainText('tasks free');
   for (const t of want.tasks.filter((x) => x.name.startsWith('k_'))) {
     const cells = table.locator(`tr[data-task="${t.name}"] td`);

@@ -209,6 +209,31 @@ fn text(r: &ReplayReport) -> String {
             p.balance_migrations, p.balance_same_source, p.balance_same_task
         );
     }
+    let w = &d.preemptions;
+    let _ = writeln!(
+        s,
+        "wakeup preemption along the real schedule: the model decided as the kernel did at {} of {} wakeups ({:.1} %); \
+         the kernel preempted at {}, the model alone at {}, the kernel alone at {}; not scored: {}",
+        w.agreed, w.scored, w.agreement_pct, w.kernel_preempted, w.model_only, w.kernel_only, w.unscored
+    );
+    for x in w.first_disagreements.iter().take(40) {
+        let _ = writeln!(
+            s,
+            "  {:>12.3} ms cpu {}: {} woke while {} ran: kernel {}, model {} (wakee lag {}, deadline−V {}; curr lag {}, \
+             deadline−V {}, protected {})",
+            x.at_ns as f64 / 1e6,
+            x.cpu,
+            x.wakee,
+            x.curr,
+            if x.kernel { "preempted" } else { "did not preempt" },
+            if x.model { "preempted" } else { "did not preempt" },
+            x.wakee_lag,
+            x.wakee_deadline,
+            x.curr_lag,
+            x.curr_deadline,
+            x.curr_protected
+        );
+    }
     if !p.by_rule.is_empty() {
         let rules: Vec<String> = p.by_rule.iter().map(|(r, n, a)| format!("{r} {a}/{n}")).collect();
         let _ = writeln!(s, "  by the model's rule: {}", rules.join(", "));

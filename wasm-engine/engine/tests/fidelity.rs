@@ -160,8 +160,10 @@ const TWO_SLEEPERS_KT_SHARE: &str = "the model's k_t completes 380 periods again
      longer for the CPU after its wakeups that land while k_h runs. Real: 216 of 299 such wakeups switch to k_t \
      straight from k_h (median 12 us), the other 80 only after k_s has run (median 452 us). Model: 141 of 281 \
      straight from k_h, 136 after k_s (median 910 us). The replay along the real schedule agrees with 99.8 % of \
-     CPU 1's picks, so the state each pick sees is right; what differs is the simulated trajectory (where k_h's \
-     deadline stands when k_t wakes), not yet traced to a cause";
+     CPU 1's picks, and its wakeup-preemption decisions with 98.7 % (1,310 of 1,327 wakeups: \
+     `check_preempt_wakeup_fair_decides_as_the_kernel_along_the_real_schedule` in replay.rs), so the rule is \
+     right at the state each decision sees; what differs is the simulated trajectory (where k_h's deadline \
+     stands when k_t wakes), not yet traced to a cause";
 
 /// What else a reader of an experiment's figures must know: a constant measured on the same
 /// capture that the figures do not follow from.

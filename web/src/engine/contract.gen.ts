@@ -345,6 +345,10 @@ export type DecisionReport = {
    */
   placements: PlacementReport;
   /**
+   * Wakeup preemption decisions scored against the kernel's (`preempt`).
+   */
+  preemptions: PreemptReport;
+  /**
    * With an EEVDF dump read with the trace: the queues seeded from the kernel's state and
    * the picks scored after (`seed`).
    */
@@ -942,6 +946,66 @@ export type PlacementReport = {
  * Scheduling policy.
  */
 export type PolicySpec = 'normal' | 'batch' | 'idle';
+
+/**
+ * A wakeup where the model and the kernel decided differently.
+ */
+export type PreemptDisagreement = {
+  /**
+   * ns since the trace's first record.
+   */
+  at_ns: number;
+  cpu: number;
+  /**
+   * The wakee and the task running when it woke.
+   */
+  wakee: string;
+  curr: string;
+  /**
+   * Whether each preempted.
+   */
+  kernel: boolean;
+  model: boolean;
+  /**
+   * The model's state after the decision, at the level where the two meet
+   * (`find_matching_se()`: the entities themselves, or their group entities): the wakee's
+   * and curr's lag and deadline − V, and curr's slice protection left (vprot − vruntime;
+   * ≤ 0: none).
+   */
+  wakee_lag: number;
+  wakee_deadline: number;
+  curr_lag: number;
+  curr_deadline: number;
+  curr_protected: number;
+};
+
+/**
+ * Wakeup preemption agreement over a trace.
+ */
+export type PreemptReport = {
+  /**
+   * Wakeups scored, and those where the model decided as the kernel did.
+   */
+  scored: number;
+  agreed: number;
+  agreement_pct: number;
+  /**
+   * Of the scored: the kernel preempted (need-resched in the record); the model preempted
+   * where the kernel did not; the kernel preempted where the model did not.
+   */
+  kernel_preempted: number;
+  model_only: number;
+  kernel_only: number;
+  /**
+   * Not scored: written on another CPU than the wakee's, without latency flags, onto an
+   * idle CPU, or with a reschedule already pending in the model.
+   */
+  unscored: number;
+  /**
+   * The first disagreements, in time order.
+   */
+  first_disagreements: Array<PreemptDisagreement>;
+};
 
 /**
  * `schedlab replay --json`.

@@ -541,7 +541,8 @@ impl Observed {
                         self.causal_wakeup(ts, w, i as u32);
                     }
                 }
-                let ev = ObsEvent::Wake { task, cpu, new, ctx, from, waker, sync };
+                let resched = rec.flags.map(|f| f & trace_flags::NEED_RESCHED != 0);
+                let ev = ObsEvent::Wake { task, cpu, new, ctx, from, waker, sync, resched };
                 if let Some(w) = waker.filter(|_| self.tasks[i].woken_by.is_some()) {
                     // Where the sync inference at the waker's next block patches it.
                     if let Some(lw) = self.tasks[w as usize].last_wake.as_mut() {

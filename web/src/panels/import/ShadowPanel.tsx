@@ -184,6 +184,11 @@ export const ShadowPanel = memo(function ShadowPanel({ runs, running, error, onR
             {r.report.decisions.placements.agreed.toLocaleString('en-US')} of {r.report.decisions.placements.scored.toLocaleString('en-US')} wakeups (
             {r.report.decisions.placements.agreement_pct.toFixed(1)} %)
           </span>
+          , and decided wakeup preemption as the kernel did at{' '}
+          <span data-testid="shadow-preemptions">
+            {r.report.decisions.preemptions.agreed.toLocaleString('en-US')} of {r.report.decisions.preemptions.scored.toLocaleString('en-US')} wakeups (
+            {r.report.decisions.preemptions.agreement_pct.toFixed(1)} %)
+          </span>
           {r.report.decisions.seed?.alignment?.accepted && (
             <span data-testid="shadow-seed">
               {' '}

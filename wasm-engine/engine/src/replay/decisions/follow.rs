@@ -3,6 +3,7 @@
 //! delayed, a yield calls `yield_task_fair()`, a migration moves the task), and at every switch
 //! the model's own pick (`score`) before it follows the kernel's.
 
+use super::preempt::Before;
 use super::{ObsEvent, Replayer, SwitchOut, Timed};
 use crate::sched::change::is_autogroup;
 use crate::sched::entity::{vdiff, EntityId};
@@ -92,7 +93,7 @@ impl Replayer<'_> {
     /// Applies one event at `t` (ns since the trace's first record).
     pub(super) fn event(&mut self, t: u64, ev: ObsEvent) {
         match ev {
-            ObsEvent::Wake { task, cpu, new, ctx, from, sync, .. } => {
+            ObsEvent::Wake { task, cpu, new, ctx, from, sync, resched, .. } => {
                 if let Some(se) = self.se(task).filter(|&se| !self.running_somewhere(se)) {
                     // A delayed task is requeued where it is.
                     let e = &self.f.ents[se as usize];
@@ -106,7 +107,11 @@ impl Replayer<'_> {
                         self.report.placements.first_seen += 1;
                     }
                     self.prev_cpu[se as usize] = None;
-                    self.wake(se, cpu, new);
+                    let rq = &self.f.rqs[at as usize];
+                    let before =
+                        Before { resched, local: from == at, curr: rq.curr, pending: rq.need_resched.is_some() };
+                    let woke = self.wake(se, cpu, new);
+                    self.score_preempt(t, at, se, before, woke);
                 }
             }
             ObsEvent::Migrate { task, to } => self.migrate(t, task, to),

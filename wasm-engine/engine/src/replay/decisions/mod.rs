@@ -67,12 +67,14 @@
 //!
 //! The replay is split by concern: `clock` (the task clock and the kernel sections of the
 //! records), `follow` (the trace's events applied to the model), `bandwidth` (the throttle
-//! replay), `score` (the model's pick against the kernel's).
+//! replay), `score` (the model's pick against the kernel's), `place` (wakeup placement and
+//! balance migrations against the kernel's), `preempt` (wakeup preemption against the kernel's).
 
 mod bandwidth;
 mod clock;
 mod follow;
 mod place;
+mod preempt;
 mod score;
 mod seed;
 #[cfg(test)]
@@ -80,6 +82,7 @@ mod tests;
 
 pub use clock::{section, UNKNOWN_SECTION};
 pub use place::{PlacementDisagreement, PlacementReport};
+pub use preempt::{PreemptDisagreement, PreemptReport};
 pub use seed::{SeedReport, SeededQueue};
 
 use super::observe::Observed;
@@ -111,7 +114,8 @@ pub enum ObsEvent {
     /// `from` (where `try_to_wake_up()` ran); `waker`: the task whose context raised it
     /// (None: an interrupt, the idle task, or a trace without latency flags); `sync`: inferred
     /// synchronous (`observe::SYNC_WAKE_WINDOW_NS`).
-    Wake { task: u32, cpu: u32, new: bool, ctx: u8, from: u32, waker: Option<u32>, sync: bool },
+    /// `resched`: the record's need-resched flag (None: no latency flags).
+    Wake { task: u32, cpu: u32, new: bool, ctx: u8, from: u32, waker: Option<u32>, sync: bool, resched: Option<bool> },
     /// `sched_switch` on `cpu`.
     Switch { cpu: u32, prev: u32, next: u32, out: SwitchOut },
     /// `sched_migrate_task` to `to`.
@@ -194,6 +198,8 @@ pub struct DecisionReport {
     pub first_disagreements: Vec<Disagreement>,
     /// Wakeup placements scored against the kernel's (`place`).
     pub placements: PlacementReport,
+    /// Wakeup preemption decisions scored against the kernel's (`preempt`).
+    pub preemptions: PreemptReport,
     /// With an EEVDF dump read with the trace: the queues seeded from the kernel's state and
     /// the picks scored after (`seed`).
     pub seed: Option<SeedReport>,

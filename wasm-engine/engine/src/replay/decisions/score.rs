@@ -38,7 +38,7 @@ impl Replayer<'_> {
     }
 
     /// Lag and deadline − V of `se` at its own cfs_rq.
-    fn position(&self, se: EntityId) -> (i64, i64) {
+    pub(super) fn position(&self, se: EntityId) -> (i64, i64) {
         let e = &self.f.ents[se as usize];
         let v = self.f.qs[e.cfs_rq as usize].peek_avg_vruntime(&self.f.ents);
         (vdiff(v, e.vruntime), vdiff(e.deadline, v))
