@@ -111,19 +111,19 @@ test('every claim of the guide gives the measured figures live', async ({ page }
   // (g, h) KVM at 16 pCPUs: IPIs answered, without and with APICv.
   const wt = await liveTable(page, 'wanpeng-table');
   expect(wt.map((r) => [r[0], r[1]])).toEqual([
-    ['baseline', '64948'],
+    ['baseline', '66116'],
     ['wanpeng-series', '99739'],
   ]);
   // (i) dbench-like, one hot lock per VM, libvirt's layout: guest locks and debooster penalties.
   const db = await liveTable(page, 'dbench-row');
   expect(db.map((r) => [r[0], r[1], r[3]])).toEqual([
-    ['baseline', '27584', '0/37745'],
-    ['debooster-v1', '28932', '2/30656'],
-    ['wanpeng-series', '29254', '0/66174'],
+    ['baseline', '28223', '0/30468'],
+    ['debooster-v1', '29453', '7/19120'],
+    ['wanpeng-series', '29498', '0/59731'],
   ]);
   const ap = await liveTable(page, 'apicv');
   expect(ap.map((r) => [r[0], r[1]])).toEqual([
-    ['baseline', '64948'],
+    ['baseline', '66116'],
     ['wanpeng-series', '99739'],
     ['apicv', '98676'],
     ['apicv-series', '99862'],

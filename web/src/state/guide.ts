@@ -168,11 +168,11 @@ GUIDE.push(
     who: 'Wanpeng Li, v1 cover letter (2 VMs: +47.1 % on dedup; 3 VMs: +28.1 %)',
     claim: 'The series improves IPI-heavy guests in overcommitted hosts, most with 2 VMs on 16 pCPUs, least with 4.',
     answer:
-      'The dedup-like preset with 3 VMs × 16 vCPUs on 16 pCPUs (200 ms): 64,948 IPIs answered under the baseline, 99,739 with wanpeng-series (+54 %; the cover letter: +28.1 %). This scenario pins vCPU i of every VM to pCPU i, where the model’s gains come at 3 and 4 VMs. `schedlab wanpeng-table` prints all nine cells on libvirt’s default layout (unpinned vCPU threads, a cgroup per vCPU), where dedup and vips gain most at 2 VMs as in the seed, and so does dbench-like with one hot lock per VM, at about half the seed’s gain (docs/kvm-model.md).',
+      'The dedup-like preset with 3 VMs × 16 vCPUs on 16 pCPUs (200 ms): 66,116 IPIs answered under the baseline, 99,739 with wanpeng-series (+51 %; the cover letter: +28.1 %). This scenario pins vCPU i of every VM to pCPU i, where the model’s gains come at 3 and 4 VMs. `schedlab wanpeng-table` prints all nine cells on libvirt’s default layout (unpinned vCPU threads, a cgroup per vCPU), where dedup and vips gain most at 2 VMs as in the seed, and so does dbench-like with one hot lock per VM, at about half the seed’s gain (docs/kvm-model.md).',
     scenario: 'kvm/wanpeng-dedup-3vm',
     variants: ['baseline', 'wanpeng-series'],
     columns: ['IPIs answered', 'IPI latency µs', 'PLE exits'],
-    expected: { baseline: '64948', 'wanpeng-series': '99739' },
+    expected: { baseline: '66116', 'wanpeng-series': '99739' },
     row: (s) => [ipis(s), ipiLatency(s), String(total(s, 'ple_exits'))],
   },
   {
@@ -182,11 +182,11 @@ GUIDE.push(
     claim:
       'When a spinning vCPU yields to a preempted lock holder on its own pCPU, the buddy hint is used up after one pick; the debooster’s penalty at the cgroup LCA keeps the holder running, so lock-heavy guests gain.',
     answer:
-      'The dbench-like preset (all 16 vCPUs of a VM on one hot spinlock) with 2 VMs on libvirt’s layout (unpinned, a cgroup per vCPU; the host balances them as 6.18 does), 200 ms: 27,584 lock acquisitions under the baseline, 28,932 with debooster-v1 (+4.9 %, from only 2 penalties: v1’s limiter, refreshed on every call, passes one only after 6 ms without a yield_to on that runqueue, but each moves the yielder’s group entity back by up to 6 base slices) and 29,254 with the whole series (+6.1 %). Over 5 layouts the series gains +4.3/+4.8/+2.1 % at 2/3/4 VMs (the seed: +14.4/+9.8/+6.7), and +2.3/+4.2/+4.8 % with the vCPUs spread over 4 locks per VM: with the host’s balancer moving the vCPU threads, the one hot lock no longer decides the row (without balancing it did: docs/kvm-model.md).',
+      'The dbench-like preset (all 16 vCPUs of a VM on one hot spinlock) with 2 VMs on libvirt’s layout (unpinned, a cgroup per vCPU; the host balances them as 6.18 does), 200 ms: 28,223 lock acquisitions under the baseline, 29,453 with debooster-v1 (+4.4 %, from only 7 penalties: v1’s limiter, refreshed on every call, passes one only after 6 ms without a yield_to on that runqueue, but each moves the yielder’s group entity back by up to 6 base slices) and 29,498 with the whole series (+4.5 %). Over 5 layouts the series gains +6.4/+5.1/+1.8 % at 2/3/4 VMs (the seed: +14.4/+9.8/+6.7): the seed’s order at about half its size. With the vCPUs spread over 4 locks per VM it gains +0.4/+3.6/+4.5 %, the order reversed: the one hot lock is what gives the row the seed’s shape (docs/kvm-model.md).',
     scenario: 'kvm/wanpeng-dbench-2vm',
     variants: ['baseline', 'debooster-v1', 'wanpeng-series'],
     columns: ['guest locks', 'PLE exits', 'penalties/calls'],
-    expected: { baseline: '27584', 'debooster-v1': '28932', 'wanpeng-series': '29254' },
+    expected: { baseline: '28223', 'debooster-v1': '29453', 'wanpeng-series': '29498' },
     row: (s) => [String(total(s, 'guest_locks')), String(total(s, 'ple_exits')), penalties(s)],
   },
   {
@@ -196,11 +196,11 @@ GUIDE.push(
     claim:
       'With APICv/IPIv, ICR writes do not exit, so the series tracks nothing; but mainline kvm_vcpu_on_spin() already accepts a preempted vCPU with a pending posted interrupt, which is the IPI receiver.',
     answer:
-      'The dedup-like preset, 3 VMs × 16 vCPUs on 16 pCPUs (200 ms), IPIs answered: 64,948 baseline and 99,739 wanpeng-series without APICv; 98,676 and 99,862 with it. With posted interrupts the baseline is within 1.2 % of the series: measure the IPI-aware patches with APICv off.',
+      'The dedup-like preset, 3 VMs × 16 vCPUs on 16 pCPUs (200 ms), IPIs answered: 66,116 baseline and 99,739 wanpeng-series without APICv; 98,676 and 99,862 with it. With posted interrupts the baseline is within 1.2 % of the series: measure the IPI-aware patches with APICv off.',
     scenario: 'kvm/wanpeng-dedup-3vm',
     variants: ['baseline', 'wanpeng-series', 'apicv', 'apicv-series'],
     columns: ['IPIs answered', 'IPI latency µs', 'yield_to calls'],
-    expected: { baseline: '64948', 'wanpeng-series': '99739', apicv: '98676', 'apicv-series': '99862' },
+    expected: { baseline: '66116', 'wanpeng-series': '99739', apicv: '98676', 'apicv-series': '99862' },
     row: (s) => [ipis(s), ipiLatency(s), String(total(s, 'yield_to_calls'))],
   },
 );
