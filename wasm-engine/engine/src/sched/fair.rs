@@ -307,9 +307,14 @@ impl Fair {
                 load += self.ents[c as usize].w() as i64;
             }
             let w = self.ents[se as usize].w() as i64;
-            let num = vlag as i128 * (load + w) as i128;
             let den = if load == 0 { 1 } else { load };
-            lag = (num / den as i128) as i64;
+            // In 64 bits when the product cannot overflow, else in i128 (tested by magnitude:
+            // a checked multiply is a 128-bit library call in wasm32).
+            lag = if vlag.unsigned_abs() <= u32::MAX as u64 && (load + w).unsigned_abs() <= i32::MAX as u64 {
+                vlag * (load + w) / den
+            } else {
+                (vlag as i128 * (load + w) as i128 / den as i128) as i64
+            };
         }
         let e = &mut self.ents[se as usize];
         e.vruntime = v.wrapping_sub(lag as u64);

@@ -62,7 +62,7 @@ pub fn decay_load(val: u64, n: u64) -> u64 {
         val >>= n / LOAD_AVG_PERIOD;
         n %= LOAD_AVG_PERIOD;
     }
-    ((val as u128 * RUNNABLE_AVG_Y_N_INV[n as usize] as u128) >> 32) as u64
+    super::weight::mul_u64_u32_shr(val, RUNNABLE_AVG_Y_N_INV[n as usize], 32)
 }
 
 /// `__accumulate_pelt_segments()`: the contribution of an update that crossed `periods`

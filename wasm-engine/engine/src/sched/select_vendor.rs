@@ -43,11 +43,14 @@ impl Fair {
     /// `task_cpu` is `task_cpu(p)` (the previous CPU of a waking task, the parent's of a
     /// fork).
     pub fn vcpu_pack_room(&self, task: u32, task_cpu: u32, cpu: u32) -> bool {
+        self.smp().tasks[task as usize].allowed.contains(cpu as usize) && self.pack_room_allowed(task, task_cpu, cpu)
+    }
+
+    /// `vcpu_pack_room()` past its affinity test (`cpu` is allowed).
+    #[inline]
+    fn pack_room_allowed(&self, task: u32, task_cpu: u32, cpu: u32) -> bool {
         let se = task as EntityId;
         let me = (self.ents[se as usize].on_rq && cpu == task_cpu) as u32;
-        if !self.smp().tasks[task as usize].allowed.contains(cpu as usize) {
-            return false;
-        }
         let rq = &self.rqs[cpu as usize];
         let root = &self.qs[rq.cfs as usize];
         if rq.nr_running != root.h_nr_queued || root.h_nr_runnable > 1 + me {
@@ -103,9 +106,9 @@ impl Fair {
                 return Some(this_cpu);
             }
             // for_each_cpu_and(cpu, cpu_active_mask, p->cpus_ptr), lowest first.
-            let allowed = self.smp().tasks[task as usize].allowed;
+            let allowed = &self.smp().tasks[task as usize].allowed;
             for cpu in allowed.iter().map(|c| c as u32).filter(|&c| (c as usize) < self.rqs.len()) {
-                if !self.idle_cpu(cpu) && self.vcpu_pack_room(task, prev_cpu, cpu) {
+                if !self.idle_cpu(cpu) && self.pack_room_allowed(task, prev_cpu, cpu) {
                     return Some(cpu);
                 }
             }

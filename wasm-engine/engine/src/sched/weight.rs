@@ -126,7 +126,24 @@ pub fn calc_delta(delta: u64, weight: u64, lw: &mut LoadWeight) -> u64 {
         fact >>= 1;
         shift -= 1;
     }
-    ((delta as u128 * fact as u128) >> shift) as u64
+    mul_u64_u32_shr(delta, fact as u32, shift)
+}
+
+/// `mul_u64_u32_shr(a, mul, shift)` = ⌊a × mul / 2^shift⌋ mod 2^64, for `shift` ≤ 32, in 64-bit
+/// arithmetic: the product of `a`'s low half shifted right plus that of its high half
+/// shifted left, which is exact because the high half's part is a whole number. This is the
+/// kernel's generic form (include/linux/math64.h, used where there is no 128-bit multiply);
+/// the result equals the 128-bit product's. In wasm32 it avoids the 128-bit multiply, which
+/// is a library call there.
+#[inline]
+pub fn mul_u64_u32_shr(a: u64, mul: u32, shift: u32) -> u64 {
+    debug_assert!(shift <= 32);
+    let (lo, hi) = (a & 0xffff_ffff, a >> 32);
+    let mut ret = (lo * mul as u64) >> shift;
+    if hi != 0 {
+        ret = ret.wrapping_add((hi * mul as u64).wrapping_shl(32 - shift));
+    }
+    ret
 }
 
 /// `calc_delta_fair(delta, se)`: real time → the entity's virtual time.
@@ -158,6 +175,23 @@ mod tests {
                                        // nice −5: fact = 1,409,178,624, shift 32.
         let mut lw = LoadWeight::for_nice(-5);
         assert_eq!(calc_delta_fair(1_000_000, &mut lw), ((1_000_000u128 * 1_409_178_624u128) >> 32) as u64);
+    }
+
+    #[test]
+    fn mul_u64_u32_shr_equals_the_128_bit_product() {
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        for i in 0..20_000u64 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let a = if i % 3 == 0 { x >> (i % 64) } else { x };
+            let (mul, shift) = ((x >> 11) as u32, (i % 33) as u32);
+            assert_eq!(
+                mul_u64_u32_shr(a, mul, shift),
+                ((a as u128 * mul as u128) >> shift) as u64,
+                "{a} {mul} {shift}"
+            );
+        }
     }
 
     #[test]
