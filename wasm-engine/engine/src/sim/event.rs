@@ -1,5 +1,7 @@
 //! The event queue: a min-heap ordered by (time, insertion sequence), so ties resolve in
-//! the order events were scheduled and no other ordering can leak in.
+//! the order events were scheduled and no other ordering can leak in. One exception, made by
+//! the simulation: the CPUs' ticks of one instant are taken together (`pop_ticks_at`) and
+//! handled in CPU order.
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
