@@ -20,6 +20,12 @@ use schedlab_engine::sim::Simulation;
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
 
+/// The wasm builds' allocator: dlmalloc over a memory that grows in large steps
+/// (`schedlab-wasm-alloc`: each `memory.grow` is costly in V8).
+#[cfg(target_arch = "wasm32")]
+#[global_allocator]
+static ALLOC: schedlab_wasm_alloc::GrowingDlmalloc = schedlab_wasm_alloc::GrowingDlmalloc::new();
+
 pub mod columns;
 pub mod contract;
 pub mod diff;

@@ -34,6 +34,12 @@ use args::{Cli, Command, Gen};
 use clap::Parser;
 use std::process::ExitCode;
 
+/// The wasm builds' allocator: dlmalloc over a memory that grows in large steps
+/// (`schedlab-wasm-alloc`: each `memory.grow` is costly in V8).
+#[cfg(target_arch = "wasm32")]
+#[global_allocator]
+static ALLOC: schedlab_wasm_alloc::GrowingDlmalloc = schedlab_wasm_alloc::GrowingDlmalloc::new();
+
 fn run(command: Command) -> Result<(), String> {
     match command {
         Command::Simulate(a) => out(&simulate::simulate(&a)?),

@@ -18,7 +18,7 @@ fn run(mode: &str) -> (Summary, schedlab_engine::sim::Simulation) {
 }
 
 fn count(sim: &schedlab_engine::sim::Simulation, kind: EventKind) -> usize {
-    sim.fair.log.events.kind.iter().filter(|&&k| k == kind as u8).count()
+    sim.fair.log.events.kind.iter().filter(|&k| k == kind as u8).count()
 }
 
 #[test]

@@ -36,7 +36,7 @@ fn run(path: &str) -> Simulation {
 }
 
 fn kind_count(sim: &Simulation, k: EventKind) -> u64 {
-    sim.fair.log.events.kind.iter().filter(|&&x| x == k as u8).count() as u64
+    sim.fair.log.events.kind.iter().filter(|&x| x == k as u8).count() as u64
 }
 
 /// CPU time per pid from the importer's timeline spans (idle left out; a slot reused by a

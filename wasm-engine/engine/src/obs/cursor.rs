@@ -142,7 +142,7 @@ pub fn pick(log: &EventLog, names: &[String], groups: &[String], feat: &SchedFea
         why: pick_words(log, index, &name, feat),
         avg_vruntime: v,
         candidates,
-        buddy_src: BuddySource::from_u8(p.buddy_src.get(index).copied().unwrap_or(0)).unwrap_or_default(),
+        buddy_src: BuddySource::from_u8(p.buddy_src.get(index).unwrap_or(0)).unwrap_or_default(),
         level: String::new(),
         levels: None,
     }

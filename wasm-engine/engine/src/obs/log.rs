@@ -1,106 +1,168 @@
 //! The observation log: every state change of a run, in columns.
 //!
-//! Three tables, each a set of parallel vectors (struct of arrays) so the bindings can hand
-//! them to JavaScript as typed arrays without one call per event:
+//! Tables, each a set of parallel columns (struct of arrays, [`Column`]: chunked, so a row
+//! never moves once written) from which the bindings copy a window into typed arrays without
+//! one call per event:
 //! * `events`: one row per scheduler event (switch, wakeup, enqueue, dequeue, place, pick,
 //!   yield, tick, resched, sleep, exit, delayed dequeue, migrate, throttling, the KVM events);
 //! * `samples`: one row per entity state change (vruntime, deadline, vlag, vprot and the
 //!   queue's V at that instant);
 //! * `picks`: one row per pick decision, with its candidate set in `cands`.
+//! * `counters`: values over time (CFS bandwidth runtime).
 //!
 //! Rows are appended in simulation order, so time columns are sorted and a time window is a
 //! pair of binary searches.
 
 pub use super::codes::*;
+pub use super::column::Column;
 
 /// The `events` table.
 #[derive(Debug, Clone, Default)]
 pub struct EventCols {
     /// Time in ns.
-    pub t: Vec<u64>,
+    pub t: Column<u64>,
     /// EventKind as u8.
-    pub kind: Vec<u8>,
+    pub kind: Column<u8>,
     /// CPU.
-    pub cpu: Vec<u16>,
+    pub cpu: Column<u16>,
     /// Task id or NO_TASK.
-    pub task: Vec<u32>,
+    pub task: Column<u32>,
     /// Second task id, pick index or NO_TASK.
-    pub arg: Vec<u32>,
+    pub arg: Column<u32>,
     /// Kind-specific value.
-    pub val: Vec<i64>,
+    pub val: Column<i64>,
+}
+
+/// One row of the `events` table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct EventRow {
+    /// Time in ns.
+    pub t: u64,
+    /// EventKind as u8.
+    pub kind: u8,
+    /// CPU.
+    pub cpu: u16,
+    /// Task id or NO_TASK.
+    pub task: u32,
+    /// Second task id, pick index or NO_TASK.
+    pub arg: u32,
+    /// Kind-specific value.
+    pub val: i64,
+}
+
+impl EventCols {
+    /// Every row in order: a whole-table scan, segment by segment, without per-row indexing.
+    pub fn rows(&self) -> EventRows<'_> {
+        EventRows { cols: self, seg: 0, i: 0, cur: Default::default() }
+    }
+}
+
+/// The iterator of [`EventCols::rows`].
+pub struct EventRows<'a> {
+    cols: &'a EventCols,
+    /// The next segment to load.
+    seg: usize,
+    /// The next row within `cur`.
+    i: usize,
+    #[allow(clippy::type_complexity)]
+    cur: (&'a [u64], &'a [u8], &'a [u16], &'a [u32], &'a [u32], &'a [i64]),
+}
+
+impl Iterator for EventRows<'_> {
+    type Item = EventRow;
+    #[inline(always)]
+    fn next(&mut self) -> Option<EventRow> {
+        while self.i == self.cur.0.len() {
+            let c = self.cols;
+            let k = self.seg;
+            self.cur = (
+                c.t.segment(k)?,
+                c.kind.segment(k)?,
+                c.cpu.segment(k)?,
+                c.task.segment(k)?,
+                c.arg.segment(k)?,
+                c.val.segment(k)?,
+            );
+            self.seg += 1;
+            self.i = 0;
+        }
+        let (i, (t, kind, cpu, task, arg, val)) = (self.i, self.cur);
+        self.i += 1;
+        Some(EventRow { t: t[i], kind: kind[i], cpu: cpu[i], task: task[i], arg: arg[i], val: val[i] })
+    }
 }
 
 /// The `samples` table.
 #[derive(Debug, Clone, Default)]
 pub struct SampleCols {
     /// Time in ns.
-    pub t: Vec<u64>,
+    pub t: Column<u64>,
     /// Task id.
-    pub task: Vec<u32>,
+    pub task: Column<u32>,
     /// CPU of the queue.
-    pub cpu: Vec<u16>,
+    pub cpu: Column<u16>,
     /// vruntime.
-    pub vruntime: Vec<u64>,
+    pub vruntime: Column<u64>,
     /// deadline.
-    pub deadline: Vec<u64>,
+    pub deadline: Column<u64>,
     /// vlag as last saved.
-    pub vlag: Vec<i64>,
+    pub vlag: Column<i64>,
     /// vprot.
-    pub vprot: Vec<u64>,
+    pub vprot: Column<u64>,
     /// V (avg_vruntime) of the entity's queue.
-    pub avg_vruntime: Vec<u64>,
+    pub avg_vruntime: Column<u64>,
     /// flag bits.
-    pub flags: Vec<u8>,
+    pub flags: Column<u8>,
 }
 
 /// The `picks` table.
 #[derive(Debug, Clone, Default)]
 pub struct PickCols {
     /// Time in ns.
-    pub t: Vec<u64>,
+    pub t: Column<u64>,
     /// CPU.
-    pub cpu: Vec<u16>,
+    pub cpu: Column<u16>,
     /// Winner task id (or NO_TASK when the winner was a delayed entity that got dequeued).
-    pub task: Vec<u32>,
+    pub task: Column<u32>,
     /// PickReason as u8.
-    pub reason: Vec<u8>,
+    pub reason: Column<u8>,
     /// V of the queue at the pick.
-    pub avg_vruntime: Vec<u64>,
+    pub avg_vruntime: Column<u64>,
     /// First row in `cands`.
-    pub cand_start: Vec<u32>,
+    pub cand_start: Column<u32>,
     /// Number of rows in `cands`.
-    pub cand_len: Vec<u32>,
+    pub cand_len: Column<u32>,
     /// `BuddySource` of the queue's `next` buddy at the pick (0: none). Not in the digest:
     /// it annotates, it does not decide.
-    pub buddy_src: Vec<u8>,
+    pub buddy_src: Column<u8>,
 }
 
 /// The candidates of each pick: every queued entity at that level.
 #[derive(Debug, Clone, Default)]
 pub struct CandCols {
     /// Task id.
-    pub task: Vec<u32>,
+    pub task: Column<u32>,
     /// vruntime.
-    pub vruntime: Vec<u64>,
+    pub vruntime: Column<u64>,
     /// deadline.
-    pub deadline: Vec<u64>,
+    pub deadline: Column<u64>,
     /// vprot (meaningful for curr).
-    pub vprot: Vec<u64>,
+    pub vprot: Column<u64>,
     /// flag bits.
-    pub flags: Vec<u8>,
+    pub flags: Column<u8>,
 }
 
 /// The `counters` table: values over time (CFS bandwidth runtime).
 #[derive(Debug, Clone, Default)]
 pub struct CounterCols {
     /// Time in ns.
-    pub t: Vec<u64>,
+    pub t: Column<u64>,
     /// CounterKind as u8.
-    pub kind: Vec<u8>,
+    pub kind: Column<u8>,
     /// cfs_rq or task group id.
-    pub key: Vec<u32>,
+    pub key: Column<u32>,
     /// Value.
-    pub value: Vec<i64>,
+    pub value: Column<i64>,
 }
 
 /// The whole log of one run.
@@ -164,39 +226,68 @@ impl EventLog {
     /// identity.
     pub fn digest(&self) -> u64 {
         let mut h = Fnv::new();
+        // Segment by segment (the columns of a table line up), then row by row.
         let e = &self.events;
-        for i in 0..e.t.len() {
-            h.u64(e.t[i]);
-            h.u8(e.kind[i]);
-            h.u64(e.cpu[i] as u64);
-            h.u64(e.task[i] as u64);
-            h.u64(e.arg[i] as u64);
-            h.u64(e.val[i] as u64);
+        for (((((t, kind), cpu), task), arg), val) in
+            e.t.segments()
+                .zip(e.kind.segments())
+                .zip(e.cpu.segments())
+                .zip(e.task.segments())
+                .zip(e.arg.segments())
+                .zip(e.val.segments())
+        {
+            for i in 0..t.len() {
+                h.u64(t[i]);
+                h.u8(kind[i]);
+                h.u64(cpu[i] as u64);
+                h.u64(task[i] as u64);
+                h.u64(arg[i] as u64);
+                h.u64(val[i] as u64);
+            }
         }
         let s = &self.samples;
-        for i in 0..s.t.len() {
-            h.u64(s.t[i]);
-            h.u64(s.task[i] as u64);
-            h.u64(s.vruntime[i]);
-            h.u64(s.deadline[i]);
-            h.u64(s.vlag[i] as u64);
-            h.u64(s.vprot[i]);
-            h.u64(s.avg_vruntime[i]);
-            h.u8(s.flags[i]);
+        for (((((((t, task), vruntime), deadline), vlag), vprot), avg), flags) in
+            s.t.segments()
+                .zip(s.task.segments())
+                .zip(s.vruntime.segments())
+                .zip(s.deadline.segments())
+                .zip(s.vlag.segments())
+                .zip(s.vprot.segments())
+                .zip(s.avg_vruntime.segments())
+                .zip(s.flags.segments())
+        {
+            for i in 0..t.len() {
+                h.u64(t[i]);
+                h.u64(task[i] as u64);
+                h.u64(vruntime[i]);
+                h.u64(deadline[i]);
+                h.u64(vlag[i] as u64);
+                h.u64(vprot[i]);
+                h.u64(avg[i]);
+                h.u8(flags[i]);
+            }
         }
         let c = &self.counters;
-        for i in 0..c.t.len() {
-            h.u64(c.t[i]);
-            h.u8(c.kind[i]);
-            h.u64(c.key[i] as u64);
-            h.u64(c.value[i] as u64);
+        for (((t, kind), key), value) in
+            c.t.segments().zip(c.kind.segments()).zip(c.key.segments()).zip(c.value.segments())
+        {
+            for i in 0..t.len() {
+                h.u64(t[i]);
+                h.u8(kind[i]);
+                h.u64(key[i] as u64);
+                h.u64(value[i] as u64);
+            }
         }
         let p = &self.picks;
-        for i in 0..p.t.len() {
-            h.u64(p.t[i]);
-            h.u64(p.task[i] as u64);
-            h.u8(p.reason[i]);
-            h.u64(p.cand_len[i] as u64);
+        for (((t, task), reason), cand_len) in
+            p.t.segments().zip(p.task.segments()).zip(p.reason.segments()).zip(p.cand_len.segments())
+        {
+            for i in 0..t.len() {
+                h.u64(t[i]);
+                h.u64(task[i] as u64);
+                h.u8(reason[i]);
+                h.u64(cand_len[i] as u64);
+            }
         }
         h.finish()
     }

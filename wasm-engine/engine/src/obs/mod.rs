@@ -2,6 +2,7 @@
 //! (per-task metrics and golden summaries, the SMP metrics, window queries, explanations).
 
 pub mod codes;
+pub mod column;
 pub mod cursor;
 pub mod explain;
 pub mod log;

@@ -149,7 +149,7 @@ pub fn markers(log: &EventLog, t0: u64, t1: u64, limit: usize) -> Vec<usize> {
 pub fn migrations(log: &EventLog, t0: u64, t1: u64, limit: usize) -> Vec<usize> {
     let (lo, hi) = log.event_window(t0, t1);
     let mut rows = Vec::new();
-    for (i, &kind) in log.events.kind[lo..hi].iter().enumerate() {
+    for (i, kind) in log.events.kind.iter_range(lo, hi).enumerate() {
         let i = lo + i;
         if kind == EventKind::Migrate as u8 {
             if rows.len() == limit {

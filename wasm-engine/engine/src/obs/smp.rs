@@ -167,20 +167,20 @@ pub fn smp_metrics(log: &EventLog, ntasks: usize, ncpus: u32, now: u64, legacy: 
         legacy.is_none_or(|l| !l.throttled(throttled, l.task_tg.get(task).copied().unwrap_or(0), cpu))
     };
     let e = &log.events;
-    for i in 0..e.t.len() {
-        let t = e.t[i];
+    for r in e.rows() {
+        let t = r.t;
         acc.advance(t);
-        let (task, cpu) = (e.task[i] as usize, e.cpu[i]);
+        let (task, cpu) = (r.task as usize, r.cpu);
         // The CPUs whose flags this row may change.
         let mut touched = [None, None];
-        match EventKind::from_u8(e.kind[i]) {
+        match EventKind::from_u8(r.kind) {
             Some(EventKind::Switch) if (cpu as usize) < nc => {
                 let c = cpu as usize;
                 let (prev, since) = running[c];
                 if prev != NO_TASK && (prev as usize) < ntasks {
                     by_cpu[prev as usize][c] += t - since;
                 }
-                running[c] = (e.task[i], t);
+                running[c] = (r.task, t);
                 touched[0] = Some(cpu);
             }
             Some(EventKind::Migrate) if task < ntasks => migrations[task] += 1,
@@ -208,7 +208,7 @@ pub fn smp_metrics(log: &EventLog, ntasks: usize, ncpus: u32, now: u64, legacy: 
                 }
             }
             Some(k @ (EventKind::Throttle | EventKind::Unthrottle)) if legacy.is_some() => {
-                let tg = e.task[i] & !crate::sched::group::GROUP_NODE;
+                let tg = r.task & !crate::sched::group::GROUP_NODE;
                 if k == EventKind::Throttle {
                     throttled.insert((tg, cpu));
                 } else {

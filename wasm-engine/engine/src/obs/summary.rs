@@ -137,16 +137,16 @@ pub fn wakeup_latencies(log: &EventLog, ntasks: usize) -> Vec<(u32, u64)> {
     let e = &log.events;
     let mut woken: Vec<Option<u64>> = vec![None; ntasks];
     let mut out = Vec::new();
-    for i in 0..e.t.len() {
-        let task = e.task[i] as usize;
+    for r in e.rows() {
+        let task = r.task as usize;
         if task >= ntasks {
             continue;
         }
-        match EventKind::from_u8(e.kind[i]) {
-            Some(EventKind::Wakeup | EventKind::WakeupNew) => woken[task] = Some(e.t[i]),
+        match EventKind::from_u8(r.kind) {
+            Some(EventKind::Wakeup | EventKind::WakeupNew) => woken[task] = Some(r.t),
             Some(EventKind::Switch) => {
                 if let Some(w) = woken[task].take() {
-                    out.push((task as u32, e.t[i] - w));
+                    out.push((task as u32, r.t - w));
                 }
             }
             _ => {}
@@ -235,11 +235,11 @@ impl Summary {
         let mut running: Vec<(u32, u64)> = vec![(NO_TASK, 0); ncpus as usize];
         let mut idle = vec![0u64; ncpus as usize];
         let e = &log.events;
-        for i in 0..e.t.len() {
-            let (t, task) = (e.t[i], e.task[i] as usize);
-            match EventKind::from_u8(e.kind[i]) {
+        for r in e.rows() {
+            let (t, task) = (r.t, r.task as usize);
+            match EventKind::from_u8(r.kind) {
                 Some(EventKind::Switch) => {
-                    let c = e.cpu[i] as usize;
+                    let c = r.cpu as usize;
                     let (prev, since) = running[c];
                     if prev == NO_TASK {
                         idle[c] += t - since;
@@ -247,7 +247,7 @@ impl Summary {
                         let p = prev as usize;
                         cpu_time[p] += t - since;
                         sw_out[p] += 1;
-                        if SwitchReason::from_i64(e.val[i]).is_some_and(SwitchReason::prev_runnable) {
+                        if SwitchReason::from_i64(r.val).is_some_and(SwitchReason::prev_runnable) {
                             sw_out_runnable[p] += 1;
                         }
                     }
@@ -266,30 +266,30 @@ impl Summary {
                             }
                         }
                     }
-                    running[c] = (e.task[i], t);
+                    running[c] = (r.task, t);
                 }
                 Some(EventKind::Wakeup) => wakeups[task] += 1,
                 Some(EventKind::Yield) => {
                     yields[task] += 1;
-                    if e.val[i] != 0 {
+                    if r.val != 0 {
                         yields_scheduled[task] += 1;
                     }
                 }
-                Some(EventKind::YieldTo) if e.val[i] & 1 == 0 => yield_to_calls[task] += 1,
+                Some(EventKind::YieldTo) if r.val & 1 == 0 => yield_to_calls[task] += 1,
                 Some(EventKind::YieldTo) => {
                     yield_to_calls[task] += 1;
                     yields_to[task] += 1;
-                    pending[task] = Some((e.arg[i], t, e.cpu[i], 0));
+                    pending[task] = Some((r.arg, t, r.cpu, 0));
                     gen[task] += 1;
-                    if let Some(l) = by_cpu.get_mut(e.cpu[i] as usize) {
+                    if let Some(l) = by_cpu.get_mut(r.cpu as usize) {
                         l.push((task as u32, gen[task]));
                     }
-                    if let Some(l) = by_target.get_mut(e.arg[i] as usize) {
+                    if let Some(l) = by_target.get_mut(r.arg as usize) {
                         l.push((task as u32, gen[task]));
                     }
                 }
-                Some(EventKind::Pick) if e.task[i] < n as u32 => {
-                    if let Some(l) = by_cpu.get_mut(e.cpu[i] as usize) {
+                Some(EventKind::Pick) if r.task < n as u32 => {
+                    if let Some(l) = by_cpu.get_mut(r.cpu as usize) {
                         l.retain(|&(y, g)| gen[y as usize] == g && pending[y as usize].is_some());
                         for &(y, _) in l.iter() {
                             if let Some(p) = pending[y as usize].as_mut() {
@@ -302,8 +302,8 @@ impl Summary {
                 Some(EventKind::GuestLock) => guest_locks[task] += 1,
                 Some(EventKind::PleExit) => ple_exits[task] += 1,
                 Some(EventKind::IpiSend) => ipi_sent_at[task] = Some(t),
-                Some(EventKind::IpiHandled) if (e.arg[i] as usize) < n => {
-                    let s = e.arg[i] as usize;
+                Some(EventKind::IpiHandled) if (r.arg as usize) < n => {
+                    let s = r.arg as usize;
                     // Every receiver's handling counts, timed from the sender's last send.
                     if let Some(at) = ipi_sent_at[s] {
                         ipis[s].0 += 1;
@@ -368,7 +368,7 @@ impl Summary {
             digest: format!("{:016x}", log.digest()),
             queue_events: 0,
             log_events: log.len() as u64,
-            switches: log.events.kind.iter().filter(|&&k| k == EventKind::Switch as u8).count() as u64,
+            switches: log.events.kind.iter().filter(|&k| k == EventKind::Switch as u8).count() as u64,
             tasks,
             cpu_idle_ns: idle,
             idle_while_overloaded_ns: smp.idle_while_overloaded_ns,

@@ -141,7 +141,7 @@ pub fn pick_words(log: &EventLog, index: usize, name: &dyn Fn(u32) -> String, fe
     let winner_node = p.task[index];
     let winner = cs.iter().find(|c| c.node == winner_node);
     let who = winner.map(|c| c.name.clone()).unwrap_or_else(|| name(winner_node));
-    let buddy_src = BuddySource::from_u8(p.buddy_src.get(index).copied().unwrap_or(0)).unwrap_or_default();
+    let buddy_src = BuddySource::from_u8(p.buddy_src.get(index).unwrap_or(0)).unwrap_or_default();
     let mut out = Vec::new();
     let gone = delayed_before(log, index, name);
     if !gone.is_empty() {

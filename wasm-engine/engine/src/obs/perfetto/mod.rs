@@ -126,10 +126,10 @@ pub fn records(sim: &Simulation, names: &Names, sink: &mut impl TraceSink) {
         let (pid, comm) = (names.pid(cur), names.comm_of(cur, cpu));
         sink.record(TraceRecord { ts_ns: ts, cpu, pid, comm, event: event.to_string(), line, flags: None, payload });
     };
-    for i in 0..e.t.len() {
-        let (t, cpu, task, arg, val) = (e.t[i], e.cpu[i] as u32, e.task[i], e.arg[i], e.val[i]);
+    for (i, r) in e.rows().enumerate() {
+        let (t, cpu, task, arg, val) = (r.t, r.cpu as u32, r.task, r.arg, r.val);
         let cur_of = |current: &[u32], c: u32| current.get(c as usize).copied().unwrap_or(NO_TASK);
-        match EventKind::from_u8(e.kind[i]) {
+        match EventKind::from_u8(r.kind) {
             Some(EventKind::Switch) => {
                 let prev = cur_of(&current, cpu);
                 let payload = SchedPayload::Switch {
