@@ -14,8 +14,9 @@
 //! grows the memory in large steps) it took (b) for 5 simulated seconds from 1.95 s to 1.80 s
 //! in wasm (WASI in Node 20, median of 5; natively 1.20 s before and after).
 //!
-//! Rows are read by index (`col[i]`, `col.get(i)`), in order (`iter`, `iter_range`), or by
-//! binary search (`partition_point`), the operations the log's readers use.
+//! Rows are read by index (`col[i]`, `col.get(i)`), in order (`iter`, `iter_range`), by segment
+//! (`segments`, `segment`: whole-table scans), or by binary search (`partition_point`), the
+//! operations the log's readers use.
 
 use std::ops::Index;
 
@@ -115,11 +116,6 @@ impl<T: Copy> Column<T> {
         self.seg(k).and_then(|s| s.get(o)).copied()
     }
 
-    /// The last row.
-    pub fn last(&self) -> Option<T> {
-        self.cur.last().or_else(|| self.full.last().and_then(|s| s.last())).copied()
-    }
-
     /// The segments as slices, in order: columns of one table have the same length, so their
     /// segments line up and can be zipped (a whole-table scan without per-row indexing).
     pub fn segments(&self) -> impl DoubleEndedIterator<Item = &[T]> + '_ {
@@ -156,18 +152,6 @@ impl<T: Copy> Column<T> {
             .flatten()
     }
 
-    /// Rows `lo..hi` copied into a `Vec`.
-    pub fn to_vec_range(&self, lo: usize, hi: usize) -> Vec<T> {
-        let mut v = Vec::with_capacity(hi.min(self.len()).saturating_sub(lo));
-        v.extend(self.iter_range(lo, hi));
-        v
-    }
-
-    /// Every row copied into a `Vec`.
-    pub fn to_vec(&self) -> Vec<T> {
-        self.to_vec_range(0, self.len())
-    }
-
     /// The index of the first row for which `pred` is false, given that `pred` is true for a
     /// prefix of the column and false after it (as `slice::partition_point`).
     pub fn partition_point(&self, mut pred: impl FnMut(&T) -> bool) -> usize {
@@ -194,25 +178,21 @@ impl<T> Index<usize> for Column<T> {
     }
 }
 
-impl<T: Copy> FromIterator<T> for Column<T> {
-    fn from_iter<I: IntoIterator<Item = T>>(it: I) -> Self {
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn column<T: Copy>(rows: impl IntoIterator<Item = T>) -> Column<T> {
         let mut c = Column::new();
-        for v in it {
+        for v in rows {
             c.push(v);
         }
         c
     }
-}
 
-impl<T: Copy + PartialEq> PartialEq for Column<T> {
-    fn eq(&self, other: &Self) -> bool {
-        self.len() == other.len() && self.iter().eq(other.iter())
+    fn range<T: Copy>(c: &Column<T>, lo: usize, hi: usize) -> Vec<T> {
+        c.iter_range(lo, hi).collect()
     }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
 
     const CHUNK: usize = 1 << 16;
 
@@ -223,35 +203,35 @@ mod tests {
         assert_eq!(locate(BASE), (1, 0));
         assert_eq!(locate(3 * BASE - 1), (1, 2 * BASE - 1));
         assert_eq!(locate(3 * BASE), (2, 0));
-        let c: Column<u32> = (0..(7 * BASE as u32)).collect();
+        let c: Column<u32> = column(0..(7 * BASE as u32));
         assert_eq!(c.segs().map(|s| s.len()).collect::<Vec<_>>(), vec![BASE, 2 * BASE, 4 * BASE]);
         assert!(c.segs().enumerate().all(|(k, s)| s.capacity() == BASE << k));
         let mut one = Column::new();
         one.push(7u8);
-        assert_eq!((one.len(), one[0], one.get(1), one.last()), (1, 7, None, Some(7)));
-        assert!(Column::<u8>::new().is_empty() && Column::<u8>::new().last().is_none());
+        assert_eq!((one.len(), one[0], one.get(0), one.get(1)), (1, 7, Some(7), None));
+        assert!(Column::<u8>::new().is_empty() && Column::<u8>::new().get(0).is_none());
     }
 
     #[test]
     fn rows_across_segment_boundaries_read_back_in_order() {
         let n = 3 * CHUNK + 17;
-        let c: Column<u64> = (0..n as u64).map(|x| x * 3).collect();
+        let c: Column<u64> = column((0..n as u64).map(|x| x * 3));
         assert_eq!(c.len(), n);
         assert_eq!(c[CHUNK - 1], 3 * (CHUNK as u64 - 1));
         assert_eq!(c[CHUNK], 3 * CHUNK as u64);
         assert_eq!(c.get(n), None);
-        assert_eq!(c.last(), Some(3 * (n as u64 - 1)));
+        assert_eq!(c.get(n - 1), Some(3 * (n as u64 - 1)));
         assert_eq!(c.iter().count(), n);
-        let r = c.to_vec_range(CHUNK - 2, 2 * CHUNK + 3);
+        let r = range(&c, CHUNK - 2, 2 * CHUNK + 3);
         assert_eq!(r.len(), CHUNK + 5);
         assert_eq!(r[0], 3 * (CHUNK as u64 - 2));
         assert_eq!(*r.last().unwrap(), 3 * (2 * CHUNK as u64 + 2));
-        assert!(c.to_vec_range(5, 5).is_empty());
-        assert_eq!(c.to_vec_range(n - 1, n + 10), vec![3 * (n as u64 - 1)]);
+        assert!(range(&c, 5, 5).is_empty());
+        assert_eq!(range(&c, n - 1, n + 10), vec![3 * (n as u64 - 1)]);
         for lo in [0, 1, BASE - 1, BASE, 3 * BASE + 5] {
             for hi in [lo, lo + 1, 3 * BASE, 3 * BASE + 1, 40 * BASE, n] {
                 let want: Vec<u64> = (lo.min(hi)..hi).map(|x| 3 * x as u64).collect();
-                assert_eq!(c.to_vec_range(lo, hi), want, "{lo}..{hi}");
+                assert_eq!(range(&c, lo, hi), want, "{lo}..{hi}");
             }
         }
     }
@@ -259,8 +239,8 @@ mod tests {
     #[test]
     fn partition_point_matches_the_slice_one() {
         let n = 2 * CHUNK + 5;
-        let c: Column<u64> = (0..n as u64).map(|x| x / 7).collect();
-        let v = c.to_vec();
+        let c: Column<u64> = column((0..n as u64).map(|x| x / 7));
+        let v: Vec<u64> = c.iter().collect();
         for t in [0u64, 1, 9362, 9363, (CHUNK / 7) as u64, (n / 7) as u64, (n / 7 + 1) as u64, u64::MAX] {
             assert_eq!(c.partition_point(|&x| x < t), v.partition_point(|&x| x < t), "t={t}");
         }

@@ -226,25 +226,15 @@ impl EventLog {
     /// identity.
     pub fn digest(&self) -> u64 {
         let mut h = Fnv::new();
-        // Segment by segment (the columns of a table line up), then row by row.
-        let e = &self.events;
-        for (((((t, kind), cpu), task), arg), val) in
-            e.t.segments()
-                .zip(e.kind.segments())
-                .zip(e.cpu.segments())
-                .zip(e.task.segments())
-                .zip(e.arg.segments())
-                .zip(e.val.segments())
-        {
-            for i in 0..t.len() {
-                h.u64(t[i]);
-                h.u8(kind[i]);
-                h.u64(cpu[i] as u64);
-                h.u64(task[i] as u64);
-                h.u64(arg[i] as u64);
-                h.u64(val[i] as u64);
-            }
+        for r in self.events.rows() {
+            h.u64(r.t);
+            h.u8(r.kind);
+            h.u64(r.cpu as u64);
+            h.u64(r.task as u64);
+            h.u64(r.arg as u64);
+            h.u64(r.val as u64);
         }
+        // The other tables segment by segment (the columns of a table line up), row by row.
         let s = &self.samples;
         for (((((((t, task), vruntime), deadline), vlag), vprot), avg), flags) in
             s.t.segments()
