@@ -174,6 +174,19 @@ fn json_syntax_error() {
 // ----- semantic errors (located by key path) -----
 
 #[test]
+fn existing_task_averages_out_of_range() {
+    // k_h is nice 2: weight 655.
+    let e = toml_err("nice = 2\n", "nice = 2\nexisting = { cpu = 1, load_avg = 700 }\n");
+    at(&e, 17, 34, "tasks[1].existing.load_avg: load_avg 700 is above the task's weight (655)");
+    let e = toml_err("nice = 2\n", "nice = 2\nexisting = { util_avg = 1025 }\n");
+    at(&e, 17, 25, "tasks[1].existing.util_avg: util_avg 1025 is above SCHED_CAPACITY_SCALE (1024)");
+    let e = toml_err("nice = 2\n", "nice = 2\nexisting = { cpu = 2 }\n");
+    at(&e, 17, 20, "tasks[1].existing.cpu: cpu names CPU 2 but the host has 2 CPUs");
+    let ok = TOML.replacen("nice = 2\n", "nice = 2\nexisting = { cpu = 1, load_avg = 655, runnable_avg = 1024 }\n", 1);
+    parse_scenario("s.toml", &ok).expect("in range");
+}
+
+#[test]
 fn affinity_cpu_out_of_range() {
     let e = toml_err("affinity = [1]\nprogram = [ { run", "affinity = [3]\nprogram = [ { run");
     at(&e, 17, 13, "tasks[1].affinity[0]: affinity names CPU 3 but the host has 2 CPUs (0..=1)");

@@ -170,3 +170,36 @@ fn why_a_balance_pass_moved_a_task() {
     let failed = rows.iter().find(|&&i| (e.val[i] >> 32) & 0xff == 3).expect("a pass that failed first");
     assert!(balance_words(&sim.fair.log, *failed).contains("refused because"));
 }
+
+/// A task that existed before the run (scenario `existing`, what the trace replay gives a task
+/// whose fork the trace does not show) first wakes as a sleeper (`try_to_wake_up()`: a Wakeup
+/// row, `select_task_rq_fair()` from its `prev_cpu`), with the PELT averages it brought; the
+/// same task as a new one goes through `wake_up_new_task()` with a new task's full load.
+#[test]
+fn an_existing_task_wakes_as_a_sleeper_with_its_averages() {
+    let spec = |existing: &str| {
+        format!(
+            "[[tasks]]\nname = \"h\"\naffinity = [0]\nprogram = [{{ run = \"forever\" }}]\n\
+             [[tasks]]\nname = \"d\"\nstart = \"2ms\"\n{existing}program = [{{ run = \"100us\" }}, {{ sleep = \"50ms\" }}]\n"
+        )
+    };
+    let first_rows = |sim: &Simulation| -> Vec<u8> {
+        sim.fair.log.events.rows().filter(|r| r.task == 1 && r.t == 2 * MS).map(|r| r.kind).collect()
+    };
+    let seeded = "existing = { cpu = 2, load_avg = 12, runnable_avg = 12, util_avg = 9 }\n";
+    let sim = host_at(&spec(seeded), 3, &[]);
+    let rows = first_rows(&sim);
+    assert!(rows.contains(&(EventKind::Wakeup as u8)) && !rows.contains(&(EventKind::WakeupNew as u8)), "{rows:?}");
+    // Its previous CPU, 2, is idle: the wakeup keeps it there (the new task's fork balancing
+    // would start from CPU 0, its first allowed CPU).
+    assert_eq!(sim.tasks[1].cpu, 2);
+    // 100 us of running since: the averages moved little from what it brought.
+    let avg = sim.fair.ents[sim.tasks[1].se as usize].avg;
+    assert!(avg.load_avg < 40 && avg.util_avg < 40, "{avg:?}");
+
+    let sim = host_at(&spec(""), 3, &[]);
+    let rows = first_rows(&sim);
+    assert!(rows.contains(&(EventKind::WakeupNew as u8)), "{rows:?}");
+    let avg = sim.fair.ents[sim.tasks[1].se as usize].avg;
+    assert!(avg.load_avg > 1000, "a new task starts with its weight as load: {avg:?}");
+}

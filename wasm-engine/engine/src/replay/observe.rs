@@ -134,6 +134,9 @@ pub struct ObservedTask {
     /// its `sched_wakeup_new` (its parent's, where it was forked) if the trace shows its fork.
     pub first_cpu: Option<u32>,
     pub forked_on: Option<u32>,
+    /// Time seen blocked (each sleep from its switch-out to its wakeup, and a sleep still
+    /// going at the trace's end), ns.
+    pub blocked_ns: u64,
     /// When it was seen exiting (`Z`/`X`), and the source line of that record.
     pub exit_ns: Option<u64>,
     pub exit_line: u64,
@@ -257,6 +260,7 @@ impl ObservedTask {
     /// docs), or a wait for the causal wakeup that woke it.
     fn slept(&mut self, since: u64, until: u64, line: u64) {
         let ns = until.saturating_sub(since).max(1);
+        self.blocked_ns = self.blocked_ns.saturating_add(ns);
         match self.woken_by.take() {
             Some(id) => self.push(ShadowOp::Wait { id, ns }, line),
             None => self.push(ShadowOp::Sleep(ns), line),
@@ -594,6 +598,9 @@ impl Observed {
         for (i, t) in self.tasks.iter_mut().enumerate() {
             if let Some((cpu, since)) = t.on_cpu.take() {
                 t.ran(cpu, since, t1.max(since), i as u32, &mut self.runs);
+            }
+            if let (Some(b), None) = (t.blocked_since, t.exit_ns) {
+                t.blocked_ns = t.blocked_ns.saturating_add(t1.saturating_sub(b));
             }
             t.runs_on = t.blocked_since.is_none() && t.exit_ns.is_none();
             if t.runs_on {

@@ -2,9 +2,14 @@
 //! variant, the CLI and the web app apply to it), then run and held against the trace.
 //!
 //! Each fair-class task of the trace becomes a task of the scenario with its inferred program
-//! (`observe`), its nice value from `prio`, pinned to the CPU it ran on most, started when it
-//! was first seen. An optional layout file gives what a trace cannot show: the cgroup each
-//! task ran in, the cgroups' shares and bandwidth, and CONFIG_HZ.
+//! (`observe`) and its nice value from `prio`, started when it was first seen: forked there when
+//! the trace shows its fork (`sched_wakeup_new`), else as a task that existed before the trace
+//! (`existing`: it wakes as a sleeper, with PELT averages from its observed share of the trace,
+//! [`existing_averages`]). Tasks run free, placed and balanced by the model (`smp = "fair"`),
+//! each `sched_wakeup` raised in a modeled task's context replayed as that task's `wake` step;
+//! `--pin observed` pins each where it ran most, with timed sleeps. An optional layout file
+//! gives what a trace cannot show: the cgroup each task ran in, the cgroups' shares and
+//! bandwidth, affinities, and CONFIG_HZ.
 //!
 //! Every trace that imports with a fair-class task in a `sched_switch` makes a scenario that
 //! loads (issue 16; the `replay` fuzz target holds it): each fair-class task named by a
@@ -15,19 +20,42 @@
 //! text, its record number for `.dat`), or at the layout file's key.
 //!
 //! Named shortcuts: real-time and idle-class tasks are left out (the engine models the fair
-//! class; their CPU time shows up as the model running fair tasks instead), one CPU per task
-//! (each pinned where it ran most, under `smp = "static"`: issue 18 brings placement and
-//! balancing to the shadow), timer slack 0 (the observed sleeps include it).
+//! class; their CPU time shows up as the model running fair tasks instead), the averages of
+//! tasks from before the trace ([`existing_averages`]), timer slack 0 (the observed sleeps
+//! include it).
 
-use super::observe::{Observed, ShadowOp};
+use super::observe::{Observed, ObservedTask, ShadowOp};
 use crate::scenario::load::{first_issue, HZ_VALUES};
 use crate::scenario::locate::{toml_tree, KeyPath, Seg};
 use crate::scenario::schema::{
-    CgroupSpec, HostSpec, LoopSpec, OpSpec, ScenarioFile, TaskSpec, WakeSpec, SCENARIO_VERSION,
+    CgroupSpec, ExistingSpec, HostSpec, LoopSpec, OpSpec, ScenarioFile, TaskSpec, WakeSpec, SCENARIO_VERSION,
 };
 use crate::scenario::units::DurationSpec;
 use serde::Deserialize;
 use std::collections::BTreeMap;
+
+/// The PELT averages a task that existed before the trace brings to its first wakeup (named
+/// shortcut): the kernel's decayed history is not in the trace, so each average is the task's
+/// observed share of the trace up to its exit, runnable (not seen blocked, the time before
+/// it was first seen counted as blocked) for `load_avg` (times its weight) and `runnable_avg`,
+/// running for `util_avg`: what PELT settles at for a steady workload. A new task's averages
+/// (its full weight as load) would make a long-lived sleeper look like a hog to the
+/// balancer for the first hundred milliseconds.
+fn existing_averages(t: &ObservedTask, t0: u64, t1: u64) -> ExistingSpec {
+    let end = t.exit_ns.unwrap_or(t1).clamp(t0, t1.max(t0));
+    let span = end.saturating_sub(t0).max(1);
+    let blocked = t.first_ns.saturating_sub(t0).saturating_add(t.blocked_ns).min(span);
+    let runnable = span - blocked;
+    let running = t.runtime_ns.min(runnable);
+    let weight = crate::sched::weight::SCHED_PRIO_TO_WEIGHT[(t.prio - 120).clamp(-20, 19) as usize + 20];
+    let part = |scale: u64, ns: u64| (u128::from(scale) * u128::from(ns) / u128::from(span)) as u64;
+    ExistingSpec {
+        cpu: None,
+        load_avg: part(weight, runnable),
+        runnable_avg: part(1024, runnable),
+        util_avg: part(1024, running),
+    }
+}
 
 /// The layout file (`--cgroups FILE`, TOML): what the trace cannot show.
 ///
@@ -151,6 +179,7 @@ impl Layout {
                 vm: None,
                 session: None,
                 start: None,
+                existing: None,
                 stop: None,
                 program: vec![OpSpec::Run(DurationSpec::FOREVER)],
             }],
@@ -385,9 +414,13 @@ pub fn shadow_scenario(obs: &Observed, layout: &Layout, name: &str) -> Result<Sh
         } else {
             vec![cpu]
         };
-        // Where it starts: forked on its parent's CPU when the trace shows the fork, else
-        // (running before the trace began) on the first CPU the trace shows it on.
-        let parent_cpu = if free { t.forked_on.or(t.first_cpu).filter(|&c| c < ncpus) } else { None };
+        // Forked on its parent's CPU when the trace shows the fork; else it existed before the
+        // trace and first wakes from the first CPU the trace shows it on (where it is pinned).
+        let parent_cpu = if free { t.forked_on.filter(|&c| c < ncpus) } else { None };
+        let existing = t.forked_on.is_none().then(|| ExistingSpec {
+            cpu: if free { t.first_cpu.filter(|&c| c < ncpus) } else { Some(cpu) },
+            ..existing_averages(t, t0, obs.t1)
+        });
         let start = t.first_ns.saturating_sub(t0).min(LONGEST - 1);
         task_of[i] = Some(tasks.len() as u32);
         origin.push((i, lines));
@@ -402,6 +435,7 @@ pub fn shadow_scenario(obs: &Observed, layout: &Layout, name: &str) -> Result<Sh
             vm: None,
             session: None,
             start: Some(DurationSpec(start)),
+            existing,
             // After its start even when the trace's records are out of order across CPUs.
             stop: t.exit_ns.map(|x| DurationSpec(x.saturating_sub(t0).clamp(start + 1, LONGEST))),
             program,

@@ -7,7 +7,8 @@
 
 use super::locate::{self, KeyPath};
 use super::schema::{
-    CgroupSpec, ForkSpec, LoopSpec, OpSpec, PeriodicSpec, PipeSpec, ScenarioFile, TaskSpec, SCENARIO_VERSION,
+    CgroupSpec, ForkSpec, LoopSpec, OpSpec, PeriodicSpec, PipeSpec, PolicySpec, ScenarioFile, TaskSpec,
+    SCENARIO_VERSION,
 };
 use super::units::{format_duration, DurationSpec};
 use crate::sched::features::SchedFeatures;
@@ -563,6 +564,25 @@ fn check_task(c: &mut Checker, tp: &KeyPath, t: &TaskSpec, cpus: u32) {
     if let Some(cpu) = t.parent_cpu {
         if cpu >= cpus {
             c.push(tp.key("parent_cpu"), format!("parent_cpu names CPU {cpu} but the host has {cpus} CPUs"));
+        }
+    }
+    if let Some(ex) = &t.existing {
+        let ep = tp.key("existing");
+        if let Some(cpu) = ex.cpu.filter(|&cpu| cpu >= cpus) {
+            c.push(ep.key("cpu"), format!("cpu names CPU {cpu} but the host has {cpus} CPUs"));
+        }
+        // se_weight(): the largest load_avg an entity of this weight reaches.
+        let weight = match t.policy {
+            PolicySpec::Idle => crate::sched::weight::WEIGHT_IDLEPRIO,
+            _ => crate::sched::weight::SCHED_PRIO_TO_WEIGHT[(t.nice.clamp(-20, 19) + 20) as usize],
+        };
+        if ex.load_avg > weight {
+            c.push(ep.key("load_avg"), format!("load_avg {} is above the task's weight ({weight})", ex.load_avg));
+        }
+        for (key, v) in [("runnable_avg", ex.runnable_avg), ("util_avg", ex.util_avg)] {
+            if v > 1024 {
+                c.push(ep.key(key), format!("{key} {v} is above SCHED_CAPACITY_SCALE (1024)"));
+            }
         }
     }
     let start_ok = match t.start {

@@ -491,9 +491,16 @@ pub struct TaskSpec {
     /// Session (setsid) the task belongs to, for autogroups (default: "default").
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub session: Option<String>,
-    /// When the task is created (woken as a new task; default: 0).
+    /// When the task is created (woken as a new task; default: 0), or, for an `existing`
+    /// task, when it first wakes.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub start: Option<DurationSpec>,
+    /// The task existed before the run (a replayed trace's task whose fork the trace does not
+    /// show): at `start` it wakes as any sleeping task does (`try_to_wake_up()` from `cpu`),
+    /// not as a new one (`wake_up_new_task()`), with the PELT averages given here rather than
+    /// a new task's (default: none, a new task).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub existing: Option<ExistingSpec>,
     /// When the task is killed (default: never).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stop: Option<DurationSpec>,
@@ -563,6 +570,25 @@ pub enum OpSpec {
     /// Block until another task's `wake` step wakes this task, this many times in a row (a
     /// wakeup sent before the wait is counted and consumed without blocking).
     WaitWakeup(u32),
+}
+
+/// A task that existed before the run (`TaskSpec::existing`): where it last ran and its
+/// `struct sched_avg` averages at its first wakeup.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ExistingSpec {
+    /// The CPU it last ran on (the wakeup's `prev_cpu`; default: its first allowed CPU).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpu: Option<u32>,
+    /// `se.avg.load_avg`: at most its weight scaled down (1024 at nice 0).
+    #[serde(default)]
+    pub load_avg: u64,
+    /// `se.avg.runnable_avg`, 0..=1024.
+    #[serde(default)]
+    pub runnable_avg: u64,
+    /// `se.avg.util_avg`, 0..=1024.
+    #[serde(default)]
+    pub util_avg: u64,
 }
 
 /// A `wake` step.

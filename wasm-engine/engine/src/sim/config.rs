@@ -110,8 +110,12 @@ pub struct TaskConfig {
     pub vm: Option<u32>,
     /// Task group id (0 = root; cgroup i of the scenario = i + 1).
     pub tg: u32,
-    /// Creation time (unused for a fork step's child: its parent's fork creates it).
+    /// Creation time (unused for a fork step's child: its parent's fork creates it), or the
+    /// first wakeup of an `existing` task.
     pub start_ns: u64,
+    /// A task that existed before the run: where it last ran and the PELT averages it brings
+    /// (scenario `existing`; None: a new task, and always for a fork step's child).
+    pub existing: Option<crate::scenario::schema::ExistingSpec>,
     /// Kill time.
     pub stop_ns: Option<u64>,
     /// Behaviour.
@@ -338,6 +342,7 @@ impl SimConfig {
                     parent_cpu: t.parent_cpu,
                     tg,
                     start_ns: t.start.map(|d| d.ns()).unwrap_or(0),
+                    existing: t.existing,
                     stop_ns: t.stop.map(|d| d.ns()),
                     program: Program::compile(&t.program, &names, &locks, first),
                     vm: t.vm.as_ref().and_then(|v| vms.iter().position(|x| x == v)).map(|i| i as u32),
@@ -356,6 +361,7 @@ impl SimConfig {
                         stop_ns: None,
                         program: program.clone(),
                         vm: None,
+                        existing: None,
                         parent: Some(i as u32),
                         ..p.clone()
                     });

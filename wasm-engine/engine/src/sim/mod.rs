@@ -346,7 +346,10 @@ impl Simulation {
             }
             Ev::Start { task } => {
                 if self.tasks[task as usize].state == TaskState::New {
-                    self.wake_up_new(task, self.tasks[task as usize].cfg.parent_cpu);
+                    match self.tasks[task as usize].cfg.existing {
+                        Some(ex) => self.wake_up_existing(task, ex),
+                        None => self.wake_up_new(task, self.tasks[task as usize].cfg.parent_cpu),
+                    }
                 }
             }
             Ev::Stop { task } => self.kill(task),
@@ -467,6 +470,21 @@ impl Simulation {
         let normal = t.cfg.policy == PolicySpec::Normal;
         let selected = if t.cfg.affinity.len() > 1 { WF_RQ_SELECTED } else { 0 };
         self.fair.check_preempt_wakeup_fair(cpu, se, WF_FORK | selected, normal);
+    }
+
+    /// The first wakeup of a task that existed before the run (scenario `existing`): it was
+    /// asleep on the CPU it last ran on and wakes as any sleeper does (`try_to_wake_up()`,
+    /// `select_task_rq()` from that `prev_cpu`, a wakeup's placement and preemption check),
+    /// bringing its PELT averages; a new task's path (`wake_up_new_task()`: fork balancing,
+    /// ENQUEUE_INITIAL, WF_FORK, a new task's full load) would misstate a long-lived sleeper.
+    fn wake_up_existing(&mut self, task: u32, ex: crate::scenario::schema::ExistingSpec) {
+        let t = &self.tasks[task as usize];
+        let prev = ex.cpu.filter(|c| t.cfg.affinity.contains(c)).unwrap_or(t.cfg.affinity[0]);
+        let se = t.se;
+        self.move_to_cpu(task, prev);
+        self.fair.seed_entity_avg(se, ex.load_avg, ex.runnable_avg, ex.util_avg);
+        self.tasks[task as usize].state = TaskState::Sleeping;
+        self.wake_up(task);
     }
 
     /// `try_to_wake_up(p, state, 0)` from a timer or a kick: no waker flags, no waker CPU.
