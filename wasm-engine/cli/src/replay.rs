@@ -255,6 +255,17 @@ fn text(r: &ReplayReport) -> String {
             x.target
         );
     }
+    for x in p.balance_disagreements.iter().take(5) {
+        let _ = writeln!(
+            s,
+            "  {:>12.3} ms balance: the kernel moved {} from cpu {} to cpu {}; the model: {}",
+            x.at_ns as f64 / 1e6,
+            x.task,
+            x.src_cpu,
+            x.dst_cpu,
+            x.model
+        );
+    }
     for x in d.first_disagreements.iter().take(5) {
         let _ = writeln!(
             s,

@@ -36,6 +36,27 @@ export type Alignment = {
 };
 
 /**
+ * A balance migration the model's balancer, asked at that moment, did not make.
+ */
+export type BalanceDisagreement = {
+  /**
+   * ns since the trace's first record.
+   */
+  at_ns: number;
+  /**
+   * The task the kernel moved, from `src_cpu` to `dst_cpu`.
+   */
+  task: string;
+  src_cpu: number;
+  dst_cpu: number;
+  /**
+   * What the model's passes on `dst_cpu` did instead, in words (`obs::why_cpu`): the task
+   * it pulled, or its last pass that found an imbalance, or that every pass found none.
+   */
+  model: string;
+};
+
+/**
  * Who set a cfs_rq's `next` buddy. Not kernel state: an observation annotation kept beside
  * `cfs_rq->next` so "why this pick" can say where a buddy came from. Crosses to the UI by its
  * stable name (`name()`).
@@ -940,6 +961,11 @@ export type PlacementReport = {
    * The first disagreements, in time order.
    */
   first_disagreements: Array<PlacementDisagreement>;
+  /**
+   * The first balance migrations the model did not make from the same source, in time
+   * order.
+   */
+  balance_disagreements: Array<BalanceDisagreement>;
 };
 
 /**

@@ -203,6 +203,23 @@ export const ShadowPanel = memo(function ShadowPanel({ runs, running, error, onR
           {r.report.left_out.length > 0 && ` Left out (not fair class): ${r.report.left_out.map((l) => `${l.comm} (prio ${l.prio})`).join(', ')}.`}
         </p>
       ))}
+      {runs.map(
+        (r) =>
+          r.report.decisions.placements.balance_disagreements.length > 0 && (
+            <details key={`${r.key}-balance`} className="small" data-testid="shadow-balance-misses" data-variant={r.key}>
+              <summary>
+                <b>{r.key}</b>: the first balance migrations the model's balancer did not make ({r.report.decisions.placements.balance_disagreements.length})
+              </summary>
+              <ul>
+                {r.report.decisions.placements.balance_disagreements.map((b) => (
+                  <li key={b.at_ns}>
+                    {(b.at_ns / 1e6).toFixed(3)} ms: the kernel moved {b.task} from CPU {b.src_cpu} to CPU {b.dst_cpu}; the model: {b.model}
+                  </li>
+                ))}
+              </ul>
+            </details>
+          ),
+      )}
     </section>
   );
 });

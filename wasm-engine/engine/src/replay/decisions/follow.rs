@@ -193,7 +193,7 @@ impl Replayer<'_> {
             let src = self.cpu_of(se);
             self.clock_at(src, t);
             self.clock_at(to, t);
-            self.score_balance(se, src, to);
+            self.score_balance(t, se, src, to);
         } else if self.f.ents[se as usize].on_rq {
             self.report.placements.balance_migrations += 1;
         } else {

@@ -20,6 +20,8 @@
 //! stopper's push after failed passes) is asked as a plain pass.
 
 use super::Replayer;
+use crate::obs::log::EventKind;
+use crate::obs::why_cpu;
 use crate::sched::entity::EntityId;
 use crate::sched::select::PlacePath;
 use crate::sched::wakeup::{WF_FORK, WF_SYNC, WF_TTWU};
@@ -43,6 +45,20 @@ pub struct PlacementDisagreement {
     pub rule: String,
     pub affine: String,
     pub target: u32,
+}
+
+/// A balance migration the model's balancer, asked at that moment, did not make.
+#[derive(Debug, Clone, Serialize, ts_rs::TS)]
+pub struct BalanceDisagreement {
+    /// ns since the trace's first record.
+    pub at_ns: u64,
+    /// The task the kernel moved, from `src_cpu` to `dst_cpu`.
+    pub task: String,
+    pub src_cpu: u32,
+    pub dst_cpu: u32,
+    /// What the model's passes on `dst_cpu` did instead, in words (`obs::why_cpu`): the task
+    /// it pulled, or its last pass that found an imbalance, or that every pass found none.
+    pub model: String,
 }
 
 /// Placement agreement over a trace.
@@ -70,6 +86,9 @@ pub struct PlacementReport {
     pub balance_same_task: u64,
     /// The first disagreements, in time order.
     pub first_disagreements: Vec<PlacementDisagreement>,
+    /// The first balance migrations the model did not make from the same source, in time
+    /// order.
+    pub balance_disagreements: Vec<BalanceDisagreement>,
 }
 
 /// Balance passes asked of the destination at a balance migration: the passes that failed
@@ -132,7 +151,7 @@ impl Replayer<'_> {
 
 impl Replayer<'_> {
     /// Scores a balance migration of the queued `se` from `src` to `dst` (see the module docs).
-    pub(super) fn score_balance(&mut self, se: EntityId, src: u32, dst: u32) {
+    pub(super) fn score_balance(&mut self, t: u64, se: EntityId, src: u32, dst: u32) {
         let p = &mut self.report.placements;
         p.balance_migrations += 1;
         if !self.f.lb_enabled() {
@@ -169,6 +188,25 @@ impl Replayer<'_> {
         let p = &mut self.report.placements;
         p.balance_same_source += (from_src > 0) as u64;
         p.balance_same_task += pulled.iter().any(|&(t, to)| t == se && to == dst) as u64;
+        if from_src == 0 && p.balance_disagreements.len() < LISTED {
+            let names = &self.shadow.scenario.tasks;
+            let name = |t: u32| names.get(t as usize).map_or_else(|| format!("task {t}"), |x| x.name.clone());
+            let model = match pulled.iter().find(|&&(_, to)| to == dst) {
+                Some(&(t, _)) => format!("pulled {} from CPU {}", name(t), self.cpu_of(t as EntityId)),
+                None => match why_cpu::last_row(&f.log, EventKind::Balance, dst, usize::MAX) {
+                    Some(i) => why_cpu::balance_words(&f.log, i),
+                    None => format!("{BALANCE_PASSES} passes on CPU {dst} found every domain balanced"),
+                },
+            };
+            let task = name(self.f.task_of(se));
+            self.report.placements.balance_disagreements.push(BalanceDisagreement {
+                at_ns: t,
+                task,
+                src_cpu: src,
+                dst_cpu: dst,
+                model,
+            });
+        }
     }
 }
 
