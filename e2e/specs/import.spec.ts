@@ -212,6 +212,14 @@ test('shadow re-simulation of an SMP capture: tasks free, the figures `schedlab 
     // task, CPU, real %, baseline %, Δ, real CPU %, model CPU %, real migrations, model migrations.
     expect(text.slice(5, 9)).toEqual([t.observed_cpu_pct.toFixed(2), t.simulated_cpu_pct.toFixed(2), String(t.observed_migrations), String(t.simulated_migrations)]);
   }
+  // The balance migrations the model did not make, each with what its passes did instead.
+  const misses = page.getByTestId('shadow-balance-misses');
+  await misses.locator('summary').click();
+  const items = misses.locator('li');
+  await expect(items).toHaveCount(p.balance_disagreements.length);
+  for (const [i, b] of p.balance_disagreements.entries()) {
+    await expect(items.nth(i)).toHaveText(`${(b.at_ns / 1e6).toFixed(3)} ms: the kernel moved ${b.task} from CPU ${b.src_cpu} to CPU ${b.dst_cpu}; the model: ${b.model}`);
+  }
   await page.screenshot({ path: 'artifacts/import-shadow-smp.png' });
 });
 
