@@ -69,7 +69,7 @@ pub enum Command {
     /// observation log and with events only. With SCENARIO: one run of that file (full log),
     /// its wall time and digest.
     Bench(BenchArgs),
-    /// Print a generated scenario (aaron, wanpeng) or trace.
+    /// Print a generated scenario (aaron, wanpeng, bench-b) or trace.
     #[command(subcommand)]
     Gen(Gen),
     #[command(verbatim_doc_comment)]
@@ -246,6 +246,15 @@ pub enum Gen {
     Wanpeng(GenWanpengArgs),
     /// The synthetic tracefs trace of bench-import (for the wasm and browser benches).
     Trace(GenTraceArgs),
+    /// Benchmark (b) of `schedlab bench`: 64 CPUs x 512 sleepers (for the browser bench).
+    BenchB(GenBenchArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct GenBenchArgs {
+    /// Simulated seconds (1..=3600).
+    #[arg(long, value_name = "N", default_value_t = 5, value_parser = count::<3600>)]
+    pub seconds: u64,
 }
 
 #[derive(Args, Debug)]

@@ -20,7 +20,8 @@ fn hogs(seconds: u64) -> String {
     s
 }
 
-fn sleepers(seconds: u64) -> String {
+/// Benchmark (b): 64 CPUs, 512 unpinned tasks that run and sleep for varied times.
+pub fn sleepers(seconds: u64) -> String {
     let mut s = format!("version = 1\nname = \"bench-64cpu-512tasks\"\nduration = \"{seconds}s\"\n[host]\ncpus = 64\n");
     for i in 0..512u64 {
         let run = 50 + (i * 37) % 950;

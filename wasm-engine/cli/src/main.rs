@@ -52,6 +52,7 @@ fn run(command: Command) -> Result<(), String> {
         Command::Gen(Gen::Aaron) => out(&aaron::scenario(384, 1100, 10_000, "1s")),
         Command::Gen(Gen::Wanpeng(a)) => out(&wanpeng::generate(&a)?),
         Command::Gen(Gen::Trace(a)) => import::print_synthetic(a.size.mb, a.seed),
+        Command::Gen(Gen::BenchB(a)) => out(&bench::sleepers(a.seconds)),
         Command::BenchDistribute(a) => aaron::bench(384, 1100, 10_000, &format!("{}s", a.seconds)),
         Command::WanpengTable(a) => wanpeng_table::command(&a),
         Command::BenchKvm(a) => wanpeng_table::bench_command(&a),

@@ -341,6 +341,7 @@ const COMMANDS: &[(&str, &[&str])] = &[
     ("gen aaron", &[]),
     ("gen wanpeng", &["--preset", "--vms", "--locks", "--duration", "--placement", "--groups", "--layout-seed"]),
     ("gen trace", &["--mb", "--seed"]),
+    ("gen bench-b", &["--seconds"]),
     ("bench-distribute", &["--seconds"]),
     (
         "wanpeng-table",
@@ -419,7 +420,7 @@ fn top_level_help_lists_every_command() {
     assert_eq!(help_commands(&o.stdout), want, "{}", o.stdout);
     let o = schedlab(&["gen", "--help"]);
     assert_eq!(o.code, 0, "{}", o.stderr);
-    assert_eq!(help_commands(&o.stdout), ["aaron", "wanpeng", "trace", "help"], "{}", o.stdout);
+    assert_eq!(help_commands(&o.stdout), ["aaron", "wanpeng", "trace", "bench-b", "help"], "{}", o.stdout);
 }
 
 #[test]

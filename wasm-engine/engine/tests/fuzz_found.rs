@@ -178,6 +178,16 @@ fn replay_of_a_yield_loop_without_cpu_time_is_bounded() {
     assert!(sim.fair.log.len() < 100_000, "{} events in 5 ms", sim.fair.log.len());
 }
 
+/// `replay` (the fresh-clone CI run of 2026-11-26): a task first seen before the trace with
+/// prio 118 (nice -2). The weight index of its averages (`shadow::existing_averages`) took the
+/// nice value as an unsigned index before adding 20: an overflow, a panic in a debug build (a
+/// release build wrapped to the right index). The index is now taken from prio 100..=139.
+#[test]
+fn replay_of_a_task_below_nice_0_from_before_the_trace() {
+    let (_, r) = replay_fixture("replay-nice-below-0-existing.txt");
+    assert!(!r.tasks.is_empty());
+}
+
 /// `replay` (its first run, on the crafted `odd.txt` seed of `seeds.py`): a pid that exits and
 /// comes back, a record half a second before the first one, a CPU numbered 65535 and a timestamp of
 /// 18446744073.709551 s. Its runs, overlapping and reaching the end of the clock, overflowed the
