@@ -47,7 +47,7 @@ fn existing_averages(t: &ObservedTask, t0: u64, t1: u64) -> ExistingSpec {
     let blocked = t.first_ns.saturating_sub(t0).saturating_add(t.blocked_ns).min(span);
     let runnable = span - blocked;
     let running = t.runtime_ns.min(runnable);
-    let weight = crate::sched::weight::SCHED_PRIO_TO_WEIGHT[(t.prio.clamp(100, 139) - 100) as usize];
+    let weight = crate::sched::weight::nice_weight(t.prio.saturating_sub(120));
     let part = |scale: u64, ns: u64| (u128::from(scale) * u128::from(ns) / u128::from(span)) as u64;
     ExistingSpec {
         cpu: None,

@@ -574,7 +574,7 @@ fn check_task(c: &mut Checker, tp: &KeyPath, t: &TaskSpec, cpus: u32) {
         // se_weight(): the largest load_avg an entity of this weight reaches.
         let weight = match t.policy {
             PolicySpec::Idle => crate::sched::weight::WEIGHT_IDLEPRIO,
-            _ => crate::sched::weight::SCHED_PRIO_TO_WEIGHT[(t.nice.clamp(-20, 19) + 20) as usize],
+            _ => crate::sched::weight::nice_weight(t.nice),
         };
         if ex.load_avg > weight {
             c.push(ep.key("load_avg"), format!("load_avg {} is above the task's weight ({weight})", ex.load_avg));

@@ -436,13 +436,6 @@ impl Fair {
         sa.runnable_avg = sa.util_avg;
     }
 
-    /// The averages a task that existed before the run brings to its first enqueue (scenario
-    /// `existing`), in place of `init_entity_runnable_average()`'s: attached there with sums
-    /// derived from them, as `attach_entity_load_avg()` does for a migrated task.
-    pub fn seed_entity_avg(&mut self, se: EntityId, load_avg: u64, runnable_avg: u64, util_avg: u64) {
-        self.ents[se as usize].avg = SchedAvg { load_avg, runnable_avg, util_avg, ..Default::default() };
-    }
-
     /// The periodic blocked-load updates, run at a tick of `cpu` (module docs): `cpu` itself,
     /// and every idle CPU not updated for 32 ms. No-op unless `group_shares = pelt`.
     pub fn pelt_periodic(&mut self, cpu: u32) {
@@ -467,6 +460,13 @@ impl Fair {
 fn add_tg_cfs_propagate(cq: &mut super::cfs_rq::CfsRq, runnable_sum: i64) {
     cq.propagate = true;
     cq.prop_runnable_sum += runnable_sum;
+}
+
+/// The averages a task that existed before the run brings (scenario `existing`), in place of
+/// `init_entity_runnable_average()`'s: unattached until its first enqueue, where
+/// `attach_entity_load_avg()` derives the sums from them, as for a migrated task.
+pub fn existing_entity_avg(ex: &crate::scenario::schema::ExistingSpec) -> SchedAvg {
+    SchedAvg { load_avg: ex.load_avg, runnable_avg: ex.runnable_avg, util_avg: ex.util_avg, ..Default::default() }
 }
 
 /// A fresh entity's averages (`init_entity_runnable_average()`): a task starts with its

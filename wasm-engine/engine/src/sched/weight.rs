@@ -18,6 +18,11 @@ pub const WEIGHT_IDLEPRIO: u64 = 3;
 /// Inverse weight of SCHED_IDLE tasks: `WMULT_IDLEPRIO`.
 pub const WMULT_IDLEPRIO: u32 = 1_431_655_765;
 
+/// `sched_prio_to_weight[]` of a nice value (clamped to -20..=19), unscaled: 1024 at nice 0.
+pub fn nice_weight(nice: i32) -> u64 {
+    SCHED_PRIO_TO_WEIGHT[(nice.clamp(-20, 19) + 20) as usize]
+}
+
 /// `sched_prio_to_weight[]`, nice −20 … +19.
 pub const SCHED_PRIO_TO_WEIGHT: [u64; 40] = [
     88761, 71755, 56483, 46273, 36291, //

@@ -475,14 +475,12 @@ impl Simulation {
     /// The first wakeup of a task that existed before the run (scenario `existing`): it was
     /// asleep on the CPU it last ran on and wakes as any sleeper does (`try_to_wake_up()`,
     /// `select_task_rq()` from that `prev_cpu`, a wakeup's placement and preemption check),
-    /// bringing its PELT averages; a new task's path (`wake_up_new_task()`: fork balancing,
+    /// bringing its PELT averages (`task_entity`); a new task's path (`wake_up_new_task()`: fork balancing,
     /// ENQUEUE_INITIAL, WF_FORK, a new task's full load) would misstate a long-lived sleeper.
     fn wake_up_existing(&mut self, task: u32, ex: crate::scenario::schema::ExistingSpec) {
         let t = &self.tasks[task as usize];
         let prev = ex.cpu.filter(|c| t.cfg.affinity.contains(c)).unwrap_or(t.cfg.affinity[0]);
-        let se = t.se;
         self.move_to_cpu(task, prev);
-        self.fair.seed_entity_avg(se, ex.load_avg, ex.runnable_avg, ex.util_avg);
         self.tasks[task as usize].state = TaskState::Sleeping;
         self.wake_up(task);
     }
@@ -748,12 +746,17 @@ impl Simulation {
 }
 
 /// A task's fresh sched_entity, as `__sched_fork()` leaves it: its weight (nice or
-/// SCHED_IDLE), its slice, nothing else; on `cpu`'s root cfs_rq until `set_task_rq`.
+/// SCHED_IDLE), its slice, nothing else; on `cpu`'s root cfs_rq until `set_task_rq`. A task that
+/// existed before the run has the averages it brings instead of a new task's.
 pub(crate) fn task_entity(id: u32, t: &config::TaskConfig, base_slice: u64, cpu: u32) -> SchedEntity {
     let load = match t.policy {
         PolicySpec::Idle => LoadWeight::idle(),
         _ => LoadWeight::for_nice(t.nice),
     };
     let slice = t.slice_ns.unwrap_or(base_slice);
-    SchedEntity::new_task(id, load, slice, t.slice_ns.is_some(), cpu, t.policy == PolicySpec::Idle)
+    let mut se = SchedEntity::new_task(id, load, slice, t.slice_ns.is_some(), cpu, t.policy == PolicySpec::Idle);
+    if let Some(ex) = &t.existing {
+        se.avg = crate::sched::group_pelt::existing_entity_avg(ex);
+    }
+    se
 }

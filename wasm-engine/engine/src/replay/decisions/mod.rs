@@ -237,14 +237,9 @@ pub fn decisions(obs: &Observed, shadow: &Shadow, cfg: SimConfig) -> DecisionRep
 
 /// The replay, with the model's state at its end.
 fn replay<'a>(obs: &'a Observed, shadow: &'a Shadow, cfg: SimConfig) -> Replayer<'a> {
-    let mut sim = Simulation::new(cfg);
-    // A task from before the trace brings the averages the shadow gave it
-    // (`shadow::existing_averages`), not a new task's full load.
-    for t in &sim.tasks {
-        if let Some(ex) = t.cfg.existing {
-            sim.fair.seed_entity_avg(t.se, ex.load_avg, ex.runnable_avg, ex.util_avg);
-        }
-    }
+    // A task from before the trace starts with the averages the shadow gave it
+    // (`shadow::existing_averages`, set by `sim::task_entity`), not a new task's full load.
+    let sim = Simulation::new(cfg);
     let tg = sim.tasks.iter().map(|t| t.cfg.tg).collect::<Vec<_>>();
     let ncpus = sim.fair.rqs.len() as u32;
     let seed = seed::Seeder::new(obs, sim.fair.ents.len(), sim.fair.qs.len(), ncpus as usize);
