@@ -187,6 +187,24 @@ fn existing_task_averages_out_of_range() {
 }
 
 #[test]
+fn host_cfs_rq_avg_out_of_range() {
+    let e = toml_err("cpus = 2\n", "cpus = 2\ncfs_rq_avg = [{ cpu = 2 }]\n");
+    at(&e, 7, 23, "host.cfs_rq_avg[0].cpu: cpu names CPU 2 but the host has 2 CPUs");
+    let e = toml_err("cpus = 2\n", "cpus = 2\ncfs_rq_avg = [{ cpu = 1 }, { cpu = 1, util_avg = 9 }]\n");
+    at(&e, 7, 36, "host.cfs_rq_avg[1].cpu: CPU 1 is already given by cfs_rq_avg[0]");
+    let e = toml_err("cpus = 2\n", "cpus = 2\ncfs_rq_avg = [{ cpu = 0, util_avg = 1025 }]\n");
+    at(&e, 7, 37, "host.cfs_rq_avg[0].util_avg: util_avg 1025 is above SCHED_CAPACITY_SCALE (1024)");
+    let e = toml_err("cpus = 2\n", "cpus = 2\ncfs_rq_avg = [{ cpu = 0, runnable_avg = 1048577 }]\n");
+    at(&e, 7, 41, "host.cfs_rq_avg[0].runnable_avg: runnable_avg 1048577 is above 1048576");
+    let ok = TOML.replacen(
+        "cpus = 2\n",
+        "cpus = 2\ncfs_rq_avg = [{ cpu = 1, load_avg = 3000, runnable_avg = 2048, util_avg = 1024 }]\n",
+        1,
+    );
+    parse_scenario("s.toml", &ok).expect("in range");
+}
+
+#[test]
 fn affinity_cpu_out_of_range() {
     let e = toml_err("affinity = [1]\nprogram = [ { run", "affinity = [3]\nprogram = [ { run");
     at(&e, 17, 13, "tasks[1].affinity[0]: affinity names CPU 3 but the host has 2 CPUs (0..=1)");

@@ -25,10 +25,11 @@
 //! include it).
 
 use super::observe::{Observed, ObservedTask, ShadowOp};
-use crate::scenario::load::{first_issue, HZ_VALUES};
+use crate::scenario::load::{first_issue, HZ_VALUES, MAX_CPUS};
 use crate::scenario::locate::{toml_tree, KeyPath, Seg};
 use crate::scenario::schema::{
-    CgroupSpec, ExistingSpec, HostSpec, LoopSpec, OpSpec, ScenarioFile, TaskSpec, WakeSpec, SCENARIO_VERSION,
+    CfsRqAvgSpec, CgroupSpec, ExistingSpec, HostSpec, LoopSpec, OpSpec, ScenarioFile, TaskSpec, WakeSpec,
+    SCENARIO_VERSION,
 };
 use crate::scenario::units::DurationSpec;
 use serde::Deserialize;
@@ -66,6 +67,11 @@ fn existing_averages(t: &ObservedTask, t0: u64, t1: u64) -> ExistingSpec {
 /// shares = 2048
 /// [tasks]
 /// k_a = "/sl_A"
+/// [[cfs_rq_avg]]        # optional: CPU 1's root cfs_rq at the trace's start
+/// cpu = 1
+/// runnable_avg = 1137
+/// util_avg = 400
+/// load_avg = 400
 /// ```
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -89,6 +95,12 @@ pub struct Layout {
     /// `"free"` (default): tasks run where the model places them.
     #[serde(default)]
     pub pin: Pin,
+    /// Each listed CPU's root cfs_rq averages at the trace's first record (`[[cfs_rq_avg]]`
+    /// with `cpu`, `load_avg`, `runnable_avg`, `util_avg`; default: none, all zero): the
+    /// blocked load and utilization the time before the trace left there, which a trace cannot
+    /// show. The shadow scenario starts its CPUs with them (`host.cfs_rq_avg`).
+    #[serde(default)]
+    pub cfs_rq_avg: Vec<CfsRqAvgSpec>,
     /// The file name and text it was parsed from, to locate errors found later.
     #[serde(skip)]
     source: Option<(String, String)>,
@@ -164,7 +176,12 @@ impl Layout {
             description: None,
             seed: 0,
             duration: DurationSpec(1),
-            host: HostSpec::default(),
+            // The CPUs a trace covers are known only with the trace (checked there).
+            host: HostSpec {
+                cpus: layout.cfs_rq_avg.iter().map(|a| a.cpu.saturating_add(1)).max().unwrap_or(1).min(MAX_CPUS),
+                cfs_rq_avg: layout.cfs_rq_avg.clone(),
+                ..HostSpec::default()
+            },
             kernel: Default::default(),
             cgroups: layout.cgroups.clone(),
             vms: Vec::new(),
@@ -185,6 +202,11 @@ impl Layout {
             }],
         };
         if let Some((path, msg)) = first_issue(&probe) {
+            // `host.cfs_rq_avg[i]…` of the probe is `cfs_rq_avg[i]…` of the layout.
+            let path = match path.0.split_first() {
+                Some((Seg::Key(k), rest)) if k == "host" => KeyPath(rest.to_vec()),
+                _ => path,
+            };
             return Err(layout.error_at(&path, false, &format!("{path}: {msg}")));
         }
         for (comm, cpus) in &layout.affinity {
@@ -454,6 +476,13 @@ pub fn shadow_scenario(obs: &Observed, layout: &Layout, name: &str) -> Result<Sh
             return Err(layout.error_at(&KeyPath::root().key("tasks").key(comm), true, &msg));
         }
     }
+    for (i, a) in layout.cfs_rq_avg.iter().enumerate() {
+        if a.cpu >= obs.cpus.max(1) {
+            let msg =
+                format!("cfs_rq_avg[{i}].cpu: CPU {} is not in the trace {src} ({} CPUs)", a.cpu, obs.cpus.max(1));
+            return Err(layout.error_at(&KeyPath::root().key("cfs_rq_avg").index(i).key("cpu"), false, &msg));
+        }
+    }
     let scenario = ScenarioFile {
         schema: None,
         version: SCENARIO_VERSION,
@@ -467,6 +496,7 @@ pub fn shadow_scenario(obs: &Observed, layout: &Layout, name: &str) -> Result<Sh
             cpus: obs.cpus.max(1),
             hz: layout.hz.unwrap_or(250),
             timer_slack: Some(DurationSpec(0)),
+            cfs_rq_avg: layout.cfs_rq_avg.clone(),
             ..Default::default()
         },
         // Free tasks are placed and balanced as the kernel does (`smp = "fair"`, the

@@ -7,7 +7,7 @@
 
 use super::locate::{self, KeyPath};
 use super::schema::{
-    CgroupSpec, ForkSpec, LoopSpec, OpSpec, PeriodicSpec, PipeSpec, PolicySpec, ScenarioFile, TaskSpec,
+    CfsRqAvgSpec, CgroupSpec, ForkSpec, LoopSpec, OpSpec, PeriodicSpec, PipeSpec, PolicySpec, ScenarioFile, TaskSpec,
     SCENARIO_VERSION,
 };
 use super::units::{format_duration, DurationSpec};
@@ -224,6 +224,8 @@ fn check(s: &ScenarioFile) -> Vec<Issue> {
             );
         }
     }
+
+    check_cfs_rq_avg(&mut c, &host.key("cfs_rq_avg"), &h.cfs_rq_avg, h.ncpus());
 
     // Kernel.
     let features = root.key("kernel").key("features");
@@ -459,6 +461,30 @@ pub fn cgroup_parent(path: &str) -> &str {
     match path.rfind('/') {
         Some(0) | None => "/",
         Some(i) => &path[..i],
+    }
+}
+
+/// The largest `load_avg` and `runnable_avg` a CPU's starting averages may give (1024 tasks
+/// of nice 0 runnable all the time).
+pub const MAX_CFS_RQ_AVG: u64 = 1 << 20;
+
+/// Checks `host.cfs_rq_avg`: each CPU of the host at most once, and averages a cfs_rq can hold.
+fn check_cfs_rq_avg(c: &mut Checker, at: &KeyPath, avgs: &[CfsRqAvgSpec], cpus: u32) {
+    for (i, a) in avgs.iter().enumerate() {
+        let ap = at.index(i);
+        if a.cpu >= cpus {
+            c.push(ap.key("cpu"), format!("cpu names CPU {} but the host has {cpus} CPUs", a.cpu));
+        } else if let Some(j) = avgs[..i].iter().position(|o| o.cpu == a.cpu) {
+            c.push(ap.key("cpu"), format!("CPU {} is already given by cfs_rq_avg[{j}]", a.cpu));
+        }
+        for (key, v) in [("load_avg", a.load_avg), ("runnable_avg", a.runnable_avg)] {
+            if v > MAX_CFS_RQ_AVG {
+                c.push(ap.key(key), format!("{key} {v} is above {MAX_CFS_RQ_AVG}"));
+            }
+        }
+        if a.util_avg > 1024 {
+            c.push(ap.key("util_avg"), format!("util_avg {} is above SCHED_CAPACITY_SCALE (1024)", a.util_avg));
+        }
     }
 }
 

@@ -148,6 +148,28 @@ pub struct HostSpec {
     /// SCHED_NORMAL). Model: the timer always fires at the end of its slack range.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub timer_slack: Option<DurationSpec>,
+    /// Each listed CPU's root cfs_rq averages at time 0 (default: none, all zero): the blocked
+    /// load and utilization that tasks the scenario does not model left there, decaying from
+    /// the start. What a trace cannot show of the time before its first record.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub cfs_rq_avg: Vec<CfsRqAvgSpec>,
+}
+
+/// One CPU's root cfs_rq `struct sched_avg` at time 0 (`HostSpec::cfs_rq_avg`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CfsRqAvgSpec {
+    /// The CPU.
+    pub cpu: u32,
+    /// `cfs_rq->avg.load_avg` (at most 1048576).
+    #[serde(default)]
+    pub load_avg: u64,
+    /// `cfs_rq->avg.runnable_avg`: 1024 per task runnable all the time (at most 1048576).
+    #[serde(default)]
+    pub runnable_avg: u64,
+    /// `cfs_rq->avg.util_avg`, 0..=1024.
+    #[serde(default)]
+    pub util_avg: u64,
 }
 
 impl Default for HostSpec {
@@ -162,6 +184,7 @@ impl Default for HostSpec {
             autogroup: false,
             profiling_timer: false,
             timer_slack: None,
+            cfs_rq_avg: Vec::new(),
         }
     }
 }

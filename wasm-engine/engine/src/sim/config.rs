@@ -33,6 +33,8 @@ pub struct HostConfig {
     pub topology: Vec<CpuTopo>,
     /// IPI delivery latency (ns) to an SMT sibling, another core of the socket, another socket.
     pub ipi_latency: [u64; 3],
+    /// Root cfs_rq averages at time 0 of the CPUs the scenario lists (`host.cfs_rq_avg`).
+    pub cfs_rq_avg: Vec<crate::scenario::schema::CfsRqAvgSpec>,
 }
 
 /// One CPU's place in the x86 topology.
@@ -405,6 +407,7 @@ impl SimConfig {
                     let ns = |d: Option<crate::scenario::units::DurationSpec>| d.map_or(0, |d| d.ns());
                     [ns(l.smt), ns(l.core), ns(l.socket)]
                 },
+                cfs_rq_avg: s.host.cfs_rq_avg.clone(),
             },
             params,
             features,

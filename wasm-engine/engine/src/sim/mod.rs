@@ -268,6 +268,10 @@ impl Simulation {
             sim.move_to_cpu(id, cpu);
         }
         sim.init_smp().expect("the host was checked by SimConfig::from_scenario");
+        // Read where PELT is tracked (free tasks, or group shares from PELT).
+        for a in &sim.cfg.host.cfs_rq_avg {
+            sim.fair.start_cfs_rq_avg(a.cpu, a.load_avg, a.runnable_avg, a.util_avg);
+        }
         sim
     }
 
