@@ -197,9 +197,9 @@ fn text(r: &ReplayReport) -> String {
     let p = &d.placements;
     let _ = writeln!(
         s,
-        "placements along the real schedule: the model chose the kernel's CPU at {} of {} wakeups ({:.1} %; {} new \
-         tasks, {} inferred sync); not scored: {} pinned, {} first seen",
-        p.agreed, p.scored, p.agreement_pct, p.new_tasks, p.sync, p.pinned, p.first_seen
+        "placements along the real schedule: the model chose the kernel's CPU at {} of {} wakeups and execs ({:.1} %; \
+         {} new tasks, {} exec, {} inferred sync); not scored: {} pinned, {} first seen",
+        p.agreed, p.scored, p.agreement_pct, p.new_tasks, p.exec, p.sync, p.pinned, p.first_seen
     );
     if p.balance_migrations > 0 {
         let _ = writeln!(
@@ -249,7 +249,7 @@ fn text(r: &ReplayReport) -> String {
             x.prev_cpu,
             x.waker_cpu,
             if x.sync { ", sync" } else { "" },
-            if x.new_task { ", new task" } else { "" },
+            if x.new_task { ", new task" } else if x.exec { ", exec" } else { "" },
             x.rule,
             x.affine,
             x.target

@@ -910,6 +910,10 @@ export type PlacementDisagreement = {
   waker_cpu: number;
   sync: boolean;
   new_task: boolean;
+  /**
+   * `sched_exec()`'s placement (`WF_EXEC`), not a wakeup.
+   */
+  exec: boolean;
   kernel_cpu: number;
   model_cpu: number;
   /**
@@ -936,6 +940,10 @@ export type PlacementReport = {
    */
   new_tasks: number;
   sync: number;
+  /**
+   * Of the scored: `sched_exec()`'s moves (`WF_EXEC`; only those that moved the task show).
+   */
+  exec: number;
   /**
    * Scored wakeups per model rule: (rule, scored, agreed), by rule name.
    */

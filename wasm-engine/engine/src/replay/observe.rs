@@ -323,6 +323,9 @@ pub struct Observed {
     pub causal_wakeups: u32,
     last_on_cpu: Vec<u64>,
     cpu_cur: Vec<Option<u32>>,
+    /// Per CPU: the task that last woke that CPU's stopper (`migration/N`) from its own
+    /// context there, as `sched_exec()` does before the stopper moves it.
+    stopper_woken_by: Vec<Option<u32>>,
     /// The time of the record being read.
     now: u64,
     /// CPUs named by a record or as a wakeup target or migration destination, and how many.
@@ -531,6 +534,11 @@ impl Observed {
         let waker = self.cpu_cur[rec.cpu as usize]
             .filter(|&w| w as usize != i && rec.pid != 0 && self.tasks[w as usize].pid == rec.pid)
             .filter(|_| rec.flags.is_some_and(|f| f & irq == 0));
+        if kind == WakeKind::Wakeup && comm.strip_prefix("migration/").and_then(|n| n.parse().ok()) == Some(rec.cpu) {
+            if let Some(slot) = self.stopper_woken_by.get_mut(rec.cpu as usize) {
+                *slot = waker;
+            }
+        }
         if kind != WakeKind::Waking {
             if let Some(cpu) = self.named_cpu(*target_cpu) {
                 let (task, new) = (i as u32, kind == WakeKind::WakeupNew);
@@ -664,6 +672,7 @@ impl Observed {
             self.named.resize(i + 1, false);
             self.last_on_cpu.resize(i + 1, 0);
             self.cpu_cur.resize(i + 1, None);
+            self.stopper_woken_by.resize(i + 1, None);
         }
         if !self.named[i] {
             self.named[i] = true;
@@ -720,11 +729,17 @@ impl Observed {
         self.cpu_ids = ids;
     }
 
-    fn migrate(&mut self, ts: u64, p: &SchedPayload) {
+    /// A `sched_migrate_task` record. One written by the CPU's stopper for the task that woke
+    /// it from its own context is `sched_exec()`'s move (`migration_cpu_stop()`); an active
+    /// balance's stopper is woken from the balancing CPU.
+    fn migrate(&mut self, ts: u64, p: &SchedPayload, rec: &TraceRecord) {
         let SchedPayload::MigrateTask { comm, pid, prio, dest_cpu, .. } = p else { return };
         let i = self.task(*pid, comm, *prio, ts) as u32;
+        let by_stopper = rec.comm.strip_prefix("migration/").and_then(|n| n.parse().ok()) == Some(rec.cpu);
+        let woke = self.stopper_woken_by.get_mut(rec.cpu as usize).and_then(|s| s.take());
+        let exec = by_stopper && woke == Some(i);
         if let Some(to) = self.named_cpu(*dest_cpu) {
-            self.events.push(Timed { ts, ev: ObsEvent::Migrate { task: i, to } });
+            self.events.push(Timed { ts, ev: ObsEvent::Migrate { task: i, to, exec } });
         }
     }
 }
@@ -841,7 +856,7 @@ impl TraceSink for Observed {
                     }
                 }
             }
-            p @ SchedPayload::MigrateTask { .. } => self.migrate(ts, p),
+            p @ SchedPayload::MigrateTask { .. } => self.migrate(ts, p, &rec),
         }
     }
 

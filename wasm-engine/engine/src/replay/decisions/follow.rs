@@ -3,6 +3,7 @@
 //! delayed, a yield calls `yield_task_fair()`, a migration moves the task), and at every switch
 //! the model's own pick (`score`) before it follows the kernel's.
 
+use super::place::Placing;
 use super::preempt::Before;
 use super::{ObsEvent, Replayer, SwitchOut, Timed};
 use crate::sched::change::is_autogroup;
@@ -101,7 +102,8 @@ impl Replayer<'_> {
                     let at = if e.on_rq { self.cpu_of(se) } else { cpu };
                     self.wakeup_clock(t, at, se, ctx);
                     if placed && (new || self.seen[se as usize]) {
-                        self.score_placement(t, se, cpu, new, from, sync);
+                        let how = if new { Placing::Fork } else { Placing::Wakeup { sync } };
+                        self.score_placement(t, se, cpu, from, how);
                     } else if placed {
                         // Its previous CPU is before the trace.
                         self.report.placements.first_seen += 1;
@@ -114,7 +116,7 @@ impl Replayer<'_> {
                     self.score_preempt(t, at, se, before, woke);
                 }
             }
-            ObsEvent::Migrate { task, to } => self.migrate(t, task, to),
+            ObsEvent::Migrate { task, to, exec } => self.migrate(t, task, to, exec),
             ObsEvent::Yield { task, cpu } => {
                 let Some(se) = self.se(task) else { return };
                 if self.f.rqs[cpu as usize].curr != Some(se) {
@@ -184,7 +186,7 @@ impl Replayer<'_> {
     }
 
     /// `sched_migrate_task` of `task` to `to` at `t`.
-    fn migrate(&mut self, t: u64, task: u32, to: u32) {
+    fn migrate(&mut self, t: u64, task: u32, to: u32, exec: bool) {
         let Some(se) = self.se(task) else { return };
         if self.running_somewhere(se) || self.cpu_of(se) == to {
             return;
@@ -193,7 +195,11 @@ impl Replayer<'_> {
             let src = self.cpu_of(se);
             self.clock_at(src, t);
             self.clock_at(to, t);
-            self.score_balance(t, se, src, to);
+            if exec {
+                self.score_placement(t, se, to, src, Placing::Exec);
+            } else {
+                self.score_balance(t, se, src, to);
+            }
         } else if self.f.ents[se as usize].on_rq {
             self.report.placements.balance_migrations += 1;
         } else {

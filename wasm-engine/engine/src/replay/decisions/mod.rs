@@ -118,8 +118,9 @@ pub enum ObsEvent {
     Wake { task: u32, cpu: u32, new: bool, ctx: u8, from: u32, waker: Option<u32>, sync: bool, resched: Option<bool> },
     /// `sched_switch` on `cpu`.
     Switch { cpu: u32, prev: u32, next: u32, out: SwitchOut },
-    /// `sched_migrate_task` to `to`.
-    Migrate { task: u32, to: u32 },
+    /// `sched_migrate_task` to `to`; `exec`: `sched_exec()`'s move by the source CPU's stopper
+    /// (`observe`), not a balance.
+    Migrate { task: u32, to: u32, exec: bool },
     /// A `sched_yield()` that did not switch (its `sched_stat_runtime` record).
     Yield { task: u32, cpu: u32 },
     /// The trace lost the task's switch-out on `cpu` (`Observed::missing_switches`).

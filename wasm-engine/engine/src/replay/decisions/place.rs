@@ -10,6 +10,12 @@
 //! (`observe::SYNC_WAKE_WINDOW_NS`: the trace does not record it). A task the model has on
 //! one allowed CPU is not scored (`select_task_rq()` does not ask the class).
 //!
+//! `sched_exec()`'s moves are scored as placements too: the trace shows the ones that moved
+//! the task, as a `sched_migrate_task` written by the CPU's stopper (`migration/N`) that the
+//! task woke from its own context (`observe`); the model is asked `select_task_rq_fair()`
+//! with `WF_EXEC` from the task's CPU (named shortcut: at the stopper's record, when the task
+//! is queued there, not at the call, when it ran).
+//!
 //! Balance migrations (a `sched_migrate_task` of a task on its runqueue: periodic, newidle,
 //! nohz or active balancing) are scored too: on a copy of the model in the state of that
 //! moment, the destination CPU balances (`sched_balance_newidle()` when it has nothing to run,
@@ -24,7 +30,7 @@ use crate::obs::log::EventKind;
 use crate::obs::why_cpu;
 use crate::sched::entity::EntityId;
 use crate::sched::select::PlacePath;
-use crate::sched::wakeup::{WF_FORK, WF_SYNC, WF_TTWU};
+use crate::sched::wakeup::{WF_EXEC, WF_FORK, WF_SYNC, WF_TTWU};
 use serde::Serialize;
 
 /// A wakeup placed on another CPU than the kernel's.
@@ -38,6 +44,8 @@ pub struct PlacementDisagreement {
     pub waker_cpu: u32,
     pub sync: bool,
     pub new_task: bool,
+    /// `sched_exec()`'s placement (`WF_EXEC`), not a wakeup.
+    pub exec: bool,
     pub kernel_cpu: u32,
     pub model_cpu: u32,
     /// The model's rule (`select.rs` `PlacePath` name), `wake_affine()`'s part and the target
@@ -71,6 +79,8 @@ pub struct PlacementReport {
     /// Of the scored: wakeups of new tasks (`WF_FORK`) and inferred synchronous ones.
     pub new_tasks: u64,
     pub sync: u64,
+    /// Of the scored: `sched_exec()`'s moves (`WF_EXEC`; only those that moved the task show).
+    pub exec: u64,
     /// Scored wakeups per model rule: (rule, scored, agreed), by rule name.
     pub by_rule: Vec<(String, u64, u64)>,
     /// Not scored: the task may run on one CPU only in the model.
@@ -98,26 +108,44 @@ pub struct PlacementReport {
 /// migrations, 4 passes 18).
 const BALANCE_PASSES: usize = 4;
 
+/// What placed the task: a wakeup (`try_to_wake_up()`), a fork (`wake_up_new_task()`) or an
+/// exec (`sched_exec()`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Placing {
+    Wakeup { sync: bool },
+    Fork,
+    Exec,
+}
+
 /// How many disagreements the report lists.
 const LISTED: usize = 12;
 
 impl Replayer<'_> {
-    /// Scores the model's `select_task_rq_fair()` for the wakeup of `se` that the kernel
-    /// placed on `kernel_cpu`, raised on `from`.
-    pub(super) fn score_placement(&mut self, t: u64, se: EntityId, kernel_cpu: u32, new: bool, from: u32, sync: bool) {
+    /// Scores the model's `select_task_rq_fair()` for the placement of `se` that the kernel
+    /// made on `kernel_cpu`, run on `from`.
+    pub(super) fn score_placement(&mut self, t: u64, se: EntityId, kernel_cpu: u32, from: u32, how: Placing) {
         let Some(smp) = self.f.smp.as_deref() else { return };
         if smp.tasks[se as usize].nr_cpus_allowed <= 1 {
             self.report.placements.pinned += 1;
             return;
         }
-        let prev_cpu = if new { from } else { self.prev_cpu[se as usize].take().unwrap_or_else(|| self.cpu_of(se)) };
-        let flags = if new { WF_FORK } else { WF_TTWU | if sync { WF_SYNC } else { 0 } };
+        let (new, exec, sync) = (how == Placing::Fork, how == Placing::Exec, how == Placing::Wakeup { sync: true });
+        let prev_cpu = match how {
+            Placing::Fork | Placing::Exec => from,
+            Placing::Wakeup { .. } => self.prev_cpu[se as usize].take().unwrap_or_else(|| self.cpu_of(se)),
+        };
+        let flags = match how {
+            Placing::Fork => WF_FORK,
+            Placing::Exec => WF_EXEC,
+            Placing::Wakeup { sync } => WF_TTWU | if sync { WF_SYNC } else { 0 },
+        };
         let waker = self.f.rqs[from as usize].curr.filter(|&w| w != se);
         let pl = self.f.select_task_rq_fair(se, prev_cpu, flags, from, waker);
         let p = &mut self.report.placements;
         p.scored += 1;
         p.new_tasks += new as u64;
-        p.sync += (sync && !new) as u64;
+        p.exec += exec as u64;
+        p.sync += sync as u64;
         let agreed = pl.cpu == kernel_cpu;
         p.agreed += agreed as u64;
         let rule = pl.path.name();
@@ -138,6 +166,7 @@ impl Replayer<'_> {
                 waker_cpu: from,
                 sync,
                 new_task: new,
+                exec,
                 kernel_cpu,
                 model_cpu: pl.cpu,
                 rule: rule.to_string(),
