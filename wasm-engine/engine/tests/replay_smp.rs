@@ -42,21 +42,13 @@ fn run(capture: &str, pin: Pin) -> ReplayReport {
 }
 
 /// Per-task CPU time (% of one CPU over the window) the model misses by more than 3 pp, and
-/// placement agreement below 90 %, with the reason measured for each. Printed, not checked.
+/// placement agreement below 90 %, with the reason measured for each: (capture, what, why).
+/// Printed, not checked. None today: nice-imbalance-smp's placements (53 of 60 before the
+/// replay's forks had `post_init_entity_util_avg()`) now reach 54 of 60.
+const OPEN: [(&str, &str, &str); 0] = [];
+
 fn open(capture: &str, what: &str) -> Option<&'static str> {
-    match (capture, what) {
-        ("nice-imbalance-smp", "placement") => Some(
-            "53 of 60. 3 of the 7 misses are CPU 1's state before the trace: the kernel forks k_c and k_d \
-             (+4.7 ms) onto CPU 0, and keeps memfd:sealed-91 (+51 ms) off CPU 1, where the model, starting CPU 1's \
-             root cfs_rq at zero, keeps them: sched_balance_find_dst_group() moves a fork only when CPU 1's group \
-             is fully busy (its runnable_avg above 1198 = 1024 x 117 %), and k_b's fork at +2.6 ms, which stays, \
-             bounds it below that. A start between the two (runnable_avg 1125-1150, \
-             `the_first_forks_of_nice_imbalance_bracket_cpu1s_runnable_avg_at_the_start`) agrees with all five \
-             forks and with memfd (56 of 60), but it is inferred from these forks, not measured (the capture ran \
-             right after the previous capture's `trace-cmd report`); the other 4 are wakeups at the workload's exit",
-        ),
-        _ => None,
-    }
+    OPEN.iter().find(|(c, w, _)| *c == capture && *w == what).map(|o| o.2)
 }
 
 #[test]
@@ -167,19 +159,18 @@ fn tasks_from_before_the_trace_start_as_sleepers() {
 /// CPU 0, where k_a runs, while CPU 1 runs bash with k_b queued. In 6.18's
 /// `sched_balance_find_dst_group()` two groups with spare capacity and no idle CPU keep the
 /// fork local; the kernel moved it, so CPU 1's group was fully busy (`group_has_capacity()`:
-/// its `runnable_avg` above 1024 x 117 % = 1198) at +4.7 ms and not at +2.6 ms. Starting CPU 1's
-/// root cfs_rq from a layout's `cfs_rq_avg` shows the bracket: runnable 1137 agrees with all
-/// five forks, 1100 moves none, 1175 moves k_b too. The value is inferred from these forks
-/// (not evidence for them); the replay otherwise starts from zero.
+/// `runnable_avg` above 1198 or `util_avg` above 875) at +4.7 ms and not at +2.6 ms. The model
+/// starts CPU 1's root cfs_rq from nothing but the averages of the tasks it sees; started from
+/// a layout's `cfs_rq_avg` of util and runnable 300 (what a few milliseconds of a shell
+/// leave: `capture.sh` was charged 3.38 ms at its first record) it forks all five as the
+/// kernel did, while runnable 650 moves k_b too. Inferred from these forks, not measured.
 #[test]
-fn the_first_forks_of_nice_imbalance_bracket_cpu1s_runnable_avg_at_the_start() {
+fn the_first_forks_of_nice_imbalance_bracket_cpu1s_averages_at_the_start() {
     let capture = "nice-imbalance-smp";
     let obs = observe(capture);
-    let fork_misses = |runnable: Option<u64>| -> Vec<String> {
+    let fork_misses = |util: u64, runnable: u64| -> Vec<String> {
         let mut l = layout(capture);
-        l.cfs_rq_avg = runnable
-            .map(|r| vec![CfsRqAvgSpec { cpu: 1, load_avg: 400, runnable_avg: r, util_avg: 400 }])
-            .unwrap_or_default();
+        l.cfs_rq_avg = vec![CfsRqAvgSpec { cpu: 1, load_avg: util, runnable_avg: runnable, util_avg: util }];
         let r = replay(&obs, &l, capture, &[]).unwrap_or_else(|e| panic!("{capture}: {e}")).1;
         let p = &r.decisions.placements;
         let misses: Vec<String> = p
@@ -188,11 +179,50 @@ fn the_first_forks_of_nice_imbalance_bracket_cpu1s_runnable_avg_at_the_start() {
             .filter(|d| d.new_task)
             .map(|d| format!("{}->{}", d.task, d.model_cpu))
             .collect();
-        println!("CPU 1 runnable_avg {runnable:?}: placements {}/{}, fork misses {misses:?}", p.agreed, p.scored);
+        println!(
+            "CPU 1 util_avg {util}, runnable_avg {runnable}: placements {}/{}, fork misses {misses:?}",
+            p.agreed, p.scored
+        );
         misses
     };
-    assert_eq!(fork_misses(None), ["k_c->1", "k_d->1"], "from zero");
-    assert!(fork_misses(Some(1137)).is_empty());
-    assert_eq!(fork_misses(Some(1100)), ["k_c->1", "k_d->1"]);
-    assert!(fork_misses(Some(1175)).iter().any(|m| m == "k_b->0"));
+    assert_eq!(fork_misses(0, 0), ["k_c->1", "k_d->1"], "from zero");
+    assert!(fork_misses(300, 300).is_empty());
+    assert_eq!(fork_misses(300, 650), ["k_b->0"]);
+}
+
+/// A repeat of nice-imbalance-smp on a quiet machine and a later build (v769,
+/// `traces/linux-6.18-smp-repeats`), which nothing in the model was fitted to: placement
+/// agreement along the real schedule (105 of 113 with the replay's `post_init_entity_util_avg()`,
+/// 100 without). The kernel again forks k_c and k_d onto k_a's CPU (+4.6 ms, +5.0 ms); the
+/// model, starting the CPUs from the averages of the tasks it sees, agrees on k_d but keeps k_c
+/// on its parent's CPU, and then disagrees with k_c's exec and first wakeups.
+#[test]
+fn a_quiet_repeat_of_nice_imbalance() {
+    let dir = common::traces().join("linux-6.18-smp-repeats");
+    let path = dir.join("nice-imbalance-smp-quiet/trace.dat");
+    let bytes = std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let mut obs = Observed::default();
+    decode_all(&bytes, &mut obs).expect("decodes");
+    obs.finish();
+    let lp = dir.join("nice-imbalance-smp-quiet.layout.toml");
+    let l = Layout::parse(&lp.display().to_string(), &std::fs::read_to_string(&lp).unwrap()).expect("layout");
+    let r = replay(&obs, &l, "nice-imbalance-smp-quiet", &[]).expect("replays").1;
+    let p = &r.decisions.placements;
+    println!(
+        "nice-imbalance-smp-quiet: placements {}/{} ({:.1} %), picks {:.1} %",
+        p.agreed, p.scored, p.agreement_pct, r.decisions.agreement_pct
+    );
+    for d in &p.first_disagreements {
+        println!(
+            "  {:.3} ms {}: kernel {}, model {} ({})",
+            d.at_ns as f64 / 1e6,
+            d.task,
+            d.kernel_cpu,
+            d.model_cpu,
+            d.rule
+        );
+    }
+    assert!(p.scored >= 100 && p.agreement_pct >= 90.0, "{}/{}", p.agreed, p.scored);
+    let forks: Vec<&str> = p.first_disagreements.iter().filter(|d| d.new_task).map(|d| d.task.as_str()).collect();
+    assert_eq!(forks, ["k_c"], "the fork the model keeps on its parent's CPU");
 }

@@ -25,6 +25,10 @@ impl Replayer<'_> {
         if !e.on_rq {
             self.move_to(se, cpu);
         }
+        if new {
+            // wake_up_new_task(): the new task's utilization, once its CPU is chosen.
+            self.f.post_init_entity_util_avg(se);
+        }
         let flags = if new || !self.seen[se as usize] { ENQUEUE_INITIAL } else { ENQUEUE_WAKEUP };
         self.seen[se as usize] = true;
         self.f.enqueue_task(se, flags);

@@ -363,3 +363,22 @@ fn no_throttle_after_the_first_return_to_user_space() {
     assert_eq!(r.report.throttled, 0);
     assert!(r.f.ents[entity(&r, "b") as usize].on_rq);
 }
+
+/// `post_init_entity_util_avg()` (`wake_up_new_task()`): a task forked onto an idle CPU starts
+/// with half the CPU's capacity as utilization (and as runnable), attached to that CPU's
+/// cfs_rq, where the placements that follow read it.
+#[test]
+fn post_init_entity_util_avg_at_a_replayed_fork() {
+    let (a, b) = (("a", 10, 120), ("b", 11, 120));
+    let mut t = Trace::default();
+    t.switch(1_000, 1, IDLE, PrevState::Runnable, b)
+        .stat(1_500_000, 1, b, 1_499_000, "d..2.")
+        .wakeup(1_500_010, 1, b, a, 0, WakeKind::WakeupNew)
+        .switch(1_500_020, 0, ("swapper/0", 0, 120), PrevState::Runnable, a);
+    let obs = t.observe();
+    let (shadow, cfg) = shadow(&obs, "");
+    let r = replay(&obs, &shadow, cfg);
+    let avg = r.f.ents[entity(&r, "a") as usize].avg;
+    assert_eq!((avg.util_avg, avg.runnable_avg), (512, 512));
+    assert_eq!(r.f.qs[r.f.rqs[0].cfs as usize].avg.util_avg, 512);
+}
