@@ -7,6 +7,10 @@
 // Liftoff and are recompiled by TurboFan once hot) and the growth of fresh linear memory; a
 // second simulation in the same page runs compiled code in memory already grown. Native runs
 // are `schedlab bench FILE` (one process each, its in-process wall time).
+// With `--steps N` each simulation runs as N calls of run_until over equal slices of simulated
+// time (as the web worker runs it, in steps) and the median time of each slice is printed for
+// the first and the second run: where the first run loses its time (V8's tier-up shows as slow
+// early slices; memory first touched shows as slow slices throughout).
 import http from 'node:http';
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -15,7 +19,10 @@ import { join } from 'node:path';
 import { chromium } from 'playwright-core';
 
 const root = new URL('..', import.meta.url).pathname;
-const seconds = Number(process.argv[2] ?? 5);
+const args = process.argv.slice(2);
+const stepsAt = args.indexOf('--steps');
+const steps = stepsAt >= 0 ? Number(args.splice(stepsAt, 2)[1]) : 0;
+const seconds = Number(args[0] ?? 5);
 const RUNS = 5;
 const cli = `${root}target/release/schedlab`;
 const text = execFileSync(cli, ['gen', 'bench-b', '--seconds', String(seconds)]).toString();
@@ -58,6 +65,7 @@ async function browser() {
   });
   const first = [];
   const second = [];
+  const slices = [[], []];
   let digest = '';
   let version = '';
   try {
@@ -66,7 +74,7 @@ async function browser() {
       const ctx = await b.newContext();
       const page = await ctx.newPage();
       await page.goto(base);
-      const r = await page.evaluate(async (text) => {
+      const r = await page.evaluate(async ([text, seconds, steps]) => {
         const mod = await import('/schedlab_wasm.js');
         await mod.default({ module_or_path: '/schedlab_wasm_bg.wasm' });
         const out = [];
@@ -75,12 +83,19 @@ async function browser() {
           const loaded = JSON.parse(h.load('b.toml', text, '[]'));
           if (loaded.kind !== 'loaded') throw new Error(JSON.stringify(loaded));
           const t0 = performance.now();
+          const sliceMs = [];
+          for (let j = 1; j <= steps; j++) {
+            const s0 = performance.now();
+            h.run_until((seconds * 1e9 * j) / steps);
+            sliceMs.push(performance.now() - s0);
+          }
           h.run_until(1e18);
-          out.push([(performance.now() - t0) / 1000, h.digest()]);
+          out.push([(performance.now() - t0) / 1000, h.digest(), sliceMs]);
           h.free();
         }
         return out;
-      }, text);
+      }, [text, seconds, steps]);
+      r.forEach(([, , sliceMs], k) => slices[k].push(sliceMs));
       first.push(r[0][0]);
       second.push(r[1][0]);
       digest = r[0][1];
@@ -90,7 +105,8 @@ async function browser() {
     await b.close();
     server.close();
   }
-  return { first: median(first), second: median(second), digest, version };
+  const sliceMedians = (runs) => (runs[0] ?? []).map((_, j) => median(runs.map((ms) => ms[j])));
+  return { first: median(first), second: median(second), digest, version, slices: slices.map(sliceMedians) };
 }
 
 const n = native();
@@ -101,3 +117,9 @@ console.log(`  native: ${n.wall.toFixed(3)} s (${rate(n.wall)})`);
 console.log(`  Chromium ${w.version}, first run in a fresh page: ${w.first.toFixed(3)} s (${rate(w.first)}) → wasm/native ${(n.wall / w.first).toFixed(2)}`);
 console.log(`  Chromium, second run in the same page: ${w.second.toFixed(3)} s (${rate(w.second)}) → wasm/native ${(n.wall / w.second).toFixed(2)}`);
 console.log(`  digests ${n.digest === w.digest ? 'identical' : `DIFFER: native ${n.digest}, wasm ${w.digest}`}`);
+if (steps > 0) {
+  const row = (ms) => ms.map((x) => x.toFixed(0).padStart(4)).join('');
+  console.log(`  ms per ${(seconds / steps).toFixed(2)} s simulated, medians (first run, then second run):`);
+  console.log(`    first: ${row(w.slices[0])}`);
+  console.log(`    second:${row(w.slices[1])}`);
+}
