@@ -212,7 +212,22 @@ test('shadow re-simulation of an SMP capture: tasks free, the figures `schedlab 
     // task, CPU, real %, baseline %, Δ, real CPU %, model CPU %, real migrations, model migrations.
     expect(text.slice(5, 9)).toEqual([t.observed_cpu_pct.toFixed(2), t.simulated_cpu_pct.toFixed(2), String(t.observed_migrations), String(t.simulated_migrations)]);
   }
-  // The balance migrations the model did not make, each with what its passes did instead.
+  // This capture's balance migrations the model all makes: no list of misses.
+  expect(p.balance_disagreements).toHaveLength(0);
+  await expect(page.getByTestId('shadow-balance-misses')).toHaveCount(0);
+  await page.screenshot({ path: 'artifacts/import-shadow-smp.png' });
+});
+
+test('shadow re-simulation of three hogs on two CPUs: the balance migrations the model did not make', async ({ page }) => {
+  const want = JSON.parse(readFileSync(join(FIX, 'three-hogs-two-cpus.trace.txt.replay.json'), 'utf8')) as ReplayReport;
+  await openApp(page);
+  await importFiles(page, [fileURLToPath(new URL('../../traces/linux-6.18-smp/three-hogs-two-cpus/trace.txt', import.meta.url))]);
+  await page.getByTestId('shadow-run').click();
+  await expect(page.getByTestId('shadow-table')).toBeVisible({ timeout: 60_000 });
+  const p = want.decisions.placements;
+  await expect(page.getByTestId('shadow-placements')).toHaveText(`${p.agreed} of ${p.scored} wakeups (${p.agreement_pct.toFixed(1)} %)`);
+  // Each balance migration the model did not make, with what its passes did instead.
+  expect(p.balance_disagreements.length).toBeGreaterThan(0);
   const misses = page.getByTestId('shadow-balance-misses');
   await misses.locator('summary').click();
   const items = misses.locator('li');
@@ -220,7 +235,6 @@ test('shadow re-simulation of an SMP capture: tasks free, the figures `schedlab 
   for (const [i, b] of p.balance_disagreements.entries()) {
     await expect(items.nth(i)).toHaveText(`${(b.at_ns / 1e6).toFixed(3)} ms: the kernel moved ${b.task} from CPU ${b.src_cpu} to CPU ${b.dst_cpu}; the model: ${b.model}`);
   }
-  await page.screenshot({ path: 'artifacts/import-shadow-smp.png' });
 });
 
 test('cancel: a 200 MB generated trace stops reading, the handle is freed and the app answers', async ({ page }) => {

@@ -591,15 +591,18 @@ fn import_fixtures_match_the_e2e_expectations() {
 /// Refresh with `UPDATE_EXPECT=1 cargo test -p schedlab-cli --test cli replay_fixture`.
 #[test]
 fn replay_fixture_matches_the_e2e_expectations() {
-    let got = ok_json(&["replay", "traces/linux-6.18-smp/nice-imbalance-smp/trace.txt", "--json"]);
-    let expect = root().join("e2e/fixtures/traces/nice-imbalance-smp.trace.txt.replay.json");
-    if std::env::var("UPDATE_EXPECT").is_ok_and(|v| v == "1") {
-        std::fs::write(&expect, format!("{}\n", serde_json::to_string_pretty(&got).unwrap())).unwrap();
+    for capture in ["nice-imbalance-smp", "three-hogs-two-cpus"] {
+        let trace = format!("traces/linux-6.18-smp/{capture}/trace.txt");
+        let got = ok_json(&["replay", &trace, "--json"]);
+        let expect = root().join(format!("e2e/fixtures/traces/{capture}.trace.txt.replay.json"));
+        if std::env::var("UPDATE_EXPECT").is_ok_and(|v| v == "1") {
+            std::fs::write(&expect, format!("{}\n", serde_json::to_string_pretty(&got).unwrap())).unwrap();
+        }
+        let want: Value = serde_json::from_str(&std::fs::read_to_string(&expect).unwrap_or_default())
+            .unwrap_or_else(|e| panic!("{}: {e}; refresh with UPDATE_EXPECT=1", expect.display()));
+        assert_eq!(got, want, "refresh with UPDATE_EXPECT=1 cargo test -p schedlab-cli --test cli replay_fixture");
+        assert_eq!(got["pin"], "free");
     }
-    let want: Value = serde_json::from_str(&std::fs::read_to_string(&expect).unwrap_or_default())
-        .unwrap_or_else(|e| panic!("{}: {e}; refresh with UPDATE_EXPECT=1", expect.display()));
-    assert_eq!(got, want, "refresh with UPDATE_EXPECT=1 cargo test -p schedlab-cli --test cli replay_fixture");
-    assert_eq!(got["pin"], "free");
 }
 
 /// Issue 16: `schedlab replay` takes a trace with a zero-length sleep and a zero-length run, and
