@@ -195,17 +195,17 @@ impl Replayer<'_> {
         if self.running_somewhere(se) || self.cpu_of(se) == to {
             return;
         }
-        if self.f.ents[se as usize].on_rq && !self.f.ents[se as usize].sched_delayed {
+        if self.f.ents[se as usize].on_rq {
+            // A delayed task is queued too: the balancer takes one only when it migrates load
+            // (`can_migrate_task()`), and `sched_exec()` never sees one (it runs).
             let src = self.cpu_of(se);
             self.clock_at(src, t);
             self.clock_at(to, t);
-            if exec {
+            if exec && !self.f.ents[se as usize].sched_delayed {
                 self.score_placement(t, se, to, src, Placing::Exec);
             } else {
                 self.score_balance(t, se, src, to);
             }
-        } else if self.f.ents[se as usize].on_rq {
-            self.report.placements.balance_migrations += 1;
         } else {
             let cpu = self.cpu_of(se);
             self.prev_cpu[se as usize].get_or_insert(cpu);
