@@ -18,7 +18,7 @@
 //!   within rounding (`pelt_sums`: no exact equality holds, in the kernel either).
 
 use crate::sched::entity::{vbefore, vdiff};
-use crate::sched::pelt::__update_load_avg_se;
+use crate::sched::pelt::{__update_load_avg_se, get_pelt_divider, scale_load_down, SchedAvg};
 use crate::sim::{Simulation, TaskState};
 
 /// Checks every invariant; the error names the first one violated.
@@ -217,6 +217,15 @@ const PELT_SLACK_DIVISOR: i64 = 50;
 /// `h_nr_runnable` at its last update) is stale while a task below it is delayed, up to ~7 %.
 /// This check found the double attach of group entities, fixed (`group_pelt.rs`,
 /// `update_load_avg`; `docs/kernel-6.18.44-findings.md`, "PELT sums").
+/// `___update_load_avg()`'s averages of `sa`'s sums now (`weight` 1 for a cfs_rq, whose
+/// `load_sum` is weighted already): a `*_avg` is recomputed only when an update crosses a
+/// 1024 µs period, so a cfs_rq and an entity aged to the same time may hold averages of
+/// different periods (up to ~2 % of the scale apart); their sums are compared instead.
+fn fresh(sa: &SchedAvg, weight: u64) -> (u64, u64, u64) {
+    let divider = u64::from(get_pelt_divider(sa));
+    (weight * sa.load_sum / divider, sa.runnable_sum / divider, u64::from(sa.util_sum) / divider)
+}
+
 fn pelt_sums(sim: &Simulation) -> Result<(), String> {
     let f = &sim.fair;
     if !f.pelt() {
@@ -257,10 +266,11 @@ fn pelt_sums(sim: &Simulation) -> Result<(), String> {
             };
             __update_load_avg_se(q.avg.last_update_time, &mut a, e.load.weight, e.on_rq, r, q.curr == Some(id as u32));
         }
+        let (load, runnable, util) = fresh(&a, scale_load_down(e.load.weight));
         let s = &mut sums[e.cfs_rq as usize];
-        s.load += a.load_avg;
-        s.util += a.util_avg;
-        s.runnable += a.runnable_avg;
+        s.load += load;
+        s.util += util;
+        s.runnable += runnable;
         s.n += 1;
     }
     for (q, s) in f.qs.iter().zip(&sums) {
@@ -278,10 +288,11 @@ fn pelt_sums(sim: &Simulation) -> Result<(), String> {
             }
             Ok(())
         };
-        check("load_avg", s.load, q.avg.load_avg, q.removed.load_avg)?;
-        check("util_avg", s.util, q.avg.util_avg, q.removed.util_avg)?;
+        let (load, runnable, util) = fresh(&q.avg, 1);
+        check("load_avg", s.load, load, q.removed.load_avg)?;
+        check("util_avg", s.util, util, q.removed.util_avg)?;
         if !s.groups {
-            check("runnable_avg", s.runnable, q.avg.runnable_avg, q.removed.runnable_avg)?;
+            check("runnable_avg", s.runnable, runnable, q.removed.runnable_avg)?;
         }
     }
     Ok(())

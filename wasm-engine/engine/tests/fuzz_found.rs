@@ -218,3 +218,15 @@ fn replay_shares_stay_within_100_percent() {
 fn replay_steps_end_within_the_clock() {
     replay_fixture("replay-step-past-the-clock.txt");
 }
+
+/// `replay` (found in the eighth session's fresh-clone run): a garbled capture of
+/// sleepers-and-hogs-smp whose shadow, run free with the invariant checker on, broke "a
+/// cfs_rq's PELT averages equal its attached entities' within rounding" at 1.86 ms: CPU 0's
+/// root held util_avg 26, computed at +1.25 ms, and its running task, aged by the check to
+/// +1.86 ms across a period boundary, 38. Both are what the kernel holds (a `*_avg` is
+/// recomputed only when an update crosses a 1024 µs period); the check now compares the
+/// averages of the sums at the same time (`check.rs`, `fresh`).
+#[test]
+fn replay_keeps_pelt_sums_of_a_garbled_smp_capture() {
+    replay_fixture("replay-pelt-sum-invariant.txt");
+}

@@ -75,14 +75,22 @@ fn checker_catches_pelt_sums_that_drift_from_their_entities() {
     let root = |s: &Simulation| (0..s.fair.qs.len()).find(|&q| s.fair.qs[q].avg.load_avg > 0).expect("a loaded cfs_rq");
     let mut sim = live();
     let q = root(&sim);
+    // A drift of the averages and of the sums they come from (the check compares the averages
+    // of the sums: `*_avg` alone is recomputed only at period boundaries).
+    let div = |a: &schedlab_engine::sched::pelt::SchedAvg| u64::from(schedlab_engine::sched::pelt::get_pelt_divider(a));
+    let d = div(&sim.fair.qs[q].avg);
     sim.fair.qs[q].avg.util_avg += 100;
+    sim.fair.qs[q].avg.util_sum += (100 * d) as u32;
     let err = check(&sim).expect_err("util drift");
     assert!(err.contains("util_avg"), "{err}");
     let mut sim = live();
     let q = root(&sim);
     let e = (0..sim.fair.ents.len())
         .find(|&e| sim.fair.ents[e].cfs_rq as usize == q && sim.fair.ents[e].avg.last_update_time != 0);
-    sim.fair.ents[e.expect("an attached entity")].avg.load_avg += 300;
+    let e = e.expect("an attached entity");
+    let (d, w) = (div(&sim.fair.ents[e].avg), sim.fair.ents[e].load.weight >> 10);
+    sim.fair.ents[e].avg.load_avg += 300;
+    sim.fair.ents[e].avg.load_sum += 300 * d / w;
     let err = check(&sim).expect_err("an entity's load drift");
     assert!(err.contains("load_avg"), "{err}");
 }
