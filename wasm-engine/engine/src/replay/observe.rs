@@ -534,7 +534,7 @@ impl Observed {
         let waker = self.cpu_cur[rec.cpu as usize]
             .filter(|&w| w as usize != i && rec.pid != 0 && self.tasks[w as usize].pid == rec.pid)
             .filter(|_| rec.flags.is_some_and(|f| f & irq == 0));
-        if kind == WakeKind::Wakeup && comm.strip_prefix("migration/").and_then(|n| n.parse().ok()) == Some(rec.cpu) {
+        if kind == WakeKind::Wakeup && stopper_cpu(comm) == Some(rec.cpu) {
             if let Some(slot) = self.stopper_woken_by.get_mut(rec.cpu as usize) {
                 *slot = waker;
             }
@@ -735,13 +735,18 @@ impl Observed {
     fn migrate(&mut self, ts: u64, p: &SchedPayload, rec: &TraceRecord) {
         let SchedPayload::MigrateTask { comm, pid, prio, dest_cpu, .. } = p else { return };
         let i = self.task(*pid, comm, *prio, ts) as u32;
-        let by_stopper = rec.comm.strip_prefix("migration/").and_then(|n| n.parse().ok()) == Some(rec.cpu);
+        let by_stopper = stopper_cpu(&rec.comm) == Some(rec.cpu);
         let woke = self.stopper_woken_by.get_mut(rec.cpu as usize).and_then(|s| s.take());
         let exec = by_stopper && woke == Some(i);
         if let Some(to) = self.named_cpu(*dest_cpu) {
             self.events.push(Timed { ts, ev: ObsEvent::Migrate { task: i, to, exec } });
         }
     }
+}
+
+/// The CPU whose stopper thread (`migration/N`) `comm` names.
+fn stopper_cpu(comm: &str) -> Option<u32> {
+    comm.strip_prefix("migration/")?.parse().ok()
 }
 
 /// The `pid` and `runtime` (ns) of a `sched_stat_runtime` record.

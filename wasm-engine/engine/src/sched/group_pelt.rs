@@ -436,6 +436,24 @@ impl Fair {
         sa.runnable_avg = sa.util_avg;
     }
 
+    /// A CPU's root cfs_rq averages at time 0 (scenario `host.cfs_rq_avg`): the blocked load
+    /// and utilization of tasks the run does not model, which decay from the start as
+    /// `update_cfs_rq_load_avg()` decays any blocked contribution. The sums follow from the
+    /// averages as `attach_entity_load_avg()` derives an entity's.
+    pub fn start_cfs_rq_avg(&mut self, cpu: u32, load_avg: u64, runnable_avg: u64, util_avg: u64) {
+        let now = self.clock_pelt();
+        let q = self.rqs[cpu as usize].cfs as usize;
+        let sa = &mut self.qs[q].avg;
+        *sa = SchedAvg { last_update_time: now, ..Default::default() };
+        let divider = get_pelt_divider(sa) as u64;
+        sa.load_avg = load_avg;
+        sa.load_sum = load_avg * divider;
+        sa.runnable_avg = runnable_avg;
+        sa.runnable_sum = runnable_avg * divider;
+        sa.util_avg = util_avg;
+        sa.util_sum = (util_avg * divider) as u32;
+    }
+
     /// The periodic blocked-load updates, run at a tick of `cpu` (module docs): `cpu` itself,
     /// and every idle CPU not updated for 32 ms. No-op unless `group_shares = pelt`.
     pub fn pelt_periodic(&mut self, cpu: u32) {
@@ -460,26 +478,6 @@ impl Fair {
 fn add_tg_cfs_propagate(cq: &mut super::cfs_rq::CfsRq, runnable_sum: i64) {
     cq.propagate = true;
     cq.prop_runnable_sum += runnable_sum;
-}
-
-impl Fair {
-    /// A CPU's root cfs_rq averages at time 0 (scenario `host.cfs_rq_avg`): the blocked load
-    /// and utilization of tasks the run does not model, which decay from the start as
-    /// `update_cfs_rq_load_avg()` decays any blocked contribution. The sums follow from the
-    /// averages as `attach_entity_load_avg()` derives an entity's.
-    pub fn start_cfs_rq_avg(&mut self, cpu: u32, load_avg: u64, runnable_avg: u64, util_avg: u64) {
-        let now = self.clock_pelt();
-        let q = self.rqs[cpu as usize].cfs as usize;
-        let sa = &mut self.qs[q].avg;
-        *sa = SchedAvg { last_update_time: now, ..Default::default() };
-        let divider = get_pelt_divider(sa) as u64;
-        sa.load_avg = load_avg;
-        sa.load_sum = load_avg * divider;
-        sa.runnable_avg = runnable_avg;
-        sa.runnable_sum = runnable_avg * divider;
-        sa.util_avg = util_avg;
-        sa.util_sum = (util_avg * divider) as u32;
-    }
 }
 
 /// The averages a task that existed before the run brings (scenario `existing`), in place of
