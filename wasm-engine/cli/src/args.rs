@@ -414,6 +414,12 @@ pub struct ReplayArgs {
     /// its entities are recorded, and the picks after are scored apart.
     #[arg(long, value_name = "DUMP")]
     pub eevdf: Option<String>,
+    /// A dump of each CPU's root cfs_rq PELT averages taken with the trace on the `mono` clock
+    /// (tools/capture/schedlab-cpu-avg.bt): the per-decision replay sets the model's root
+    /// cfs_rqs to them as it reaches each line, so placements and balancing are asked at the
+    /// kernel's averages.
+    #[arg(long, value_name = "DUMP")]
+    pub cpu_avg: Option<String>,
     #[command(flatten)]
     pub variants: VariantArgs,
     /// Print the report as JSON.

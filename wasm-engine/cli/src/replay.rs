@@ -2,7 +2,8 @@
 //! shadow re-simulation of a trace (`schedlab_engine::replay`): the workload the trace shows,
 //! simulated under the baseline or a variant, per task observed vs simulated share and switches,
 //! and the time-weighted agreement. `--eevdf DUMP` seeds the per-decision replay's queues from
-//! the kernel's recorded EEVDF state (`replay::decisions::seed`). `--emit-scenario` prints the shadow scenario as TOML instead,
+//! the kernel's recorded EEVDF state (`replay::decisions::seed`); `--cpu-avg DUMP` sets its root
+//! cfs_rqs to the kernel's recorded PELT averages (`replay::decisions::cpu_avg`). `--emit-scenario` prints the shadow scenario as TOML instead,
 //! to open in the web app or edit.
 
 use crate::args::ReplayArgs;
@@ -61,6 +62,10 @@ pub fn run(a: &ReplayArgs) -> Result<String, String> {
     let mut obs = observe(file)?;
     if let Some(dump) = a.eevdf.as_deref() {
         obs.eevdf = read_dump(dump)?;
+    }
+    if let Some(dump) = a.cpu_avg.as_deref() {
+        let text = std::fs::read_to_string(dump).map_err(|e| format!("{dump}: cannot read: {e}"))?;
+        obs.cpu_avg = schedlab_engine::import::cpu_avg::parse(dump, &text)?;
     }
     let name = format!("replay/{}", std::path::Path::new(file).file_stem().and_then(|s| s.to_str()).unwrap_or("trace"));
     let (shadow, report) = replay(&obs, &layout, &name, variants)?;
@@ -185,6 +190,23 @@ fn text(r: &ReplayReport) -> String {
                     );
                 }
             }
+        }
+    }
+    if let Some(c) = &d.cpu_avg {
+        if c.used {
+            let _ = writeln!(
+                s,
+                "cpu averages dump: {} samples ({} of {} inside the trace on their switch); the model's root cfs_rqs \
+                 set to the kernel's averages {} times",
+                c.samples, c.matched, c.in_trace, c.applied
+            );
+        } else {
+            let _ = writeln!(
+                s,
+                "cpu averages dump: not on the trace's clock ({} of {} samples inside the trace on their switch; \
+                 capture with the trace clock `mono`); nothing seeded",
+                c.matched, c.in_trace
+            );
         }
     }
     if d.throttled + d.unthrottles > 0 {

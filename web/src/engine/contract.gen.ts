@@ -157,6 +157,27 @@ export type CounterCols = {
 };
 
 /**
+ * What the dump gave the replay.
+ */
+export type CpuAvgReport = {
+  /**
+   * Samples in the dump; those inside the trace's span; those that found their switch.
+   */
+  samples: number;
+  in_trace: number;
+  matched: number;
+  /**
+   * The dump agreed with the trace's clock and was used.
+   */
+  used: boolean;
+  /**
+   * Samples applied to the model (every sample up to the trace's first record, the last of
+   * each CPU prevailing, then every sample inside it).
+   */
+  applied: number;
+};
+
+/**
  * Counts of one CPU.
  */
 export type CpuDecisions = {
@@ -374,6 +395,11 @@ export type DecisionReport = {
    * the picks scored after (`seed`).
    */
   seed: SeedReport | null;
+  /**
+   * With a dump of each CPU's PELT averages read with the trace: what it gave the model's
+   * root cfs_rqs (`cpu_avg`).
+   */
+  cpu_avg: CpuAvgReport | null;
 };
 
 /** Wakeup latencies of the A/B diff's task rows, for their CDFs: per row of `TraceDiff.tasks` and side, every wakeup latency of that comm's tasks in that trace (`WindowMetrics` `latencies_ns`), ascending; rows in order, A before B. */

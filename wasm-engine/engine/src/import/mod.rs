@@ -34,6 +34,7 @@ pub mod align;
 mod buckets;
 pub mod cgroups;
 pub mod clock;
+pub mod cpu_avg;
 pub mod dat;
 pub mod depth;
 pub mod detect;

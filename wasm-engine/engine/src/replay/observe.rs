@@ -303,6 +303,9 @@ pub struct Observed {
     /// A bpftrace EEVDF-state dump read with the trace (its own clock; the replay seeds from it,
     /// `decisions::seed`).
     pub eevdf: Vec<EevdfSample>,
+    /// A dump of each CPU's root cfs_rq averages read with the trace (`tools/capture/
+    /// schedlab-cpu-avg.bt`; the replay seeds from it, `decisions::cpu_avg`).
+    pub cpu_avg: Vec<crate::import::cpu_avg::CpuAvgSample>,
     /// `sched_switch` records.
     pub switches: u64,
     /// The trace's number of each model CPU, when they differ (see the module docs); empty

@@ -436,10 +436,11 @@ impl Fair {
         sa.runnable_avg = sa.util_avg;
     }
 
-    /// A CPU's root cfs_rq averages at time 0 (scenario `host.cfs_rq_avg`): the blocked load
-    /// and utilization of tasks the run does not model, which decay from the start as
-    /// `update_cfs_rq_load_avg()` decays any blocked contribution. The sums follow from the
-    /// averages as `attach_entity_load_avg()` derives an entity's.
+    /// Sets a CPU's root cfs_rq averages from outside the model, as of now: at time 0 (scenario
+    /// `host.cfs_rq_avg`: the blocked load and utilization of tasks the run does not model,
+    /// which decay from the start as `update_cfs_rq_load_avg()` decays any blocked
+    /// contribution), or the kernel's recorded values during a replay (`replay --cpu-avg`).
+    /// The sums follow from the averages as `attach_entity_load_avg()` derives an entity's.
     pub fn start_cfs_rq_avg(&mut self, cpu: u32, load_avg: u64, runnable_avg: u64, util_avg: u64) {
         let now = self.clock_pelt();
         let q = self.rqs[cpu as usize].cfs as usize;

@@ -72,6 +72,7 @@
 
 mod bandwidth;
 mod clock;
+mod cpu_avg;
 mod follow;
 mod place;
 mod preempt;
@@ -81,6 +82,7 @@ mod seed;
 mod tests;
 
 pub use clock::{section, UNKNOWN_SECTION};
+pub use cpu_avg::CpuAvgReport;
 pub use place::{PlacementDisagreement, PlacementReport};
 pub use preempt::{PreemptDisagreement, PreemptReport};
 pub use seed::{SeedReport, SeededQueue};
@@ -204,6 +206,9 @@ pub struct DecisionReport {
     /// With an EEVDF dump read with the trace: the queues seeded from the kernel's state and
     /// the picks scored after (`seed`).
     pub seed: Option<SeedReport>,
+    /// With a dump of each CPU's PELT averages read with the trace: what it gave the model's
+    /// root cfs_rqs (`cpu_avg`).
+    pub cpu_avg: Option<CpuAvgReport>,
 }
 
 struct Replayer<'a> {
@@ -227,6 +232,8 @@ struct Replayer<'a> {
     t0: u64,
     /// The kernel's recorded state, when a dump came with the trace.
     seed: Option<seed::Seeder>,
+    /// The kernel's per-CPU averages, when a dump came with the trace.
+    cpu_avg: Option<cpu_avg::CpuAvgSeeder>,
     report: DecisionReport,
 }
 
@@ -256,6 +263,7 @@ fn replay<'a>(obs: &'a Observed, shadow: &'a Shadow, cfg: SimConfig) -> Replayer
         f: sim.fair,
         t0: obs.t0.unwrap_or(0),
         seed,
+        cpu_avg: cpu_avg::CpuAvgSeeder::new(obs),
         report: DecisionReport {
             per_cpu: (0..ncpus).map(|cpu| CpuDecisions { cpu, ..Default::default() }).collect(),
             ..Default::default()
@@ -273,11 +281,14 @@ fn replay<'a>(obs: &'a Observed, shadow: &'a Shadow, cfg: SimConfig) -> Replayer
     }
     let events = &obs.events;
     r.start(events);
+    // The kernel's averages replace what the model built at the start.
+    r.seed_cpu_avg(r.t0);
     let mut moved = vec![false; events.len()];
     for (i, e) in events.iter().enumerate() {
         if moved[i] {
             continue;
         }
+        r.seed_cpu_avg(e.ts);
         // ttwu_runnable() requeues a delayed task before wakeup_preempt()'s update_curr():
         // that sched_stat_runtime comes first in the trace.
         if let Some(j) = r.requeue_before(events, i) {
@@ -301,6 +312,7 @@ fn replay<'a>(obs: &'a Observed, shadow: &'a Shadow, cfg: SimConfig) -> Replayer
             if s.scored_after == 0 { 0.0 } else { 100.0 * s.agreed_after as f64 / s.scored_after as f64 };
         r.report.seed = Some(s);
     }
+    r.report.cpu_avg = r.cpu_avg.as_ref().map(|s| s.report.clone());
     r
 }
 
