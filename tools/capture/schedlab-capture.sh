@@ -28,13 +28,18 @@ Options:
       --events LIST        tracepoints, comma-separated (default: sched_switch,sched_waking,
                            sched_wakeup,sched_wakeup_new,sched_migrate_task,sched_process_fork,
                            sched_process_exit,sched_stat_runtime)
-      --no-eevdf           do not run bpftrace
+      --no-eevdf           do not run the EEVDF-state dump
+      --cpu-avg            also record each CPU's root cfs_rq PELT averages at its switches
+                           (schedlab-cpu-avg.bt, kept in a bpftrace map and written at the end,
+                           so bpftrace does not wake during the recording) into cpu-avg.txt, for
+                           `schedlab replay DIR/trace.txt --cpu-avg DIR/cpu-avg.txt`
       --dat                also save the buffer as a trace-cmd .dat (needs trace-cmd)
   -h, --help               this text
 
 Writes to the output directory:
   trace.txt         the tracefs text (kernel TP_printk form); its first line names the trace clock
   eevdf-state.txt   the bpftrace dump (when bpftrace ran)
+  cpu-avg.txt       each CPU's root cfs_rq averages (with --cpu-avg)
   workload.txt      what COMMAND printed (stdout and stderr)
   capture.txt       kernel, CPUs, clock, options, events lost, and the command line used
   trace.dat         with --dat
@@ -65,6 +70,7 @@ out=""
 buffer_kb=20000
 events="sched_switch,sched_waking,sched_wakeup,sched_wakeup_new,sched_migrate_task,sched_process_fork,sched_process_exit,sched_stat_runtime"
 eevdf=1
+cpu_avg=0
 dat=0
 cmd=()
 
@@ -78,6 +84,7 @@ while [ "$#" -gt 0 ]; do
     -b | --buffer-kb) buffer_kb="${2:?--buffer-kb needs N}"; shift 2 ;;
     --events) events="${2:?--events needs a LIST}"; shift 2 ;;
     --no-eevdf) eevdf=0; shift ;;
+    --cpu-avg) cpu_avg=1; shift ;;
     --dat) dat=1; shift ;;
     --) shift; cmd=("$@"); break ;;
     *) echo "schedlab-capture: unknown option $1 (see --help)" >&2; exit 2 ;;
@@ -162,6 +169,9 @@ if [ "$eevdf" = 1 ]; then
     eevdf=0
   fi
 fi
+if [ "$cpu_avg" = 1 ] && { ! command -v bpftrace >/dev/null 2>&1 || [ ! -r /sys/kernel/btf/vmlinux ]; }; then
+  die "--cpu-avg needs bpftrace and the kernel's BTF (/sys/kernel/btf/vmlinux)"
+fi
 if [ "$dat" = 1 ] && ! command -v trace-cmd >/dev/null 2>&1; then
   die "--dat needs trace-cmd (apt-get install trace-cmd)"
 fi
@@ -174,6 +184,7 @@ saved_kb="$(sed -n 's/.*expanded: \([0-9]*\).*/\1/p' "$T/buffer_size_kb")"
 saved_mask="$(cat "$T/tracing_cpumask")"
 saved_events="$(cat "$T/set_event")"
 bt_pid=""
+ca_pid=""
 # bpftrace ends on SIGINT once it has installed its handler (by the time it prints its header); an
 # asynchronous command of a script starts with SIGINT ignored, so before that only SIGTERM works.
 # Escalate if it does not end.
@@ -182,24 +193,30 @@ running() { # a live process, not a zombie waiting for `wait`
   st="$(sed -n 's/^.*) \(.\).*/\1/p' "/proc/$1/stat" 2>/dev/null)"
   [ -n "$st" ] && [ "$st" != Z ]
 }
-stop_bpftrace() {
-  [ -n "$bt_pid" ] || return 0
-  if grep -q '^# schedlab-eevdf' "$out/eevdf-state.txt" 2>/dev/null; then
-    kill -INT "$bt_pid" 2>/dev/null || true # attached: it prints what it holds and exits
+# stop_one PID FILE HEADER: ends the bpftrace writing FILE, which printed HEADER once attached.
+stop_one() {
+  [ -n "$1" ] || return 0
+  if grep -q "^$3" "$2" 2>/dev/null; then
+    kill -INT "$1" 2>/dev/null || true # attached: it prints what it holds and exits
   else
-    kill -TERM "$bt_pid" 2>/dev/null || true # still compiling or attaching
+    kill -TERM "$1" 2>/dev/null || true # still compiling or attaching
   fi
   for _ in $(seq 1 100); do
-    running "$bt_pid" || break
+    running "$1" || break
     sleep 0.1
   done
-  if running "$bt_pid"; then
-    kill -TERM "$bt_pid" 2>/dev/null || true
+  if running "$1"; then
+    kill -TERM "$1" 2>/dev/null || true
     sleep 1
-    kill -KILL "$bt_pid" 2>/dev/null || true
+    kill -KILL "$1" 2>/dev/null || true
   fi
-  wait "$bt_pid" 2>/dev/null || true
+  wait "$1" 2>/dev/null || true
+}
+stop_bpftrace() {
+  stop_one "$bt_pid" "$out/eevdf-state.txt" '# schedlab-eevdf'
   bt_pid=""
+  stop_one "$ca_pid" "$out/cpu-avg.txt" '# schedlab-cpu-avg'
+  ca_pid=""
 }
 restored=0
 restore() {
@@ -251,6 +268,21 @@ if [ "$eevdf" = 1 ]; then
     die "bpftrace did not start (its errors are above and in $out/bpftrace.err)"
   fi
 fi
+if [ "$cpu_avg" = 1 ]; then
+  # The samples stay in a map until bpftrace exits: 131072 of them, about a minute of two busy CPUs.
+  BPFTRACE_MAP_KEYS_MAX=131072 setsid bpftrace "$here/schedlab-cpu-avg.bt" \
+    >"$out/cpu-avg.txt" 2>"$out/bpftrace-cpu-avg.err" &
+  ca_pid=$!
+  for _ in $(seq 1 600); do
+    grep -q '^# schedlab-cpu-avg' "$out/cpu-avg.txt" 2>/dev/null && break
+    running "$ca_pid" || break
+    sleep 0.1
+  done
+  if ! grep -q '^# schedlab-cpu-avg' "$out/cpu-avg.txt" 2>/dev/null; then
+    cat "$out/bpftrace-cpu-avg.err" >&2
+    die "bpftrace (cpu averages) did not start (its errors are above and in $out/bpftrace-cpu-avg.err)"
+  fi
+fi
 
 # --- record ---
 start_ns="$(date +%s%N)"
@@ -272,12 +304,15 @@ trap 'echo "schedlab-capture: interrupted" >&2; exit 130' INT TERM
 end_ns="$(date +%s%N)"
 [ "$interrupted" = 1 ] && echo "schedlab-capture: interrupted: saving what was recorded" >&2
 
-if [ -n "$bt_pid" ]; then
+if [ -n "$bt_pid$ca_pid" ]; then
   stop_bpftrace
   # bpftrace 0.17 warns about RLIMIT_MEMLOCK on kernels that account BPF memory to cgroups.
-  grep -v 'RLIMIT_MEMLOCK' "$out/bpftrace.err" >"$out/bpftrace.err.tmp" || true
-  mv "$out/bpftrace.err.tmp" "$out/bpftrace.err"
-  if [ -s "$out/bpftrace.err" ]; then cat "$out/bpftrace.err" >&2; else rm -f "$out/bpftrace.err"; fi
+  for err in "$out/bpftrace.err" "$out/bpftrace-cpu-avg.err"; do
+    [ -e "$err" ] || continue
+    grep -v 'RLIMIT_MEMLOCK' "$err" >"$err.tmp" || true
+    mv "$err.tmp" "$err"
+    if [ -s "$err" ]; then cat "$err" >&2; else rm -f "$err"; fi
+  done
 fi
 
 # --- save ---
@@ -303,6 +338,7 @@ done
   echo "cpus: ${cpus:-all}"
   echo "trace_clock: $clock"
   echo "eevdf_dump: $([ "$eevdf" = 1 ] && echo "bpftrace $(bpftrace --version 2>/dev/null | awk '{print $2}'), comm prefix '${comm}'" || echo none)"
+  echo "cpu_avg_dump: $([ "$cpu_avg" = 1 ] && echo "schedlab-cpu-avg.bt, $(grep -c '^@c\[' "$out/cpu-avg.txt") samples" || echo none)"
   echo "events: $events"
   echo "buffer_kb: $buffer_kb"
   echo "recorded_ms: $(((end_ns - start_ns) / 1000000))"
