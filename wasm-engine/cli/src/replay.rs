@@ -64,7 +64,10 @@ pub fn run(a: &ReplayArgs) -> Result<String, String> {
         obs.eevdf = read_dump(dump)?;
     }
     if let Some(dump) = a.cpu_avg.as_deref() {
-        let text = std::fs::read_to_string(dump).map_err(|e| format!("{dump}: cannot read: {e}"))?;
+        let bytes = std::fs::read(dump).map_err(|e| format!("{dump}: cannot read: {e}"))?;
+        let text = String::from_utf8(bytes).map_err(|_| {
+            format!("{dump}: expected a schedlab-cpu-avg.bt dump (text), found binary data (is it the trace?)")
+        })?;
         obs.cpu_avg = schedlab_engine::import::cpu_avg::parse(dump, &text)?;
     }
     let name = format!("replay/{}", std::path::Path::new(file).file_stem().and_then(|s| s.to_str()).unwrap_or("trace"));

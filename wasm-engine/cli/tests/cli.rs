@@ -359,7 +359,7 @@ const COMMANDS: &[(&str, &[&str])] = &[
     ),
     ("bench-kvm", &["--preset", "--locks", "--placement", "--groups", "--layout-seed"]),
     ("import", &["--eevdf", "--json"]),
-    ("replay", &["--cgroups", "--pin", "--eevdf", "--variant", "--json", "--emit-scenario"]),
+    ("replay", &["--cgroups", "--pin", "--eevdf", "--cpu-avg", "--variant", "--json", "--emit-scenario"]),
     ("diff", &["--json", "--match", "--noise", "--cpus"]),
     ("bench-import", &["--mb", "--perfetto"]),
     ("export", &["--compact", "--output", "--perfetto"]),
@@ -745,4 +745,34 @@ fn import_refuses_files_in_no_supported_format() {
     let s = ok_json(&["import", &cut.0, "--json"]);
     let reasons: Vec<&str> = s["skipped"].as_array().unwrap().iter().map(|r| r["reason"].as_str().unwrap()).collect();
     assert!(reasons.iter().any(|r| r.contains("the file ends")), "{reasons:?}");
+}
+
+/// `replay --cpu-avg`: a capture of `traces/linux-6.18-smp-cpuavg` with its dump, in text and
+/// JSON; a dump given to `import`, and a trace given as the dump, are named for what they are.
+#[test]
+fn replay_at_the_kernels_cpu_averages() {
+    let dir = "traces/linux-6.18-smp-cpuavg";
+    let (trace, dump, layout) = (
+        format!("{dir}/cgroup-shares-smp/trace.dat"),
+        format!("{dir}/cgroup-shares-smp/cpu-avg.txt"),
+        format!("{dir}/cgroup-shares-smp.layout.toml"),
+    );
+    let o = schedlab(&["replay", &trace, "--cgroups", &layout, "--cpu-avg", &dump]);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    assert!(
+        o.stdout.contains("cpu averages dump: 690 samples (438 of 438 inside the trace on their switch)"),
+        "{}",
+        o.stdout
+    );
+    let j = ok_json(&["replay", &trace, "--cgroups", &layout, "--cpu-avg", &dump, "--json"]);
+    assert_eq!(j["decisions"]["cpu_avg"]["used"], true, "{}", j["decisions"]["cpu_avg"]);
+    assert_eq!(j["decisions"]["placements"]["agreed"], 73, "{}", j["decisions"]["placements"]);
+    let without = ok_json(&["replay", &trace, "--cgroups", &layout, "--json"]);
+    assert_eq!(without["decisions"]["cpu_avg"], Value::Null);
+    assert_eq!(without["decisions"]["placements"]["agreed"], 68);
+    assert!(fails(&["import", &dump]).contains("--cpu-avg THIS-FILE"));
+    assert!(fails(&["replay", &trace, "--cpu-avg", &trace]).contains("found binary data (is it the trace?)"));
+    assert!(
+        fails(&["replay", &trace, "--cpu-avg", &layout]).contains("cgroup-shares-smp.layout.toml:1:1: expected `@c[`")
+    );
 }

@@ -150,6 +150,11 @@ pub fn describe_unknown(head: &[u8]) -> String {
     }
     if is_text(head) {
         let first = String::from_utf8_lossy(head);
+        if first.lines().take(4).any(|l| l.starts_with("# schedlab-cpu-avg") || l.starts_with("@c[")) {
+            return "a dump of each CPU's PELT averages (tools/capture/schedlab-cpu-avg.bt), not a trace: give it \
+                    with its trace, `schedlab replay TRACE --cpu-avg THIS-FILE`"
+                .to_string();
+        }
         let line = first.lines().find(|l| !l.trim().is_empty()).unwrap_or("").trim();
         let line: String = line.chars().take(80).collect();
         return format!("text of an unknown tool (first line: `{line}`)");
@@ -173,6 +178,12 @@ pub fn describe_unknown(head: &[u8]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_cpu_averages_dump_is_named() {
+        let head = b"Attaching 3 probes...\n# schedlab-cpu-avg version=1 fields=lut\n";
+        assert!(describe_unknown(head).contains("--cpu-avg"), "{}", describe_unknown(head));
+    }
 
     #[test]
     fn clues() {
