@@ -151,8 +151,8 @@ pub fn describe_unknown(head: &[u8]) -> String {
     if is_text(head) {
         let first = String::from_utf8_lossy(head);
         if first.lines().take(4).any(|l| l.starts_with("# schedlab-cpu-avg") || l.starts_with("@c[")) {
-            return "a dump of each CPU's PELT averages (tools/capture/schedlab-cpu-avg.bt), not a trace: give it \
-                    with its trace, `schedlab replay TRACE --cpu-avg THIS-FILE`"
+            return "a dump of each CPU's PELT averages (tools/capture/schedlab-cpu-avg.bt), not a trace: the \
+                    command line reads it with its trace, `schedlab replay TRACE --cpu-avg THIS-FILE`"
                 .to_string();
         }
         let line = first.lines().find(|l| !l.trim().is_empty()).unwrap_or("").trim();
