@@ -194,6 +194,31 @@ test('shadow re-simulation seeded from the attached EEVDF dump: cgroup-shares wi
   await page.screenshot({ path: 'artifacts/import-shadow-seeded.png' });
 });
 
+test("the kernel's CPU averages attached to an SMP capture reach the shadow's placements, as `schedlab replay --cpu-avg`", async ({ page }) => {
+  await openApp(page);
+  const cg = (file: string) => fileURLToPath(new URL(`../../traces/linux-6.18-smp-cpuavg/${file}`, import.meta.url));
+  // Named in either order, the dump is imported after the trace and attached to it.
+  await importFiles(page, [cg('cgroup-shares-smp/cpu-avg.txt'), cg('cgroup-shares-smp/trace.dat')]);
+  await expect(page.getByTestId('replay-view')).toContainText('CPU averages cpu-avg.txt');
+  await page.getByTestId('layout-input').setInputFiles(cg('cgroup-shares-smp.layout.toml'));
+  await page.getByTestId('shadow-run').click();
+  await expect(page.getByTestId('shadow-table')).toBeVisible({ timeout: 60_000 });
+  // wasm-engine/engine/tests/replay_cpu_avg.rs: 438 of 438 samples on their switch; 73 of 74
+  // placements at the kernel's averages (68 without).
+  await expect(page.getByTestId('shadow-cpu-avg')).toContainText("asked at the kernel's own CPU averages: the attached dump's 438 samples");
+  await expect(page.getByTestId('shadow-placements').first()).toContainText('73 of 74 wakeups');
+  await page.getByTestId('shadow-cpu-avg').scrollIntoViewIfNeeded();
+  await page.screenshot({ path: 'artifacts/import-shadow-cpu-avg.png' });
+});
+
+test('a CPU-averages dump without its trace is refused with what to do', async ({ page }) => {
+  await openApp(page);
+  const cg = (file: string) => fileURLToPath(new URL(`../../traces/linux-6.18-smp-cpuavg/${file}`, import.meta.url));
+  await page.getByTestId('trace-input').setInputFiles([cg('nice-imbalance-smp/cpu-avg.txt')]);
+  await expect(page.getByTestId('import-error')).toContainText('open the trace first, then the dump');
+  await expect(page.getByTestId('replay-view')).toHaveCount(0);
+});
+
 test('shadow re-simulation of an SMP capture: tasks free, the figures `schedlab replay --json` prints', async ({ page }) => {
   const want = JSON.parse(readFileSync(join(FIX, 'nice-imbalance-smp.trace.txt.replay.json'), 'utf8')) as ReplayReport;
   await openApp(page);

@@ -15,7 +15,7 @@ use crate::columns::{
     COLUMN_SETS,
 };
 use crate::diff::DiffOutcome;
-use crate::protocol::{LoadOutcome, Request, Response, ShadowOutcome};
+use crate::protocol::{CpuAvgAttach, LoadOutcome, Request, Response, ShadowOutcome};
 use schedlab_engine::import::diff::TraceDiff;
 use schedlab_engine::import::metrics::{MetricsWindow, StateSegment, WindowMetrics};
 use schedlab_engine::import::record::state_bits;
@@ -181,6 +181,7 @@ pub fn typescript() -> String {
     c.visit::<Response>();
     c.visit::<LoadOutcome>();
     c.visit::<ShadowOutcome>();
+    c.visit::<CpuAvgAttach>();
     c.visit::<DiffOutcome>();
     // Every column set, also those only flattened into a message.
     c.visit::<SliceCols>();

@@ -5,9 +5,11 @@
 //! summary gives that origin in trace-clock ns).
 
 use crate::columns::{Columns, EevdfWindowCols, ReplayWindowCols, ThreadStateCols};
+use crate::protocol::CpuAvgAttach;
 use crate::reader::Reader;
 use crate::{ns, to_json};
 use schedlab_engine::import::align::{align, shifted, Alignment};
+use schedlab_engine::import::cpu_avg::CpuAvgSample;
 use schedlab_engine::import::diff::DiffInput;
 use schedlab_engine::import::inspect::record_near;
 use schedlab_engine::import::metrics::{window_metrics, MetricsWindow};
@@ -32,6 +34,8 @@ pub struct ImportHandle {
     /// dump's, moved onto the trace clock.
     eevdf: Vec<EevdfSample>,
     alignment: Option<Alignment>,
+    /// An attached dump of each CPU's PELT averages (`attach_cpu_avg`), for the replay.
+    cpu_avg: Vec<CpuAvgSample>,
     error: Option<String>,
     /// Trace-clock ns of relative time 0.
     origin: u64,
@@ -57,6 +61,7 @@ impl ImportHandle {
             states: None,
             eevdf: Vec::new(),
             alignment: None,
+            cpu_avg: Vec::new(),
             error: None,
             origin: 0,
             end: 0,
@@ -302,6 +307,22 @@ impl ImportHandle {
         to_json(&info)
     }
 
+    /// Keeps a dump of each CPU's PELT averages (`tools/capture/schedlab-cpu-avg.bt`; `file` its
+    /// name, `text` its contents) for the replay of this trace, as `schedlab replay --cpu-avg`
+    /// reads it. Returns `CpuAvgAttach` as JSON: the samples read, or the first bad line
+    /// (`file:line:column: expected …`). Whether the dump lines up with the trace is the
+    /// replay's to decide (`replay::decisions::cpu_avg`), and its report says.
+    pub fn attach_cpu_avg(&mut self, file: &str, text: &str) -> String {
+        match schedlab_engine::import::cpu_avg::parse(file, text) {
+            Ok(samples) => {
+                let n = samples.len() as u64;
+                self.cpu_avg = samples;
+                to_json(&CpuAvgAttach::Attached { samples: n })
+            }
+            Err(message) => to_json(&CpuAvgAttach::Error { message }),
+        }
+    }
+
     /// Puts the EEVDF samples of `dump` (an imported bpftrace dump) on this trace's clock
     /// (`import::align`) and keeps them for `eevdf_window` when the fit is accepted. Returns
     /// the alignment as JSON.
@@ -321,6 +342,11 @@ impl ImportHandle {
     /// The attached dump's samples, on the trace's clock (empty without one).
     pub(crate) fn eevdf_samples(&self) -> &[EevdfSample] {
         &self.eevdf
+    }
+
+    /// The attached CPU-averages dump's samples (empty without one).
+    pub(crate) fn cpu_avg_samples(&self) -> &[CpuAvgSample] {
+        &self.cpu_avg
     }
 }
 

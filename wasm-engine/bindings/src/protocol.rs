@@ -115,6 +115,9 @@ pub struct ImportedTrace {
     /// Set when an EEVDF dump file was attached to this trace.
     #[ts(rename = "eevdfFile")]
     pub eevdf_file: Option<String>,
+    /// Set when a dump of each CPU's PELT averages was attached to this trace (the replay reads it).
+    #[ts(rename = "cpuAvgFile")]
+    pub cpu_avg_file: Option<String>,
 }
 
 /// What the worker holds (for tests: a cancelled import frees its handle).
@@ -355,6 +358,16 @@ pub struct Response {
 pub enum LoadOutcome {
     Loaded { meta: ScenarioMeta },
     Error { error: ScenarioError },
+}
+
+/// What `ImportHandle.attach_cpu_avg` returns (JSON).
+#[derive(Serialize, TS)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum CpuAvgAttach {
+    /// The dump was read: its samples, kept for the replay.
+    Attached { samples: u64 },
+    /// The dump's first bad line, `file:line:column: expected …`.
+    Error { message: String },
 }
 
 /// What `ReplayHandle.run` returns (JSON).

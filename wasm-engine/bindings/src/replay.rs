@@ -60,11 +60,14 @@ impl ReplayHandle {
         self.reader.bytes_done() as f64
     }
 
-    /// The EEVDF dump attached to the trace's import (`ImportHandle::attach_eevdf`, already on
-    /// the trace's clock): the per-decision replay seeds its queues from it
-    /// (`replay::decisions::seed`, `schedlab replay --eevdf`).
+    /// The dumps attached to the trace's import: the EEVDF dump (`ImportHandle::attach_eevdf`,
+    /// already on the trace's clock), from which the per-decision replay seeds its queues
+    /// (`replay::decisions::seed`, `schedlab replay --eevdf`), and the CPU-averages dump
+    /// (`ImportHandle::attach_cpu_avg`), which sets its root cfs_rqs (`replay::decisions::cpu_avg`,
+    /// `schedlab replay --cpu-avg`).
     pub fn seed_from(&mut self, trace: &crate::import::ImportHandle) {
         self.obs.eevdf = trace.eevdf_samples().to_vec();
+        self.obs.cpu_avg = trace.cpu_avg_samples().to_vec();
     }
 
     /// Runs the shadow scenario named `name` with the layout file's text (empty: none) and
@@ -168,5 +171,35 @@ mod tests {
         assert!(seed["queues"].as_array().is_some_and(|q| !q.is_empty()), "{seed}");
         println!("cgroup-shares CPU 1: {:.3} unseeded, {:.3} seeded", cpu1(&plain), cpu1(&seeded));
         assert!(cpu1(&plain) < 0.6 && cpu1(&seeded) > 0.95);
+    }
+
+    /// A CPU-averages dump attached to the import sets the per-decision replay's root cfs_rqs,
+    /// as `schedlab replay --cpu-avg` does (cgroup-shares-smp of `traces/linux-6.18-smp-cpuavg`:
+    /// 68 placements as the kernel decided without it, 73 of 74 with it); a bad dump is refused
+    /// at its line and column and changes nothing.
+    #[test]
+    fn an_attached_cpu_avg_dump_reaches_the_replay() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../traces/linux-6.18-smp-cpuavg");
+        let read = |rel: &str| std::fs::read(dir.join(rel)).unwrap_or_else(|e| panic!("{rel}: {e}"));
+        let layout = String::from_utf8(read("cgroup-shares-smp.layout.toml")).unwrap();
+        let bytes = read("cgroup-shares-smp/trace.dat");
+        let mut h = ReplayHandle::new(bytes.len() as f64);
+        h.feed(&bytes);
+        h.finish();
+        while h.step(5000) {}
+        let agreed = |r: &Value| r["report"]["decisions"]["placements"]["agreed"].as_u64().unwrap();
+        let plain: Value = serde_json::from_str(&h.run("replay/cgroup-shares-smp", &layout, "", "[]")).unwrap();
+        assert!(plain["report"]["decisions"]["cpu_avg"].is_null(), "{}", plain["report"]["decisions"]["cpu_avg"]);
+        let mut trace = crate::import::fed(&bytes);
+        let bad: Value = serde_json::from_str(&trace.attach_cpu_avg("bad.txt", "@c[1, 0]: (1)")).unwrap();
+        assert_eq!(bad["kind"], "error");
+        assert!(bad["message"].as_str().unwrap().starts_with("bad.txt:1:"), "{bad}");
+        let text = String::from_utf8(read("cgroup-shares-smp/cpu-avg.txt")).unwrap();
+        let ok: Value = serde_json::from_str(&trace.attach_cpu_avg("cpu-avg.txt", &text)).unwrap();
+        assert_eq!((ok["kind"].as_str(), ok["samples"].as_u64()), (Some("attached"), Some(690)), "{ok}");
+        h.seed_from(&trace);
+        let with: Value = serde_json::from_str(&h.run("replay/cgroup-shares-smp", &layout, "", "[]")).unwrap();
+        assert_eq!(with["report"]["decisions"]["cpu_avg"]["used"], true);
+        assert_eq!((agreed(&plain), agreed(&with)), (68, 73));
     }
 }

@@ -4,9 +4,8 @@
 // Reads the share-link controller's store (replay_share.ts).
 import { memo, useRef } from 'react';
 import { useStore } from '../state/store';
-import { describeCapture, type ReplayShareActions } from './replay_share';
+import { describeCapture, SLOT_WORDS, type ReplayShareActions } from './replay_share';
 
-const WORDS = { a: 'capture A', dump: "A's EEVDF dump", b: 'capture B' } as const;
 
 export const SharePrompt = memo(function SharePrompt({ share }: { share: ReplayShareActions }) {
   const st = useStore(share.store, (s) => s);
@@ -27,7 +26,7 @@ export const SharePrompt = memo(function SharePrompt({ share }: { share: ReplayS
           <ul>
             {st.pending.need.map((n) => (
               <li key={n.slot} data-testid="share-need" data-slot={n.slot} data-name={n.ref.name} data-hash={n.ref.hash} data-given={n.file !== null}>
-                {WORDS[n.slot]}: <b>{describeCapture(n.ref)}</b> {n.file ? (n.ref.bytes ? '— carried in the link' : '— given ✓') : '— needed'}
+                {SLOT_WORDS[n.slot]}: <b>{describeCapture(n.ref)}</b> {n.file ? (n.ref.bytes ? '— carried in the link' : '— given ✓') : '— needed'}
               </li>
             ))}
           </ul>

@@ -28,9 +28,10 @@ const noise = (n: number) => {
 };
 const cap = (name: string, bytes: Uint8Array): CaptureRef => ({ name, size: bytes.length, hash: new ContentHash().update(bytes).hex(), durationNs: 2_500_000_000, originNs: 550_000_000_000, bytes });
 
-const view = (a: CaptureRef, b: ReplayShare['b'], dump: CaptureRef | null = null): ReplayShare => ({
+const view = (a: CaptureRef, b: ReplayShare['b'], dump: CaptureRef | null = null, cpuAvg: CaptureRef | null = null): ReplayShare => ({
   a,
   dump,
+  cpuAvg,
   b,
   window: [1_000_000, 250_000_000],
   cursor: 12_345,
@@ -50,11 +51,12 @@ async function refused(fragment: string): Promise<string> {
 }
 
 describe('replay share links', () => {
-  it('round-trip A, its dump and B bundled, with the whole view', async () => {
+  it('round-trip A, its dumps and B bundled, with the whole view', async () => {
     const a = cap('trace.txt', traceText(300_000));
     const d = cap('eevdf-state.txt', traceText(50_000));
+    const p = cap('cpu-avg.txt', traceText(20_000));
     const b = cap('b.txt', traceText(200_000));
-    const s = view(a, { kind: 'capture', capture: b }, d);
+    const s = view(a, { kind: 'capture', capture: b }, d, p);
     const { fragment, bundled } = await encodeReplay(s);
     expect(bundled).toEqual({ a: true, b: true });
     expect(fragment.startsWith('r1.')).toBe(true);
@@ -65,10 +67,11 @@ describe('replay share links', () => {
     if (!r.ok) throw new Error(r.error);
     expect(r.share.a.bytes).toEqual(a.bytes);
     expect(r.share.dump?.bytes).toEqual(d.bytes);
+    expect(r.share.cpuAvg?.bytes).toEqual(p.bytes);
     expect(r.share.b?.kind === 'capture' && r.share.b.capture.bytes).toEqual(b.bytes);
     const strip = (c: CaptureRef | null | undefined) => (c ? { ...c, bytes: undefined } : c);
     expect(strip(r.share.a)).toEqual(strip(a));
-    expect({ ...r.share, a: null, dump: null, b: null }).toEqual({ ...s, a: null, dump: null, b: null });
+    expect({ ...r.share, a: null, dump: null, cpuAvg: null, b: null }).toEqual({ ...s, a: null, dump: null, cpuAvg: null, b: null });
   });
 
   it('name a capture that does not fit once compressed, and still bundle B', async () => {
@@ -123,6 +126,11 @@ describe('replay share links', () => {
     expect(good.ok && Array.from(good.share.a.bytes ?? [])).toEqual([1, 2, 3]);
     expect(await refused(await pack(ok, new Uint8Array([1, 2])))).toMatch(/cut short: a\.dat needs 3 bytes, 2 are there/);
     expect(await refused(await pack(ok, new Uint8Array([1, 2, 3, 4])))).toMatch(/1 bytes follow its captures/);
+    expect(await refused(await pack({ ...ok, P: ['cpu-avg.txt', 2, '0123456789abcdef', 0, 0, 0] }, new Uint8Array([1, 2, 3])))).toMatch(
+      /CPU-averages dump must travel as its trace does/,
+    );
+    const withDump = await decodeReplay(await pack({ ...ok, P: ['cpu-avg.txt', 2, '0123456789abcdef', 0, 0, 1] }, new Uint8Array([1, 2, 3, 8, 9])));
+    expect(withDump.ok && Array.from(withDump.share.cpuAvg?.bytes ?? [])).toEqual([8, 9]);
     expect(await refused(await pack({ ...ok, A: ['a.dat', 3, 'XYZ', 1, 0, 0] }))).toMatch(/hash must be 16 lowercase hex/);
     expect(await refused(await pack({ ...ok, w: [10, 10] }))).toMatch(/window start \(10\) must be before its end/);
     expect(await refused(await pack({ ...ok, S: ['k', '', 'sideways', []] }))).toMatch(/pin must be/);

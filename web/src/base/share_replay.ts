@@ -1,4 +1,5 @@
-// The replay view's share-link codec: the captures on screen (A, its attached EEVDF dump, and B:
+// The replay view's share-link codec: the captures on screen (A, its attached EEVDF dump and
+// CPU-averages dump, and B:
 // a second capture or the shadow re-simulation of A under a variant) and the view (time window,
 // cursor, selected task, selected area with its CPUs and tasks, the thread filter and pins, the
 // A/B noise level and renamed-task matches, the layout file's text) in a URL fragment
@@ -12,7 +13,7 @@
 // 29.5 K characters, with cgroup-shares's as B 58 K; a 1.1 MB `.dat` does not compress and is
 // named). Otherwise the link names it: file name, size, duration, first record's time and a
 // content hash (`ContentHash`), so whoever opens it is asked for that file and a
-// wrong one is refused. The encoder tries bundling everything, then A (with its dump) alone,
+// wrong one is refused. The encoder tries bundling everything, then A (with its dumps) alone,
 // then B alone, then nothing. Decoding is bounded (payload length, inflated size), parses JSON
 // only, validates every field and never throws.
 import { deflateRaw, fromBase64Url, inflateRawBounded, toBase64Url } from './share';
@@ -54,6 +55,8 @@ export interface ReplayShare {
   a: CaptureRef;
   /** The EEVDF dump attached to A. */
   dump: CaptureRef | null;
+  /** The CPU-averages dump attached to A (`tools/capture/schedlab-cpu-avg.bt`). */
+  cpuAvg: CaptureRef | null;
   b: BRef | null;
   window: [number, number];
   cursor: number;
@@ -84,7 +87,7 @@ export async function encodeReplay(s: ReplayShare): Promise<{ fragment: string; 
   if (typeof check === 'string') throw new Error(`Cannot share this view: ${check}`);
   const hasBytes = (c: CaptureRef | null | undefined) => !c || (c.bytes !== undefined && c.size <= BUNDLE_MAX_RAW_BYTES);
   const bCap = s.b?.kind === 'capture' ? s.b.capture : null;
-  const canA = hasBytes(s.a) && hasBytes(s.dump);
+  const canA = hasBytes(s.a) && hasBytes(s.dump) && hasBytes(s.cpuAvg);
   const canB = bCap !== null && hasBytes(bCap);
   const tries: Bundle[] = [
     { a: canA, b: canB },
@@ -108,11 +111,11 @@ export async function decodeReplay(fragment: string): Promise<ReplayDecode> {
   }
 }
 
-/** The container: JSON length, JSON, bundled bytes (A, dump, B). */
+/** The container: JSON length, JSON, bundled bytes (A, dump, CPU-averages dump, B). */
 function container(s: ReplayShare, t: Bundle): Uint8Array<ArrayBuffer> {
   const json = new TextEncoder().encode(JSON.stringify(toCompact(s, t)));
   const parts: Uint8Array[] = [];
-  if (t.a) parts.push(s.a.bytes as Uint8Array, ...(s.dump ? [s.dump.bytes as Uint8Array] : []));
+  if (t.a) parts.push(s.a.bytes as Uint8Array, ...(s.dump ? [s.dump.bytes as Uint8Array] : []), ...(s.cpuAvg ? [s.cpuAvg.bytes as Uint8Array] : []));
   if (t.b && s.b?.kind === 'capture') parts.push(s.b.capture.bytes as Uint8Array);
   const out = new Uint8Array(4 + json.length + parts.reduce((n, p) => n + p.length, 0));
   new DataView(out.buffer).setUint32(0, json.length);
@@ -125,7 +128,7 @@ function container(s: ReplayShare, t: Bundle): Uint8Array<ArrayBuffer> {
   return out;
 }
 
-/** Compact keys: A, D dump, B capture or S shadow, w window, c cursor, l selection, r area,
+/** Compact keys: A, D dump, P CPU-averages dump, B capture or S shadow, w window, c cursor, l selection, r area,
  * f filter, p pinned, n noise, m matches, L layout. A capture is [name, size, hash, duration,
  * origin, bundled 0/1]. */
 function toCompact(s: ReplayShare, t: Bundle): Record<string, unknown> {
@@ -134,6 +137,7 @@ function toCompact(s: ReplayShare, t: Bundle): Record<string, unknown> {
   return {
     A: cap(s.a, t.a),
     ...(s.dump ? { D: cap(s.dump, t.a) } : {}),
+    ...(s.cpuAvg ? { P: cap(s.cpuAvg, t.a) } : {}),
     ...(b?.kind === 'capture' ? { B: cap(b.capture, t.b) } : {}),
     ...(b?.kind === 'shadow' ? { S: [b.key, b.layout, b.pin, b.variants] } : {}),
     w: s.window,
@@ -181,7 +185,7 @@ async function decodeUnsafe(fragment: string): Promise<ReplayDecode> {
   // The bundled captures' bytes, in order, must fill the rest exactly.
   let at = 4 + jsonLen;
   const b = share.b;
-  for (const c of [share.a, share.dump, b?.kind === 'capture' ? b.capture : null]) {
+  for (const c of [share.a, share.dump, share.cpuAvg, b?.kind === 'capture' ? b.capture : null]) {
     if (!c?.bytes) continue;
     const end = at + c.size;
     if (end > inflated.length) return fail(`The shared link is cut short: ${c.name} needs ${c.size} bytes, ${inflated.length - at} are there.`);
@@ -224,6 +228,13 @@ function fromCompact(raw: unknown): ReplayShare | string {
     if (typeof d === 'string') return d;
     if ((d.bytes !== undefined) !== (a.bytes !== undefined)) return 'the EEVDF dump must travel as its trace does (both bundled or both named).';
     dump = d;
+  }
+  let cpuAvg: CaptureRef | null = null;
+  if (get('P') !== undefined) {
+    const d = capture(get('P'), 'the CPU-averages dump');
+    if (typeof d === 'string') return d;
+    if ((d.bytes !== undefined) !== (a.bytes !== undefined)) return 'the CPU-averages dump must travel as its trace does (both bundled or both named).';
+    cpuAvg = d;
   }
   let b: BRef | null = null;
   const [B, S] = [get('B'), get('S')];
@@ -275,5 +286,5 @@ function fromCompact(raw: unknown): ReplayShare | string {
       return 'the layout must be a name of at most 255 characters and a text of at most 256 Ki characters.';
     layout = { name, text };
   }
-  return { a, dump, b, window: [t0, t1], cursor, selection, area, filter, pinned, noisePct, matches, layout };
+  return { a, dump, cpuAvg, b, window: [t0, t1], cursor, selection, area, filter, pinned, noisePct, matches, layout };
 }

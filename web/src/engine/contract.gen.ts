@@ -157,6 +157,11 @@ export type CounterCols = {
 };
 
 /**
+ * What `ImportHandle.attach_cpu_avg` returns (JSON).
+ */
+export type CpuAvgAttach = { 'kind': 'attached'; samples: number } | { 'kind': 'error'; message: string };
+
+/**
  * What the dump gave the replay.
  */
 export type CpuAvgReport = {
@@ -715,6 +720,10 @@ export type ImportedTrace = {
    * Set when an EEVDF dump file was attached to this trace.
    */
   eevdfFile: string | null;
+  /**
+   * Set when a dump of each CPU's PELT averages was attached to this trace (the replay reads it).
+   */
+  cpuAvgFile: string | null;
 };
 
 /**

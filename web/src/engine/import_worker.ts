@@ -1,7 +1,8 @@
 // The trace-import half of the engine worker: reads the user's File in slices (a 1 GB file never
 // sits in memory whole: only a .dat, which the decoder needs whole, is gathered inside wasm),
 // feeds an ImportHandle, posts progress and honours a cancel between slices and decode steps.
-// Holds the imported trace (and an EEVDF dump attached to it) for the replay view's queries,
+// Holds the imported trace (and an EEVDF dump or a CPU-averages dump attached to it) for the
+// replay view's queries,
 // a second capture (B) for the A/B comparison (kept when another trace replaces A, freed with
 // closeImport or closeB, or when another B replaces it),
 // and runs the shadow re-simulation by reading the file again into a ReplayHandle. Every
@@ -15,6 +16,7 @@ import {
   REPLAY_WINDOW_COLS_LAYOUT,
   takeColumns,
   type Alignment,
+  type CpuAvgAttach,
   type DiffOutcome,
   type ImportedTrace,
   type ImportReport,
@@ -75,8 +77,43 @@ function parse<T>(json: string): T {
   return JSON.parse(json) as T;
 }
 
-function describe(h: ImportHandle, file: File, eevdfFile: string | null): ImportedTrace {
-  return { file: file.name, size: file.size, report: parse<ImportReport>(h.summary()), tasks: parse<TraceTask[]>(h.tasks()), eevdfFile };
+function describe(h: ImportHandle, file: File, eevdfFile: string | null, cpuAvgFile: string | null = null): ImportedTrace {
+  return { file: file.name, size: file.size, report: parse<ImportReport>(h.summary()), tasks: parse<TraceTask[]>(h.tasks()), eevdfFile, cpuAvgFile };
+}
+
+/** The EEVDF alignment last reported (kept when a CPU-averages dump is attached after it). */
+let lastAlignment: Alignment | null = null;
+
+/** Bytes of a file's start read to tell a CPU-averages dump (`schedlab-cpu-avg.bt`) from a trace. */
+const SNIFF_BYTES = 4096;
+/** A CPU-averages dump is read whole (a minute of two busy CPUs is ~15 MB). */
+const CPU_AVG_MAX_BYTES = 256 << 20;
+
+async function isCpuAvgDump(file: File): Promise<boolean> {
+  const head = await file.slice(0, SNIFF_BYTES).text();
+  return /^(# schedlab-cpu-avg|@c\[)/m.test(head);
+}
+
+/** `file:line:column: expected …` as the protocol's located error. */
+function located(file: string, message: string) {
+  const m = /^(.*?):(\d+):(\d+): (.*)$/s.exec(message);
+  return m ? { file: m[1], line: Number(m[2]), column: Number(m[3]), message: m[4] } : { file, line: 0, column: 0, message };
+}
+
+/** Attaches a CPU-averages dump to the trace on screen (the shadow's replay reads it). */
+async function attachCpuAvg(ctx: WorkerCtx, id: number, file: File) {
+  if (!current || current.kind !== 'trace') {
+    const message = "a dump of each CPU's PELT averages goes with its trace: open the trace first, then the dump";
+    return ctx.post({ id, type: 'error', error: { file: file.name, line: 0, column: 0, message } });
+  }
+  if (file.size > CPU_AVG_MAX_BYTES) {
+    const message = `a CPU-averages dump of ${file.size} bytes is larger than the ${CPU_AVG_MAX_BYTES >> 20} MiB read whole`;
+    return ctx.post({ id, type: 'error', error: { file: file.name, line: 0, column: 0, message } });
+  }
+  const out = parse<CpuAvgAttach>(current.h.attach_cpu_avg(file.name, await file.text()));
+  if (out.kind === 'error') return ctx.post({ id, type: 'error', error: located(file.name, out.message) });
+  current.trace = { ...current.trace, cpuAvgFile: file.name };
+  ctx.post({ id, type: 'imported', trace: current.trace, alignment: lastAlignment });
 }
 
 /** Reads `file` into a sink (`feed`/`finish`/`step`), with progress and cancel. False if cancelled. */
@@ -131,6 +168,7 @@ async function readHandle(ctx: WorkerCtx, id: number, file: File, chunkBytes: nu
 
 async function importFile(ctx: WorkerCtx, id: number, req: Req<'import'>) {
   const file = req.file;
+  if (await isCpuAvgDump(file)) return attachCpuAvg(ctx, id, file);
   const h = await readHandle(ctx, id, file, req.chunkBytes);
   if (!h) return;
   const report = parse<ImportReport>(h.summary());
@@ -141,7 +179,7 @@ async function importFile(ctx: WorkerCtx, id: number, req: Req<'import'>) {
     alignment = parse<Alignment>(current.h.attach_eevdf(h));
     free(attached);
     attached = h;
-    current.trace = describe(current.h, current.file, alignment.accepted ? file.name : null);
+    current.trace = describe(current.h, current.file, alignment.accepted ? file.name : null, current.trace.cpuAvgFile);
   } else if (req.attach && !isDump && current?.kind === 'dump') {
     // The dump came first: attach it to this trace.
     alignment = parse<Alignment>(h.attach_eevdf(current.h));
@@ -154,6 +192,7 @@ async function importFile(ctx: WorkerCtx, id: number, req: Req<'import'>) {
     if (current) free(current.h);
     current = { h, file, kind: isDump ? 'dump' : 'trace', trace: describe(h, file, null) };
   }
+  lastAlignment = alignment;
   ctx.post({ id, type: 'imported', trace: current.trace, alignment });
 }
 
@@ -285,8 +324,9 @@ async function runShadow(
   try {
     const ok = await readInto(ctx, id, file, r, () => ({ lines: 0, records: 0 }), CHUNK_BYTES);
     if (!ok) return ctx.post({ id, type: 'cancelled' });
-    // An EEVDF dump attached to the trace seeds the per-decision replay (`schedlab replay --eevdf`).
-    if (current.trace.eevdfFile) r.seed_from(current.h);
+    // The dumps attached to the trace reach the per-decision replay (`schedlab replay --eevdf`,
+    // `--cpu-avg`).
+    if (current.trace.eevdfFile || current.trace.cpuAvgFile) r.seed_from(current.h);
     const name = `replay/${file.name.replace(/\.[^.]*$/, '')}`;
     const out = parse<ShadowOutcome>(r.run(name, req.layout, req.pin, JSON.stringify(req.variants)));
     if (out.kind === 'error') return ctx.post({ id, type: 'error', error: { file: 'layout', line: 0, column: 0, message: out.message } });

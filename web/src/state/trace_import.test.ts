@@ -49,8 +49,8 @@ describe('trace import helpers', () => {
     expect(isScenarioFile('x.toml')).toBe(true);
     expect(isScenarioFile('x.JSON')).toBe(true);
     expect(isScenarioFile('trace.txt')).toBe(false);
-    const order = importOrder([{ name: 'eevdf-state.txt' }, { name: 'trace.dat' }]).map((f) => f.name);
-    expect(order).toEqual(['trace.dat', 'eevdf-state.txt']);
+    const order = importOrder([{ name: 'eevdf-state.txt' }, { name: 'cpu-avg.txt' }, { name: 'trace.dat' }]).map((f) => f.name);
+    expect(order).toEqual(['trace.dat', 'eevdf-state.txt', 'cpu-avg.txt']);
   });
 
   it('formats progress', () => {

@@ -8,14 +8,15 @@ export function isScenarioFile(name: string): boolean {
   return /\.(toml|json)$/i.test(name);
 }
 
-/** Likely a bpftrace EEVDF dump (attached to a trace rather than replacing it). */
-export function looksLikeEevdfDump(name: string): boolean {
-  return /eevdf/i.test(name);
+/** Likely a bpftrace dump that goes with a trace rather than replacing it: an EEVDF dump
+ * (`eevdf-state.txt`) or a CPU-averages dump (`cpu-avg.txt`). */
+export function looksLikeDump(name: string): boolean {
+  return /eevdf|cpu-avg/i.test(name);
 }
 
-/** Traces first, then likely EEVDF dumps (which attach to the trace imported before them). */
+/** Traces first, then likely dumps (which attach to the trace imported before them). */
 export function importOrder<T extends { name: string }>(files: readonly T[]): T[] {
-  return [...files].sort((a, b) => Number(looksLikeEevdfDump(a.name)) - Number(looksLikeEevdfDump(b.name)));
+  return [...files].sort((a, b) => Number(looksLikeDump(a.name)) - Number(looksLikeDump(b.name)));
 }
 
 /** Bytes with a unit: "512 B", "4.0 MiB", "1.00 GiB". */

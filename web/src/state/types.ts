@@ -68,8 +68,9 @@ export interface Session {
 /** Trace import: the trace on screen, the import in progress, the last failure. */
 export interface TraceImports {
   trace: ImportedTrace | null;
-  /** The files on screen (for a share link): the trace's and its attached EEVDF dump's. */
-  files: { trace: File | null; dump: File | null };
+  /** The files on screen (for a share link): the trace's, its attached EEVDF dump's and its
+   * attached CPU-averages dump's. */
+  files: { trace: File | null; dump: File | null; cpuAvg: File | null };
   alignment: Alignment | null;
   progress: { file: string; progress: ImportProgress } | null;
   error: string | null;

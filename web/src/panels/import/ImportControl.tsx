@@ -1,10 +1,11 @@
 // "Import trace…": a button over a hidden file input taking one or more files (a trace, and
-// optionally its bpftrace EEVDF dump); with a trace open, "Add EEVDF dump…" attaches a dump.
+// optionally its bpftrace dumps); with a trace open, "Add dump…" attaches an EEVDF dump or a
+// CPU-averages dump to it.
 import { memo, useRef } from 'react';
 
 interface Props {
   onFiles: (files: File[], attach: boolean) => void;
-  /** A trace is open (offer to attach an EEVDF dump). */
+  /** A trace is open (offer to attach a dump). */
   traceOpen: boolean;
   busy: boolean;
 }
@@ -21,7 +22,7 @@ export const ImportControl = memo(function ImportControl({ onFiles, traceOpen, b
     <span className="import-control">
       <button
         disabled={busy}
-        title="Import a trace: tracefs text, trace-cmd report or .dat, perf script, systrace HTML, or a bpftrace EEVDF dump (select the dump with its trace to see both). Or drop the files on the page."
+        title="Import a trace: tracefs text, trace-cmd report or .dat, perf script, systrace HTML, or a bpftrace dump (select the dumps with their trace to see both). Or drop the files on the page."
         onClick={() => traces.current?.click()}
       >
         Import trace…
@@ -29,8 +30,12 @@ export const ImportControl = memo(function ImportControl({ onFiles, traceOpen, b
       <input ref={traces} type="file" multiple hidden data-testid="trace-input" onChange={(e) => pick(e.target, true)} />
       {traceOpen && (
         <>
-          <button disabled={busy} title="Attach the bpftrace EEVDF-state dump captured with this trace: real vruntime/deadline lanes" onClick={() => dump.current?.click()}>
-            Add EEVDF dump…
+          <button
+            disabled={busy}
+            title="Attach a bpftrace dump captured with this trace: the EEVDF-state dump (eevdf-state.txt: real vruntime/deadline lanes, and the shadow's queues seeded from it) or the CPU-averages dump (cpu-avg.txt: the shadow's placements asked at the kernel's CPU averages)"
+            onClick={() => dump.current?.click()}
+          >
+            Add dump…
           </button>
           <input ref={dump} type="file" hidden data-testid="eevdf-input" onChange={(e) => pick(e.target, true)} />
         </>

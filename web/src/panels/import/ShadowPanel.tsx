@@ -184,6 +184,14 @@ export const ShadowPanel = memo(function ShadowPanel({ runs, running, error, onR
             {r.report.decisions.placements.agreed.toLocaleString('en-US')} of {r.report.decisions.placements.scored.toLocaleString('en-US')} wakeups (
             {r.report.decisions.placements.agreement_pct.toFixed(1)} %)
           </span>
+          {r.report.decisions.cpu_avg && (
+            <span data-testid="shadow-cpu-avg">
+              {' '}
+              {r.report.decisions.cpu_avg.used
+                ? `(asked at the kernel's own CPU averages: the attached dump's ${r.report.decisions.cpu_avg.matched.toLocaleString('en-US')} samples inside the trace line up with its switches and set the model's CPU averages ${r.report.decisions.cpu_avg.applied.toLocaleString('en-US')} times)`
+                : `(the attached CPU-averages dump is not on the trace's clock: ${r.report.decisions.cpu_avg.matched} of ${r.report.decisions.cpu_avg.in_trace} samples inside the trace found their switch; capture both with the trace clock mono; nothing was set from it)`}
+            </span>
+          )}
           , and decided wakeup preemption as the kernel did at{' '}
           <span data-testid="shadow-preemptions">
             {r.report.decisions.preemptions.agreed.toLocaleString('en-US')} of {r.report.decisions.preemptions.scored.toLocaleString('en-US')} wakeups (
