@@ -6,7 +6,8 @@
 // cgroups and noise come back. Named: a 1.1 MiB `.dat` (traces/linux-6.18-ab/base-1, too large
 // to bundle) with the shadow run as B; opening its link asks for the file, refuses another
 // capture with the reason, and restores with the right one (B re-simulated). A corrupted and
-// a truncated link are shown, not thrown. And cgroups from the trace itself: a hand-made
+// a truncated link are shown, not thrown. An SMP capture with its CPU-averages dump: both named,
+// both asked for, the dump attached again. And cgroups from the trace itself: a hand-made
 // tracefs trace with cgroup_attach_task records (e2e/fixtures/traces/cgroups.trace.txt).
 import type { Page } from '@playwright/test';
 import { fileURLToPath } from 'node:url';
@@ -20,6 +21,8 @@ const B_TEXT = repo('traces/linux-6.18/nice-0-vs-2/trace.txt');
 const A_DAT = repo('traces/linux-6.18-ab/base-1/trace.dat');
 const OTHER_DAT = repo('traces/linux-6.18-ab/base-2/trace.dat');
 const CGROUPS = repo('e2e/fixtures/traces/cgroups.trace.txt');
+const SMP_DAT = repo('traces/linux-6.18-smp-cpuavg/nice-imbalance-smp/trace.dat');
+const SMP_CPU_AVG = repo('traces/linux-6.18-smp-cpuavg/nice-imbalance-smp/cpu-avg.txt');
 
 const aCanvas = (page: Page) => page.locator('.timeline-wrap > div > [data-testid="replay-timeline"] [data-testid="replay-canvas"]').first();
 const labels = (page: Page) => page.locator('[data-testid="thread-tracks"] .thread-name');
@@ -136,6 +139,23 @@ test('named: a capture too large to bundle is asked for, a wrong file refused, t
   await expect(page.getByTestId('share-prompt')).toHaveCount(0);
   expect(await viewOf(page)).toEqual(view);
   await expect(page.getByTestId('thread-filter')).toHaveValue('k_');
+});
+
+test('named: an SMP capture and its CPU-averages dump are both asked for and come back attached', async ({ page }) => {
+  test.setTimeout(120_000);
+  await importA(page, SMP_DAT);
+  await page.getByTestId('trace-input').setInputFiles(SMP_CPU_AVG);
+  await expect(page.getByTestId('replay-view')).toContainText('CPU averages cpu-avg.txt');
+  const url = await takeLink(page);
+  await reopen(page, url);
+  // The .dat is too large to bundle, so its dump travels as it does: named.
+  const need = page.getByTestId('share-need');
+  await expect(need).toHaveCount(2, { timeout: 30_000 });
+  await expect(need.nth(1)).toHaveAttribute('data-slot', 'cpuAvg');
+  await expect(need.nth(1)).toContainText(/A's CPU-averages dump: cpu-avg\.txt .* — needed/);
+  await page.getByTestId('share-prompt-input').setInputFiles([SMP_DAT, SMP_CPU_AVG]);
+  await expect(page.getByTestId('replay-view')).toContainText('CPU averages cpu-avg.txt', { timeout: 30_000 });
+  await expect(page.getByTestId('share-prompt')).toHaveCount(0);
 });
 
 test('a corrupted or truncated replay link is shown, not thrown', async ({ page }) => {
