@@ -769,7 +769,7 @@ fn replay_at_the_kernels_cpu_averages() {
     assert_eq!(j["decisions"]["placements"]["agreed"], 73, "{}", j["decisions"]["placements"]);
     let without = ok_json(&["replay", &trace, "--cgroups", &layout, "--json"]);
     assert_eq!(without["decisions"]["cpu_avg"], Value::Null);
-    assert_eq!(without["decisions"]["placements"]["agreed"], 68);
+    assert_eq!(without["decisions"]["placements"]["agreed"], 70);
     assert!(fails(&["import", &dump]).contains("--cpu-avg THIS-FILE"));
     assert!(fails(&["replay", &trace, "--cpu-avg", &trace]).contains("found binary data (is it the trace?)"));
     assert!(

@@ -77,7 +77,7 @@ fn the_dumps_are_on_the_traces_clock() {
 /// | nice-imbalance-smp | 71/72 | 71/72 |
 /// | pipe-pair-and-hog | 296/298 | 296/298 |
 /// | sleepers-and-hogs-smp | 1,234/1,240 | 1,234/1,240 |
-/// | cgroup-shares-smp | 68/74 | 73/74 |
+/// | cgroup-shares-smp | 70/74 | 73/74 |
 ///
 /// The misses left are the VM's agent and rcu_preempt woken from the other CPU (wake_affine's
 /// weights), and two forks; the balance misses are both in the last 3 ms, as the workload exits.

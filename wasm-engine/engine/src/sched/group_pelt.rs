@@ -421,10 +421,15 @@ impl Fair {
     /// task's utilization starts at its weight's share of its cfs_rq's, capped at half the
     /// CPU's spare capacity (half the capacity on an idle queue); runnable starts equal.
     pub fn post_init_entity_util_avg(&mut self, se: EntityId) {
+        self.post_init_entity_util_avg_on(se, self.ents[se as usize].cfs_rq);
+    }
+
+    /// `post_init_entity_util_avg()` reading cfs_rq `q`: the one the task is forked into, which
+    /// the replay may know to be its parent's group rather than the task's later one.
+    pub fn post_init_entity_util_avg_on(&mut self, se: EntityId, q: super::entity::CfsRqId) {
         if !self.pelt() {
             return;
         }
-        let q = self.ents[se as usize].cfs_rq;
         let (cq_util, cq_load) = (self.qs[q as usize].avg.util_avg, self.qs[q as usize].avg.load_avg);
         let cap = (1i64 << SCHED_CAPACITY_SHIFT) - cq_util as i64;
         let cap = cap / 2;

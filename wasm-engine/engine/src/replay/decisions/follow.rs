@@ -17,7 +17,12 @@ impl Replayer<'_> {
     /// Enqueues `se` on `cpu` as `try_to_wake_up()` would (a delayed entity is requeued where
     /// it is). Returns false when it was already queued and runnable, or throttled (a task on
     /// a limbo list is `TASK_RUNNING`: it cannot be woken, only unthrottled).
-    fn wake(&mut self, se: EntityId, cpu: u32, new: bool) -> bool {
+    /// A new task (`new`) gets `post_init_entity_util_avg()` read from the cfs_rq it is forked
+    /// into: its parent's group on `cpu` (`parent`, the task whose context wrote the
+    /// `sched_wakeup_new`), as `cgroup_post_fork()` leaves a child in its parent's cgroup; a task
+    /// the layout puts in another cgroup gets there later (`echo $$ > tasks`, `setsid()`), which
+    /// the trace does not show, and the replay keeps it in its layout cgroup from the start.
+    fn wake(&mut self, se: EntityId, cpu: u32, new: bool, parent: Option<EntityId>) -> bool {
         let e = &self.f.ents[se as usize];
         if (e.on_rq && !e.sched_delayed) || self.in_limbo(se) {
             return false;
@@ -26,8 +31,13 @@ impl Replayer<'_> {
             self.move_to(se, cpu);
         }
         if new {
-            // wake_up_new_task(): the new task's utilization, once its CPU is chosen.
-            self.f.post_init_entity_util_avg(se);
+            // wake_up_new_task(): the new task's utilization, once its CPU is chosen, from the
+            // cfs_rq of the group it is forked into.
+            let forked_into = match parent.map(|p| self.tg[p as usize]) {
+                Some(ptg) if ptg != self.tg[se as usize] => self.f.tgs[ptg as usize].cfs_rq[cpu as usize],
+                _ => self.f.ents[se as usize].cfs_rq,
+            };
+            self.f.post_init_entity_util_avg_on(se, forked_into);
         }
         let flags = if new || !self.seen[se as usize] { ENQUEUE_INITIAL } else { ENQUEUE_WAKEUP };
         self.seen[se as usize] = true;
@@ -98,7 +108,7 @@ impl Replayer<'_> {
     /// Applies one event at `t` (ns since the trace's first record).
     pub(super) fn event(&mut self, t: u64, ev: ObsEvent) {
         match ev {
-            ObsEvent::Wake { task, cpu, new, ctx, from, sync, resched, .. } => {
+            ObsEvent::Wake { task, cpu, new, ctx, from, sync, resched, waker } => {
                 if let Some(se) = self.se(task).filter(|&se| !self.running_somewhere(se)) {
                     // A delayed task is requeued where it is.
                     let e = &self.f.ents[se as usize];
@@ -116,7 +126,7 @@ impl Replayer<'_> {
                     let rq = &self.f.rqs[at as usize];
                     let before =
                         Before { resched, local: from == at, curr: rq.curr, pending: rq.need_resched.is_some() };
-                    let woke = self.wake(se, cpu, new);
+                    let woke = self.wake(se, cpu, new, waker.and_then(|w| self.se(w)));
                     self.score_preempt(t, at, se, before, woke);
                 }
             }
@@ -306,7 +316,7 @@ impl Replayer<'_> {
                     self.f.dequeue_task(nse, flags);
                 }
                 self.leave_limbo(nse);
-                self.wake(nse, cpu, false);
+                self.wake(nse, cpu, false, None);
                 self.f.force_next(cpu, Some(nse));
                 self.owe_throttle_work(nse);
             }

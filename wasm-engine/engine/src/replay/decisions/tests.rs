@@ -44,6 +44,21 @@ impl Trace {
     }
 
     fn wakeup(&mut self, ts: u64, cpu: u32, current: T, who: T, target: i32, kind: WakeKind) -> &mut Self {
+        self.wakeup_in(ts, cpu, current, who, target, kind, "dNh3.")
+    }
+
+    /// A wakeup recorded with `flags` (`d..2.`: in the waker's task context, as a fork's).
+    #[allow(clippy::too_many_arguments)]
+    fn wakeup_in(
+        &mut self,
+        ts: u64,
+        cpu: u32,
+        current: T,
+        who: T,
+        target: i32,
+        kind: WakeKind,
+        flags: &str,
+    ) -> &mut Self {
         let payload = SchedPayload::Wakeup {
             kind,
             comm: who.0.into(),
@@ -54,7 +69,7 @@ impl Trace {
             extra: Vec::new(),
         };
         let event = if kind == WakeKind::WakeupNew { "sched_wakeup_new" } else { "sched_wakeup" };
-        self.rec(ts, cpu, current, event, "dNh3.", payload)
+        self.rec(ts, cpu, current, event, flags, payload)
     }
 
     /// `sched_stat_runtime` of the current task (`flags`: `d.h1.` at a tick, `d..2.` quiet).
@@ -381,4 +396,25 @@ fn post_init_entity_util_avg_at_a_replayed_fork() {
     let avg = r.f.ents[entity(&r, "a") as usize].avg;
     assert_eq!((avg.util_avg, avg.runnable_avg), (512, 512));
     assert_eq!(r.f.qs[r.f.rqs[0].cfs as usize].avg.util_avg, 512);
+}
+
+/// `post_init_entity_util_avg()` reads the cfs_rq the child is forked into: its parent's
+/// group (`cgroup_post_fork()`), not the cgroup the layout gives it later. b, a hog in /g on
+/// CPU 1, forks a, which the layout puts in /h: a's utilization is capped by /g's busy queue
+/// (half of what little capacity b leaves), where /h's empty queue would give it 512.
+#[test]
+fn post_init_entity_util_avg_reads_the_parents_group_at_a_replayed_fork() {
+    let (a, b) = (("a", 10, 120), ("b", 11, 120));
+    let mut t = Trace::default();
+    t.switch(1_000, 1, IDLE, PrevState::Runnable, b)
+        .stat(1_000_000, 1, b, 999_000, "d..2.")
+        .wakeup_in(1_000_010, 1, b, a, 1, WakeKind::WakeupNew, "d..2.")
+        .stat(1_000_100, 1, b, 90, "dNh1.")
+        .switch(1_000_110, 1, b, PrevState::Preempted, a);
+    let obs = t.observe();
+    let layout = "[[cgroups]]\npath = \"/g\"\nshares = 1024\n\n[[cgroups]]\npath = \"/h\"\nshares = 1024\n\n[tasks]\nb = \"/g\"\na = \"/h\"\n";
+    let (shadow, cfg) = shadow(&obs, layout);
+    let r = replay(&obs, &shadow, cfg);
+    let avg = r.f.ents[entity(&r, "a") as usize].avg;
+    assert!(avg.util_avg < 100, "{avg:?}");
 }
