@@ -14,6 +14,8 @@ this, then `cargo fuzz cmin` into wasm-engine/fuzz/corpus/<target>/ (the committ
   6 and 9 decimals, a sample period, a callchain);
 * eevdf_dump: slices of each eevdf-state.txt (the older dialect) and of the example capture's dump
   (tools/capture/schedlab-eevdf.bt's dialect, with its header);
+* cpu_avg_dump: the banner, header and slices of each traces/linux-6.18-smp-cpuavg dump
+  (tools/capture/schedlab-cpu-avg.bt);
 * systrace_html: 6.18.44 slices wrapped in systrace's HTML (one with a TGID column and 4-character
   flags, as Android's atrace prints them);
 * chunking: a few of the above behind chunk-size bytes (see fuzz_targets/chunking.rs);
@@ -189,6 +191,9 @@ dump = header_and_slices(os.path.join(example, "eevdf-state.txt"), 3, 30)
 put("eevdf_dump", "capture-example.txt", dump)
 put("chunking", "capture-example-eevdf.txt", b"\x04\x03\x11\x00\x29" + dump)
 put("tracefs", "capture-example.txt", header_and_slices(os.path.join(example, "trace.txt"), 13, 30))
+
+for cap in ["three-hogs-two-cpus", "nice-imbalance-smp", "pipe-pair-and-hog", "sleepers-and-hogs-smp", "cgroup-shares-smp"]:
+    put("cpu_avg_dump", cap + ".txt", header_and_slices(os.path.join(ROOT, "traces/linux-6.18-smp-cpuavg", cap, "cpu-avg.txt"), 3, 20))
 
 # --- replay: capture slices and the shadow generator's corners ---
 def switch(ts, prev, state, nxt, cpu=1):
