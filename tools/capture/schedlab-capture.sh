@@ -254,34 +254,34 @@ for e in ${events//,/ }; do echo "sched:$e" >>"$T/set_event"; done
 echo >"$T/trace"
 
 # --- bpftrace first: it takes seconds to compile and attach ---
-if [ "$eevdf" = 1 ]; then
-  setsid bpftrace "$here/schedlab-eevdf.bt" "$comm" "${#comm}" "$bt_mask" "$clock" \
-    >"$out/eevdf-state.txt" 2>"$out/bpftrace.err" &
-  bt_pid=$!
+# start_bpftrace OUT ERR HEADER WHAT -- COMMAND...: runs COMMAND in its own session writing OUT
+# (stderr to ERR), waits until OUT shows HEADER (attached), and sets started_pid; dies with
+# bpftrace's errors if it does not start.
+start_bpftrace() {
+  local o=$1 e=$2 header=$3 what=$4
+  shift 5
+  setsid "$@" >"$o" 2>"$e" &
+  started_pid=$!
   for _ in $(seq 1 600); do
-    grep -q '^# schedlab-eevdf' "$out/eevdf-state.txt" 2>/dev/null && break
-    running "$bt_pid" || break
+    grep -q "^$header" "$o" 2>/dev/null && break
+    running "$started_pid" || break
     sleep 0.1
   done
-  if ! grep -q '^# schedlab-eevdf' "$out/eevdf-state.txt" 2>/dev/null; then
-    cat "$out/bpftrace.err" >&2
-    die "bpftrace did not start (its errors are above and in $out/bpftrace.err)"
+  if ! grep -q "^$header" "$o" 2>/dev/null; then
+    cat "$e" >&2
+    die "bpftrace ($what) did not start (its errors are above and in $e)"
   fi
+}
+if [ "$eevdf" = 1 ]; then
+  start_bpftrace "$out/eevdf-state.txt" "$out/bpftrace.err" '# schedlab-eevdf' 'EEVDF state' -- \
+    bpftrace "$here/schedlab-eevdf.bt" "$comm" "${#comm}" "$bt_mask" "$clock"
+  bt_pid=$started_pid
 fi
 if [ "$cpu_avg" = 1 ]; then
   # The samples stay in a map until bpftrace exits: 131072 of them, about a minute of two busy CPUs.
-  BPFTRACE_MAP_KEYS_MAX=131072 setsid bpftrace "$here/schedlab-cpu-avg.bt" \
-    >"$out/cpu-avg.txt" 2>"$out/bpftrace-cpu-avg.err" &
-  ca_pid=$!
-  for _ in $(seq 1 600); do
-    grep -q '^# schedlab-cpu-avg' "$out/cpu-avg.txt" 2>/dev/null && break
-    running "$ca_pid" || break
-    sleep 0.1
-  done
-  if ! grep -q '^# schedlab-cpu-avg' "$out/cpu-avg.txt" 2>/dev/null; then
-    cat "$out/bpftrace-cpu-avg.err" >&2
-    die "bpftrace (cpu averages) did not start (its errors are above and in $out/bpftrace-cpu-avg.err)"
-  fi
+  start_bpftrace "$out/cpu-avg.txt" "$out/bpftrace-cpu-avg.err" '# schedlab-cpu-avg' 'CPU averages' -- \
+    env BPFTRACE_MAP_KEYS_MAX=131072 bpftrace "$here/schedlab-cpu-avg.bt"
+  ca_pid=$started_pid
 fi
 
 # --- record ---

@@ -222,20 +222,17 @@ function fromCompact(raw: unknown): ReplayShare | string {
   const get = (k: string): unknown => (Object.prototype.hasOwnProperty.call(raw, k) ? raw[k] : undefined);
   const a = capture(get('A'), 'capture A');
   if (typeof a === 'string') return a;
-  let dump: CaptureRef | null = null;
-  if (get('D') !== undefined) {
-    const d = capture(get('D'), 'the EEVDF dump');
+  // A dump attached to A travels as A does (both bundled or both named).
+  const attached = (key: string, what: string): CaptureRef | null | string => {
+    if (get(key) === undefined) return null;
+    const d = capture(get(key), what);
     if (typeof d === 'string') return d;
-    if ((d.bytes !== undefined) !== (a.bytes !== undefined)) return 'the EEVDF dump must travel as its trace does (both bundled or both named).';
-    dump = d;
-  }
-  let cpuAvg: CaptureRef | null = null;
-  if (get('P') !== undefined) {
-    const d = capture(get('P'), 'the CPU-averages dump');
-    if (typeof d === 'string') return d;
-    if ((d.bytes !== undefined) !== (a.bytes !== undefined)) return 'the CPU-averages dump must travel as its trace does (both bundled or both named).';
-    cpuAvg = d;
-  }
+    return (d.bytes !== undefined) !== (a.bytes !== undefined) ? `${what} must travel as its trace does (both bundled or both named).` : d;
+  };
+  const dump = attached('D', 'the EEVDF dump');
+  if (typeof dump === 'string') return dump;
+  const cpuAvg = attached('P', 'the CPU-averages dump');
+  if (typeof cpuAvg === 'string') return cpuAvg;
   let b: BRef | null = null;
   const [B, S] = [get('B'), get('S')];
   if (B !== undefined && S !== undefined) return 'it names both a capture and a shadow run as B.';
