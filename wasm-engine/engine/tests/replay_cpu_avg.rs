@@ -69,6 +69,26 @@ fn the_dumps_are_on_the_traces_clock() {
     assert_eq!(off.decisions.placements.agreed, none.decisions.placements.agreed);
 }
 
+/// With the EEVDF dump's bpftrace program on the same tracepoint, some samples are taken up to
+/// ~155 µs after their record (measured: 5 of 36 beyond 20 µs in a `schedlab-capture.sh
+/// --cpu-avg` capture with both dumps); a dump with one sample in seven so delayed is still used.
+/// Every sample 150 µs off is not: most must lie within microseconds of their record.
+#[test]
+fn samples_delayed_by_another_probe_still_line_up() {
+    let capture = "nice-imbalance-smp";
+    let late = |every: usize| -> Vec<CpuAvgSample> {
+        dump(capture)
+            .into_iter()
+            .enumerate()
+            .map(|(i, s)| if i % every == 0 { CpuAvgSample { ts_ns: s.ts_ns + 150_000, ..s } } else { s })
+            .collect()
+    };
+    let some = run(capture, late(7));
+    assert!(some.decisions.cpu_avg.as_ref().unwrap().used, "{:?}", some.decisions.cpu_avg);
+    let all = run(capture, late(1));
+    assert!(!all.decisions.cpu_avg.as_ref().unwrap().used, "{:?}", all.decisions.cpu_avg);
+}
+
 /// Placement agreement without and with the kernel's CPU averages (measured 2026-11-26):
 ///
 /// | capture | without | with |

@@ -166,7 +166,8 @@ export type CpuAvgAttach = { 'kind': 'attached'; samples: number } | { 'kind': '
  */
 export type CpuAvgReport = {
   /**
-   * Samples in the dump; those inside the trace's span; those that found their switch.
+   * Samples in the dump; those inside the trace's span; those that found their switch
+   * (within `NEAR_NS`).
    */
   samples: number;
   in_trace: number;
