@@ -94,12 +94,6 @@ async function isCpuAvgDump(file: File): Promise<boolean> {
   return /^(# schedlab-cpu-avg|@c\[)/m.test(head);
 }
 
-/** `file:line:column: expected …` as the protocol's located error. */
-function located(file: string, message: string) {
-  const m = /^(.*?):(\d+):(\d+): (.*)$/s.exec(message);
-  return m ? { file: m[1], line: Number(m[2]), column: Number(m[3]), message: m[4] } : { file, line: 0, column: 0, message };
-}
-
 /** Attaches a CPU-averages dump to the trace on screen (the shadow's replay reads it). */
 async function attachCpuAvg(ctx: WorkerCtx, id: number, file: File) {
   if (!current || current.kind !== 'trace') {
@@ -111,7 +105,8 @@ async function attachCpuAvg(ctx: WorkerCtx, id: number, file: File) {
     return ctx.post({ id, type: 'error', error: { file: file.name, line: 0, column: 0, message } });
   }
   const out = parse<CpuAvgAttach>(current.h.attach_cpu_avg(file.name, await file.text()));
-  if (out.kind === 'error') return ctx.post({ id, type: 'error', error: located(file.name, out.message) });
+  // The message is located already (`file:line:column: expected …`), as a layout's errors are.
+  if (out.kind === 'error') return ctx.post({ id, type: 'error', error: { file: file.name, line: 0, column: 0, message: out.message } });
   current.trace = { ...current.trace, cpuAvgFile: file.name };
   ctx.post({ id, type: 'imported', trace: current.trace, alignment: lastAlignment });
 }
