@@ -156,7 +156,8 @@ pub struct VariantArgs {
     /// kvm_on_spin=mainline|fixed, kvm_ipi_aware, kvm_relaxed_boost, kvm_apicv,
     /// kvm_pv_sched_yield, kvm_pv_spinlock, kvm_pv_spin_threshold=1ms, kvm_ple,
     /// kvm_ple_window, kvm_exit_cost, debooster_rate_limit, hz, cpus, seed, base_slice,
-    /// timer_slack, duration, tunable_scaling, cgroup_shares=/path:N.
+    /// timer_slack, wakeup_switch_latency, schedule_clock_lead, duration, tunable_scaling,
+    /// cgroup_shares=/path:N.
     #[arg(long = "variant", value_name = "NAME=VALUE", value_parser = name_value, verbatim_doc_comment)]
     pub variant: Vec<(String, String)>,
 }

@@ -84,6 +84,25 @@ use std::collections::BTreeMap;
 /// inference, not fitted to a capture.
 pub const SYNC_WAKE_WINDOW_NS: u64 = 20_000;
 
+/// [`median_gap`] needs at least this many gaps.
+pub const MIN_SWITCH_GAPS: usize = 10;
+
+/// The median of a trace's gaps over all its CPUs, when it has at least [`MIN_SWITCH_GAPS`]
+/// (a trace without latency flags or `sched_stat_runtime` has none). Named shortcut: one value
+/// for the whole machine, as the kernel's own work is; a probe that runs at some tasks'
+/// switches only makes theirs longer. On the pinned captures of `traces/linux-6.18` a bpftrace
+/// probe filtered on the workload's comms ran at each of its switches: on `sleeper-vs-hog`
+/// (build v657) its blocks took 8-10 us from their last record to the switch, the capture's
+/// own more numerous tasks on CPU 0 1 us, and the median over both is 1 us.
+pub fn median_gap(gaps: &[(u32, u64)]) -> Option<u64> {
+    let mut g: Vec<u64> = gaps.iter().map(|&(_, g)| g).collect();
+    if g.len() < MIN_SWITCH_GAPS {
+        return None;
+    }
+    g.sort_unstable();
+    Some(g[g.len() / 2])
+}
+
 /// One step of an inferred behaviour.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ShadowOp {
@@ -143,6 +162,10 @@ pub struct ObservedTask {
     /// Involuntary switch-outs (`R+`, or `R` with need-resched) since it last blocked: its
     /// demand outran what it got.
     pub preempted_since_block: u32,
+    /// Each `Run` step that ended at a block, by its index in `ops`, and whether the task was
+    /// switched out involuntarily during it: what `shadow` reads to tell bursts paced by the
+    /// wall clock from bursts paced by their work (`shadow::wall_paced`).
+    pub block_bursts: Vec<(usize, bool)>,
     // Inference state.
     on_cpu: Option<(u32, u64)>,
     burst: u64,
@@ -324,6 +347,16 @@ pub struct Observed {
     pub events: Vec<Timed>,
     /// Causal wakeups numbered so far (`ShadowOp::Wake`/`Wait` pairs).
     pub causal_wakeups: u32,
+    /// Each preempting wakeup's CPU and gap to its switch (ns): a `sched_wakeup` on the
+    /// wakee's own CPU with need-resched set, then that CPU's next `sched_switch`, to the
+    /// wakee, of a task (not idle) still runnable. See [`Observed::wakeup_switch_latency`].
+    pub wakeup_switch_gaps: Vec<(u32, u64)>,
+    /// Each blocking switch-out's gap from the task's last own quiet `sched_stat_runtime`
+    /// (its dequeue's `update_curr()`) to its `sched_switch` (ns). See
+    /// [`Observed::schedule_clock_lead`].
+    pub block_switch_gaps: Vec<(u32, u64)>,
+    /// Per CPU: the last such wakeup (the wakee and when), until the CPU's next switch.
+    preempting_wakeup: Vec<Option<(u32, u64)>>,
     last_on_cpu: Vec<u64>,
     cpu_cur: Vec<Option<u32>>,
     /// Per CPU: the task that last woke that CPU's stopper (`migration/N`) from its own
@@ -339,6 +372,18 @@ pub struct Observed {
 }
 
 impl Observed {
+    /// The trace's wakeup-to-switch latency (`host.wakeup_switch_latency` of the shadow): the
+    /// median of [`Observed::wakeup_switch_gaps`] ([`median_gap`]).
+    pub fn wakeup_switch_latency(&self) -> Option<u64> {
+        median_gap(&self.wakeup_switch_gaps)
+    }
+
+    /// How long before a switch `__schedule()` read the clock (`host.schedule_clock_lead` of
+    /// the shadow): the median of [`Observed::block_switch_gaps`] ([`median_gap`]).
+    pub fn schedule_clock_lead(&self) -> Option<u64> {
+        median_gap(&self.block_switch_gaps)
+    }
+
     fn task(&mut self, pid: i32, comm: &str, prio: i32, ts: u64) -> usize {
         let i = match self.by_pid.get(&pid) {
             Some(&i) => i as usize,
@@ -465,7 +510,15 @@ impl Observed {
                     t.first_ns = ts;
                 }
                 t.sleeps += 1;
+                if let Some(&at) = t.stat_ts.last() {
+                    self.block_switch_gaps.push((cpu, ts.saturating_sub(at)));
+                }
+                let t = &mut self.tasks[prev];
+                let step = t.ops.len();
                 t.end_burst(line);
+                if t.ops.len() > step {
+                    t.block_bursts.push((step, t.preempted_since_block > 0));
+                }
                 t.blocked_since = Some(ts);
                 t.preempted_since_block = 0;
                 SwitchOut::Sleep
@@ -483,6 +536,12 @@ impl Observed {
             self.events.push(Timed { ts, ev: ObsEvent::Exiting { task: prev as u32 } });
         }
         let next = self.task(*next_pid, next_comm, *next_prio, ts);
+        if let Some((wakee, at)) = self.preempting_wakeup[cpu as usize].take() {
+            // Not from idle: the gap that matters is the preempted task's.
+            if wakee == next as u32 && out == SwitchOut::Preempted && self.tasks[prev].pid != 0 {
+                self.wakeup_switch_gaps.push((cpu, ts.saturating_sub(at)));
+            }
+        }
         self.events.push(Timed { ts, ev: ObsEvent::Switch { cpu, prev: prev as u32, next: next as u32, out } });
         self.cpu_cur[cpu as usize] = Some(next as u32);
         let n = &mut self.tasks[next];
@@ -557,6 +616,9 @@ impl Observed {
                     }
                 }
                 let resched = rec.flags.map(|f| f & trace_flags::NEED_RESCHED != 0);
+                if kind == WakeKind::Wakeup && resched == Some(true) && cpu == rec.cpu {
+                    self.preempting_wakeup[cpu as usize] = Some((task, ts));
+                }
                 let ev = ObsEvent::Wake { task, cpu, new, ctx, from, waker, sync, resched };
                 if let Some(w) = waker.filter(|_| self.tasks[i].woken_by.is_some()) {
                     // Where the sync inference at the waker's next block patches it.
@@ -676,6 +738,7 @@ impl Observed {
             self.last_on_cpu.resize(i + 1, 0);
             self.cpu_cur.resize(i + 1, None);
             self.stopper_woken_by.resize(i + 1, None);
+            self.preempting_wakeup.resize(i + 1, None);
         }
         if !self.named[i] {
             self.named[i] = true;

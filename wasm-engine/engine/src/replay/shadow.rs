@@ -19,10 +19,17 @@
 //! replay still refuses is located: at the trace (`file:line:0`, the record's source line for
 //! text, its record number for `.dat`), or at the layout file's key.
 //!
+//! A sleeper whose bursts end by the clock rather than when its work is done (a frame loop, a
+//! timed poll, `workers sleeper`'s spin on CLOCK_MONOTONIC) gets less CPU in a burst the
+//! kernel preempted, and it keeps its period. [`wall_paced`] tells such a task from its
+//! preempted bursts, and its bursts are replayed as `spin` steps (wall-clock), not as `run`
+//! steps (CPU time). Replaying them as CPU time made the model's sleepers lose their period
+//! whenever it preempted them where the kernel had not: `two-sleepers-and-hog` (issue 16).
+//!
 //! Named shortcuts: real-time and idle-class tasks are left out (the engine models the fair
 //! class; their CPU time shows up as the model running fair tasks instead), the averages of
 //! tasks from before the trace ([`existing_averages`]), timer slack 0 (the observed sleeps
-//! include it).
+//! include it), and the length of a wall-paced burst the kernel preempted ([`wall_paced`]).
 
 use super::observe::{Observed, ObservedTask, ShadowOp};
 use crate::scenario::load::{first_issue, HZ_VALUES, MAX_CPUS};
@@ -34,6 +41,41 @@ use crate::scenario::schema::{
 use crate::scenario::units::DurationSpec;
 use serde::Deserialize;
 use std::collections::BTreeMap;
+
+/// [`wall_paced`] needs at least this many bursts of each kind (preempted during the burst, and
+/// not), each between two blocks, to judge a task.
+pub const WALL_PACED_MIN_BURSTS: usize = 8;
+
+/// Whether a task's bursts are paced by the wall clock (named inference, not fitted to a
+/// capture): a burst that runs until the clock says so gets less CPU when it is preempted,
+/// one that runs until its work is done gets the same. So a task is taken as wall-paced when
+/// at least three quarters of its preempted bursts got less CPU than the lowest tenth of its
+/// unpreempted ones, with at least [`WALL_PACED_MIN_BURSTS`] of each (bursts between two
+/// blocks). Returns the median unpreempted burst: the length given to each burst the kernel
+/// preempted, whose own length the trace cannot show (named shortcut).
+pub fn wall_paced(t: &ObservedTask) -> Option<u64> {
+    let blocks = |o: &ShadowOp| matches!(o, ShadowOp::Sleep(_) | ShadowOp::Wait { .. });
+    let mut whole = Vec::new();
+    let mut preempted = Vec::new();
+    for &(i, pre) in &t.block_bursts {
+        let ShadowOp::Run(ns) = t.ops[i] else { continue };
+        if i == 0 || !blocks(&t.ops[i - 1]) {
+            continue;
+        }
+        if pre {
+            preempted.push(ns);
+        } else {
+            whole.push(ns);
+        }
+    }
+    if whole.len() < WALL_PACED_MIN_BURSTS || preempted.len() < WALL_PACED_MIN_BURSTS {
+        return None;
+    }
+    whole.sort_unstable();
+    let low = whole[whole.len() / 10];
+    let short = preempted.iter().filter(|&&ns| ns < low).count();
+    (4 * short >= 3 * preempted.len()).then(|| whole[whole.len() / 2])
+}
 
 /// The PELT averages a task that existed before the trace brings to its first wakeup (named
 /// shortcut): the kernel's decayed history is not in the trace, so each average is the task's
@@ -384,10 +426,21 @@ pub fn shadow_scenario(obs: &Observed, layout: &Layout, name: &str) -> Result<Sh
         let cpu = t.main_cpu().expect("modeled tasks ran");
         let cgroup = layout.tasks.get(&name).or_else(|| layout.tasks.get(comm)).cloned();
         let ops = &t.ops[..plan.kept];
+        // A wall-paced task's bursts between blocks are spins: as long as each ran, or the
+        // median whole burst where the kernel preempted it.
+        let mut spins = BTreeMap::new();
+        if let Some(median) = wall_paced(t) {
+            for &(i, pre) in &t.block_bursts {
+                if let ShadowOp::Run(ns) = t.ops[i] {
+                    spins.insert(i, if pre { median } else { ns });
+                }
+            }
+        }
         let mut program = Vec::new();
         let mut lines = Vec::new();
-        for (op, &line) in ops.iter().zip(&t.op_lines) {
+        for (k, (op, &line)) in ops.iter().zip(&t.op_lines).enumerate() {
             let step = match *op {
+                ShadowOp::Run(_) if spins.contains_key(&k) => OpSpec::Spin(step(spins[&k])),
                 ShadowOp::Run(ns) => OpSpec::Run(step(ns)),
                 ShadowOp::Yield => OpSpec::SchedYield(1),
                 ShadowOp::Sleep(ns) => OpSpec::Sleep(step(ns)),
@@ -496,6 +549,9 @@ pub fn shadow_scenario(obs: &Observed, layout: &Layout, name: &str) -> Result<Sh
             cpus: obs.cpus.max(1),
             hz: layout.hz.unwrap_or(250),
             timer_slack: Some(DurationSpec(0)),
+            // As the trace shows it: the wakee pays for the gap (`HostSpec::wakeup_switch_latency`).
+            wakeup_switch_latency: obs.wakeup_switch_latency().map(DurationSpec),
+            schedule_clock_lead: obs.schedule_clock_lead().map(DurationSpec),
             cfs_rq_avg: layout.cfs_rq_avg.clone(),
             ..Default::default()
         },
@@ -606,6 +662,43 @@ mod tests {
         let k_c = report.tasks.iter().find(|t| t.name == "k_c").unwrap();
         assert_eq!((k_c.observed_ns, k_c.observed_switches), (500_000, 1));
         assert!(report.decisions.scored > 0);
+    }
+
+    /// A task whose preempted bursts got less CPU than its whole ones is paced by the wall
+    /// clock: its bursts are replayed as spins, the preempted ones as long as its median whole
+    /// burst. A task whose preempted bursts got as much CPU is paced by its work: runs.
+    #[test]
+    fn wall_paced_bursts_are_replayed_as_spins() {
+        let (h, w, c) = (("k_h", 10), ("k_w", 20), ("k_c", 30));
+        let mut lines = vec!["# tracer: nop\n#\n".to_string()];
+        let at = |us: u64| format!("{}.{:06}", 10 + us / 1_000_000, us % 1_000_000);
+        let mut t = 0;
+        for i in 0..40u64 {
+            let task = if i % 2 == 0 { w } else { c };
+            let preempted = i % 4 >= 2;
+            lines.push(sw(&at(t), h, "R+", task));
+            if preempted {
+                lines.push(sw(&at(t + 400), task, "R+", h));
+                lines.push(sw(&at(t + 700), h, "R+", task));
+            }
+            // k_w stops when the clock says (1000 us after it started), k_c when its 1000 us
+            // of work are done.
+            let end = if preempted && task == c { t + 1300 } else { t + 1000 };
+            lines.push(sw(&at(end), task, "S", h));
+            t = end + 2000;
+        }
+        let obs = observe(&lines.concat());
+        let k_w = obs.tasks.iter().find(|t| t.comm == "k_w").unwrap();
+        let k_c = obs.tasks.iter().find(|t| t.comm == "k_c").unwrap();
+        assert_eq!(wall_paced(k_w), Some(1_000_000));
+        assert_eq!(wall_paced(k_c), None);
+        let shadow = shadow_scenario(&obs, &Layout::default(), "t").expect("replays");
+        let program = |name: &str| shadow.scenario.tasks.iter().find(|t| t.name == name).unwrap().program.clone();
+        let spins: Vec<u64> =
+            program("k_w").iter().filter_map(|o| if let OpSpec::Spin(d) = o { Some(d.ns()) } else { None }).collect();
+        assert_eq!(spins.len(), 20, "{:?}", program("k_w"));
+        assert!(spins.iter().all(|&ns| ns == 1_000_000), "{spins:?}");
+        assert!(program("k_c").iter().all(|o| !matches!(o, OpSpec::Spin(_))));
     }
 
     #[test]

@@ -10,7 +10,7 @@ use super::units::{parse_duration, DurationSpec};
 use crate::sched::features::SchedFeatures;
 
 /// Names accepted by [`apply_variant`] besides the scheduler features.
-pub const VARIANT_KNOBS: [&str; 35] = [
+pub const VARIANT_KNOBS: [&str; 37] = [
     "yield",
     "yield_to",
     "yield_interval",
@@ -43,6 +43,8 @@ pub const VARIANT_KNOBS: [&str; 35] = [
     "seed",
     "base_slice",
     "timer_slack",
+    "wakeup_switch_latency",
+    "schedule_clock_lead",
     "duration",
     "tunable_scaling",
     "cgroup_shares",
@@ -176,6 +178,8 @@ pub fn apply_variant(s: &mut ScenarioFile, name: &str, value: &str) -> Result<()
         "seed" => s.seed = parse_int(name, value)?,
         "base_slice" => s.host.base_slice = Some(parse_dur(name, value)?),
         "timer_slack" => s.host.timer_slack = Some(parse_dur(name, value)?),
+        "wakeup_switch_latency" => s.host.wakeup_switch_latency = Some(parse_dur(name, value)?),
+        "schedule_clock_lead" => s.host.schedule_clock_lead = Some(parse_dur(name, value)?),
         "duration" => s.duration = parse_dur(name, value)?,
         "tunable_scaling" => {
             s.host.tunable_scaling = match value.trim() {

@@ -44,6 +44,9 @@ pub const MIN_SLICE_NS: u64 = 100_000;
 pub const MAX_SLICE_NS: u64 = 100_000_000;
 /// Largest accepted timer slack.
 pub const MAX_TIMER_SLACK_NS: u64 = 1_000_000_000;
+/// Longest `host.wakeup_switch_latency` and `host.schedule_clock_lead` (1 ms: the measured gaps are
+/// 1-17 us).
+pub const MAX_SWITCH_GAP_NS: u64 = 1_000_000;
 /// Largest accepted host.
 pub const MAX_CPUS: u32 = 4096;
 /// Accepted CONFIG_HZ values.
@@ -222,6 +225,13 @@ fn check(s: &ScenarioFile) -> Vec<Issue> {
                 host.key("timer_slack"),
                 format!("timer_slack {} is too large: expected a duration of at most 1s", format_duration(t.ns())),
             );
+        }
+    }
+
+    for (key, d) in [("wakeup_switch_latency", h.wakeup_switch_latency), ("schedule_clock_lead", h.schedule_clock_lead)]
+    {
+        if d.is_some_and(|d| d.ns() > MAX_SWITCH_GAP_NS) {
+            c.push(host.key(key), format!("{key} is too large: expected a duration of at most 1ms"));
         }
     }
 

@@ -148,6 +148,22 @@ pub struct HostSpec {
     /// SCHED_NORMAL). Model: the timer always fires at the end of its slack range.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub timer_slack: Option<DurationSpec>,
+    /// Time from a wakeup that preempts the running task to the switch: the interrupt's exit
+    /// and `__schedule()` (default: "0", the switch at the wakeup). The runqueue clock is not
+    /// updated in between (`rq_clock_skip_update()` in `wakeup_preempt()`, core.c), so the
+    /// running task is charged up to the wakeup and the wakee from it: the wakee pays for the
+    /// gap, and the preempted task does not run its program in it. Measured on our machine as
+    /// the median from a `sched_wakeup` with need-resched set to its `sched_switch`: 7-8 us on
+    /// build v769, 12 us on v669, 17 us on v657 (`docs/kernel-6.18.44-findings.md`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub wakeup_switch_latency: Option<DurationSpec>,
+    /// How long before any other switch `__schedule()` reads the runqueue clock (default:
+    /// "0"): the previous task is charged up to that reading and the next one from it, while
+    /// the previous one holds the CPU until the switch. Measured on our machine as the median
+    /// from a blocking task's last `sched_stat_runtime` (its dequeue's `update_curr()`) to its
+    /// `sched_switch`: 1 us on build v769, 8-9 us on v669, 9-10 us on v657.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub schedule_clock_lead: Option<DurationSpec>,
     /// Each listed CPU's root cfs_rq averages at time 0 (default: none, all zero): the blocked
     /// load and utilization that tasks the scenario does not model left there, decaying from
     /// the start. What a trace cannot show of the time before its first record.
@@ -184,6 +200,8 @@ impl Default for HostSpec {
             autogroup: false,
             profiling_timer: false,
             timer_slack: None,
+            wakeup_switch_latency: None,
+            schedule_clock_lead: None,
             cfs_rq_avg: Vec::new(),
         }
     }

@@ -27,6 +27,11 @@ pub struct HostConfig {
     pub hz: u32,
     /// Timer slack added to every sleep.
     pub timer_slack_ns: u64,
+    /// From a preempting wakeup to its switch (`HostSpec::wakeup_switch_latency`).
+    pub wakeup_switch_latency_ns: u64,
+    /// How long before another switch `__schedule()` reads the clock
+    /// (`HostSpec::schedule_clock_lead`).
+    pub schedule_clock_lead_ns: u64,
     /// A process-wide profiling timer is armed (cputimer contention model).
     pub profiling_timer: bool,
     /// Where each CPU sits (flat host: socket 0, core = CPU, thread 0).
@@ -397,6 +402,8 @@ impl SimConfig {
                 ncpus,
                 hz: s.host.hz,
                 timer_slack_ns: s.host.timer_slack.map(|d| d.ns()).unwrap_or(DEFAULT_TIMER_SLACK_NS),
+                wakeup_switch_latency_ns: s.host.wakeup_switch_latency.map_or(0, |d| d.ns()),
+                schedule_clock_lead_ns: s.host.schedule_clock_lead.map_or(0, |d| d.ns()),
                 profiling_timer: s.host.profiling_timer,
                 topology: match s.host.topology {
                     Some(t) => x86_topology(t),

@@ -14,6 +14,10 @@ impl Simulation {
     /// the CPU, then acts on that.
     pub(crate) fn dispatch(&mut self, cpu: u32) {
         let Some(task) = self.running_task(cpu) else { return };
+        if self.cpus[cpu as usize].switch_due.is_some() {
+            // A preempting wakeup's switch is due: the task's program waits (no progress).
+            return;
+        }
         self.charge_segment(task);
         let now = self.fair.now;
         let t = &mut self.tasks[task as usize];
@@ -180,9 +184,15 @@ impl Simulation {
         if wake_at != u64::MAX {
             self.queue.push(wake_at, Ev::Wake { task, gen });
         }
+        // `__schedule()` reads the runqueue clock before it dequeues the task
+        // (`host.schedule_clock_lead`).
+        let lead = self.cfg.host.schedule_clock_lead_ns;
+        let clock = (lead > 0).then(|| self.clock_floor(cpu, now.saturating_sub(lead)));
         let se = self.tasks[task as usize].se;
+        self.fair.now = clock.unwrap_or(now);
         self.fair.dequeue_task(se, DEQUEUE_SLEEP);
-        self.schedule(cpu, SwitchReason::Sleep);
+        self.fair.now = now;
+        self.schedule_at(cpu, SwitchReason::Sleep, clock);
     }
 
     /// `kvm_vcpu_kick()` of a halted vCPU by the vCPU running on `waker_cpu` (its IPI or PV

@@ -14,6 +14,7 @@ mod pipe;
 pub mod program;
 pub mod pvlock;
 mod smp;
+mod switch_clock;
 mod sync;
 mod wake_step;
 
@@ -146,6 +147,10 @@ pub struct Cpu {
     pub idle_ns: u64,
     /// Start of the current idle period, if idle.
     pub idle_since: Option<u64>,
+    /// A preempting wakeup's switch is due (`Ev::Resched`), with the runqueue clock
+    /// `__schedule()` will use: the clock's last update, at the wakeup or a tick since
+    /// (`rq_clock_skip_update()`). Until then the running task's program stands still.
+    pub switch_due: Option<u64>,
 }
 
 /// A simulation run: the handle the CLI and the bindings keep.
@@ -364,6 +369,11 @@ impl Simulation {
             }
             Ev::BwSlack { tg } => self.fair.bw_slack_timer(tg),
             Ev::IpiHandle { task } => self.on_ipi_handle(task),
+            Ev::Resched { cpu, gen } => {
+                if gen == self.cpus[cpu as usize].work_gen {
+                    self.on_resched(cpu);
+                }
+            }
             Ev::ThrottleWork { cpu, gen } => {
                 if gen == self.cpus[cpu as usize].work_gen {
                     self.on_throttle_work(cpu);
@@ -392,7 +402,8 @@ impl Simulation {
     }
 
     /// Reschedules every CPU whose TIF_NEED_RESCHED is set, in CPU order (the return to user
-    /// space after the interrupt or syscall that raised it; no latency is modeled).
+    /// space after the interrupt or syscall that raised it). A wakeup's preemption switches
+    /// `host.wakeup_switch_latency` later (see `delay_wakeup_switch`); the rest at once.
     fn process_resched(&mut self) {
         while !self.fair.resched_pending.is_empty() {
             let mut cpus = std::mem::take(&mut self.fair.resched_pending);
@@ -404,7 +415,10 @@ impl Simulation {
                     // space (PREEMPT_NONE), not before.
                     let in_call =
                         self.running_task(cpu).is_some_and(|t| self.tasks[t as usize].syscall_pending.is_some());
-                    if !in_call {
+                    if self.cpus[cpu as usize].switch_due.is_some() {
+                        // Its switch is already on the way.
+                    } else if reason == SwitchReason::WakeupPreempt && !in_call && self.delay_wakeup_switch(cpu) {
+                    } else if !in_call {
                         self.schedule(cpu, reason);
                     }
                 }
@@ -424,6 +438,10 @@ impl Simulation {
             return;
         };
         self.fair.log.event(self.fair.now, EventKind::Tick, cpu, task, NO_TASK, 0);
+        if let Some(clock) = self.cpus[cpu as usize].switch_due.as_mut() {
+            // The tick updates the runqueue clock: a delayed switch reads this one.
+            *clock = self.fair.now;
+        }
         self.fair.task_tick(cpu);
         self.balance_tick(cpu);
         let next = self.fair.now + self.cfg.params.tick_nsec;
@@ -621,19 +639,24 @@ impl Simulation {
         }
     }
 
-    /// `__schedule()`: pick the next task on `cpu` and switch to it.
-    pub(crate) fn schedule(&mut self, cpu: u32, reason: SwitchReason) {
+    /// `__schedule()` with the runqueue clock at `rq_clock` when its update was skipped
+    /// (`rq_clock_skip_update()`: a delayed wakeup switch), else at now.
+    pub(super) fn schedule_at(&mut self, cpu: u32, reason: SwitchReason, rq_clock: Option<u64>) {
         self.fair.rqs[cpu as usize].need_resched = Some(reason);
+        self.cpus[cpu as usize].switch_due = None;
         let prev = self.running_task(cpu);
         if let Some(p) = prev {
             self.charge_segment(p);
         }
+        let now = self.fair.now;
+        self.fair.now = rq_clock.unwrap_or(now);
         let mut next_se = self.fair.pick_next_task(cpu);
         if next_se.is_none() && self.fair.sched_balance_newidle(cpu) {
             // The CPU pulled a task instead of going idle.
             self.sync_migrations();
             next_se = self.fair.pick_next_task(cpu);
         }
+        self.fair.now = now;
         let next = next_se.map(|se| self.fair.task_of(se));
         if next == prev {
             self.arm_throttle_work(cpu);
@@ -689,7 +712,8 @@ impl Simulation {
             }
             None => {
                 if self.cpus[cpu as usize].idle_since.is_none() {
-                    self.cpus[cpu as usize].idle_since = Some(now);
+                    // Idle from the clock `__schedule()` read: prev was charged up to it.
+                    self.cpus[cpu as usize].idle_since = Some(rq_clock.unwrap_or(now).min(now));
                 }
             }
         }
@@ -730,8 +754,10 @@ impl Simulation {
         self.queue.push(self.fair.now + left, Ev::HrTick { cpu, gen });
     }
 
-    /// CPU time of a task so far (including the running segment and, for a fork child, its
-    /// earlier incarnations).
+    /// CPU time of a task so far as it was charged (`sum_exec_runtime`, with the running
+    /// segment and, for a fork child, its earlier incarnations). The summary's CPU time is the
+    /// switches' (as a trace's); the two differ by the switch gaps (`switch_clock`), 0 by
+    /// default.
     pub fn cpu_time(&self, task: u32) -> u64 {
         let t = &self.tasks[task as usize];
         let e = &self.fair.ents[t.se as usize];
