@@ -38,6 +38,25 @@ fn dat_section_past_the_end_is_reported_inside_the_file() {
     assert_eq!(e.expected, "section 0 at byte 3585 inside the file (345 bytes; truncated?)");
 }
 
+/// `dat` (CI, 2026-11-27): a version 7 file of 13,405 bytes whose CPU data, read chunk by chunk
+/// as its chunk count says, ran past its section into the rest of the file: the decoder's
+/// progress said 13,413 bytes of 13,405. Progress now counts a CPU's bytes up to its section's
+/// size and never passes the file; decoding is unchanged.
+#[test]
+fn dat_chunks_past_their_section_keep_progress_inside_the_file() {
+    use schedlab_engine::import::dat::DatDecoder;
+    let b = fixture("dat-chunks-past-the-section.dat");
+    assert_eq!(b.len(), 13_405);
+    for step in [1, 3, 7, 13] {
+        let mut sink = Count::default();
+        let Ok(mut d) = DatDecoder::new(&b[..]) else { continue };
+        while let Ok(true) = d.step(&mut sink, step) {
+            assert!(d.bytes_consumed() <= d.bytes_total(), "{} of {}", d.bytes_consumed(), d.bytes_total());
+        }
+        assert!(d.bytes_consumed() <= d.bytes_total());
+    }
+}
+
 /// `dat` (a 5-minute run): a version 7 file whose BUFFER option points at a flyrecord section
 /// past the end of the 3,966-byte file; the error named byte 4284.
 #[test]

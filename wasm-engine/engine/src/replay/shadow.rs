@@ -32,7 +32,7 @@
 //! include it), and the length of a wall-paced burst the kernel preempted ([`wall_paced`]).
 
 use super::observe::{Observed, ObservedTask, ShadowOp};
-use crate::scenario::load::{first_issue, HZ_VALUES, MAX_CPUS};
+use crate::scenario::load::{first_issue, HZ_VALUES, MAX_CPUS, MAX_SWITCH_GAP_NS};
 use crate::scenario::locate::{toml_tree, KeyPath, Seg};
 use crate::scenario::schema::{
     CfsRqAvgSpec, CgroupSpec, ExistingSpec, HostSpec, LoopSpec, OpSpec, ScenarioFile, TaskSpec, WakeSpec,
@@ -549,9 +549,10 @@ pub fn shadow_scenario(obs: &Observed, layout: &Layout, name: &str) -> Result<Sh
             cpus: obs.cpus.max(1),
             hz: layout.hz.unwrap_or(250),
             timer_slack: Some(DurationSpec(0)),
-            // As the trace shows it: the wakee pays for the gap (`HostSpec::wakeup_switch_latency`).
-            wakeup_switch_latency: obs.wakeup_switch_latency().map(DurationSpec),
-            schedule_clock_lead: obs.schedule_clock_lead().map(DurationSpec),
+            // As the trace shows them (`HostSpec::wakeup_switch_latency`: the wakee pays for
+            // the gap), at most what a scenario takes: a median beyond 1 ms is no switch's.
+            wakeup_switch_latency: obs.wakeup_switch_latency().map(|g| DurationSpec(g.min(MAX_SWITCH_GAP_NS))),
+            schedule_clock_lead: obs.schedule_clock_lead().map(|g| DurationSpec(g.min(MAX_SWITCH_GAP_NS))),
             cfs_rq_avg: layout.cfs_rq_avg.clone(),
             ..Default::default()
         },

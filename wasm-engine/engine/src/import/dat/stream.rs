@@ -32,8 +32,11 @@ struct CpuStream {
     peeked: Option<(u64, usize, usize)>,
     /// Lost events flagged on the current page, reported before its first record.
     lost: Option<u64>,
-    /// Bytes of this CPU's data consumed (compressed bytes for chunks).
+    /// Bytes of this CPU's data consumed (compressed bytes for chunks), at most `size`.
     consumed: u64,
+    /// The size of this CPU's section: chunks that a damaged count lets run past it read
+    /// other sections' bytes, which are not counted twice in the progress.
+    size: u64,
     done: bool,
 }
 
@@ -112,6 +115,7 @@ impl<B: AsRef<[u8]>> DatDecoder<B> {
                 peeked: None,
                 lost: None,
                 consumed: 0,
+                size: span.size,
                 done: false,
             });
         }
@@ -155,7 +159,8 @@ impl<B: AsRef<[u8]>> DatDecoder<B> {
 
     /// Bytes of the file accounted for so far (metadata, then trace data as it is consumed).
     pub fn bytes_consumed(&self) -> u64 {
-        self.meta_bytes + self.cpus.iter().map(|c| c.consumed).sum::<u64>()
+        // Sections that overlap (a damaged file) would count their bytes twice.
+        (self.meta_bytes + self.cpus.iter().map(|c| c.consumed).sum::<u64>()).min(self.bytes_total())
     }
 
     pub fn bytes_total(&self) -> u64 {
@@ -285,7 +290,7 @@ impl<B: AsRef<[u8]>> DatDecoder<B> {
                             *chunk = inflater.block(&mut cur, &format!("CPU {} trace data chunk", c.cpu))?;
                             let used = cur.pos() as u64;
                             *next = at + used;
-                            c.consumed += used;
+                            c.consumed = (c.consumed + used).min(c.size);
                             *chunk_at = at;
                             *chunk_page = 0;
                             if chunk.len() < page_size {
