@@ -1,0 +1,80 @@
+//! Issue 16: the cgroup workloads captured again with every task started on its CPU
+//! (`traces/linux-6.18-cgroups-v769`): what the per-decision replay agrees at once the start
+//! is not another CPU's, and the shadow's shares.
+#![allow(clippy::disallowed_methods)] // reads trace files
+
+mod common;
+
+use schedlab_engine::import::dat::decode_all;
+use schedlab_engine::replay::compare::{replay, ReplayReport};
+use schedlab_engine::replay::observe::Observed;
+use schedlab_engine::replay::shadow::Layout;
+use serde_json::Value;
+
+fn run(capture: &str, layout: &str) -> ReplayReport {
+    let dir = common::traces().join("linux-6.18-cgroups-v769");
+    let path = dir.join(capture).join("trace.dat");
+    let bytes = std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let mut obs = Observed::default();
+    obs.source = path.display().to_string();
+    decode_all(&bytes, &mut obs).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    obs.finish();
+    let p = dir.join(layout);
+    let text = std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+    let l = Layout::parse(&p.display().to_string(), &text).expect("layout parses");
+    replay(&obs, &l, capture, &[]).unwrap_or_else(|e| panic!("{capture}: {e}")).1
+}
+
+/// Shares of the k_* tasks among themselves against `oracle.json`, each within 1 pp.
+fn shares_within_a_point(capture: &str, r: &ReplayReport) {
+    let p = common::traces().join("linux-6.18-cgroups-v769/oracle.json");
+    let oracle: Value = serde_json::from_str(&std::fs::read_to_string(p).expect("oracle.json")).expect("parses");
+    let k: Vec<_> = r.tasks.iter().filter(|t| t.name.starts_with("k_")).collect();
+    let total: u64 = k.iter().map(|t| t.simulated_ns).sum();
+    for t in k {
+        let real = oracle[capture]["tasks"][&t.name]["share_pct"].as_f64().expect("in oracle.json");
+        let model = 100.0 * t.simulated_ns as f64 / total as f64;
+        println!("{capture} {}: real {real:.2} %, model {model:.2} %", t.name);
+        assert!((model - real).abs() < 1.0, "{capture} {}: {model:.2} against {real:.2}", t.name);
+    }
+}
+
+/// (agreed, scored) on CPU 1, and over all CPUs.
+fn picks(r: &ReplayReport) -> ((u64, u64), (u64, u64)) {
+    let d = &r.decisions;
+    let c1 = d.per_cpu.iter().find(|c| c.cpu == 1).expect("CPU 1");
+    ((c1.agreed, c1.scored), (d.agreed, d.scored))
+}
+
+/// Started on CPU 1, cgroup-shares agrees at 94.7 and 97.4 % of the picks (the capture forked
+/// from CPU 0, 85.7 %; 52.6 % on CPU 1): its misses were the start's. What is left on
+/// `cgroup-shares-2` is mostly sl_B's two hogs in near ties: 11 picks where the model's k_b is
+/// 1.0-10.7 µs of lag behind k_c and the kernel still took k_b, so their offset is not the
+/// kernel's by that much; the shells moved themselves into sl_B (`echo $$ > tasks`) at times the
+/// trace does not show.
+#[test]
+fn cgroup_shares_started_on_its_cpu_agrees_pick_by_pick() {
+    for capture in ["cgroup-shares-1", "cgroup-shares-2"] {
+        let r = run(capture, "cgroup-shares.layout.toml");
+        let ((a1, s1), (a, s)) = picks(&r);
+        println!("{capture}: picks {a}/{s}, CPU 1 {a1}/{s1}");
+        assert!(s1 > 250 && a1 * 100 >= s1 * 92, "{capture}: CPU 1 {a1}/{s1}");
+        assert!(a * 1000 >= s * 945, "{capture}: {a}/{s}");
+        shares_within_a_point(capture, &r);
+    }
+}
+
+/// bandwidth-30-of-100 started on CPU 1 keeps its shares within a point, but its picks do not
+/// improve (62.0 and 62.9 %; the capture forked from CPU 0, 84.1 %): k_c is in the capture's
+/// session autogroup, whose other tasks run on CPU 0, so its weight on CPU 1 is a PELT share
+/// the replay's instantaneous shares do not give (OPEN, printed).
+#[test]
+fn bandwidth_started_on_its_cpu_keeps_its_shares() {
+    for capture in ["bandwidth-30-of-100-1", "bandwidth-30-of-100-2"] {
+        let r = run(capture, "bandwidth-30-of-100.layout.toml");
+        let ((a1, s1), (a, s)) = picks(&r);
+        println!("{capture}: picks {a}/{s}, CPU 1 {a1}/{s1} (OPEN: the autogroup's PELT share)");
+        assert!(r.decisions.throttled > 0 || r.decisions.unthrottles > 0, "{capture}: the quota throttled");
+        shares_within_a_point(capture, &r);
+    }
+}
