@@ -231,6 +231,12 @@ test('shadow re-simulation of an SMP capture: tasks free, the figures `schedlab 
   const w = want.decisions.preemptions;
   await expect(page.getByTestId('shadow-preemptions')).toHaveText(`${w.agreed} of ${w.scored} wakeups (${w.agreement_pct.toFixed(1)} %)`);
   await expect(page.getByTestId('shadow-agreement')).toContainText('tasks free');
+  // The switch gaps the shadow measured on the trace, as the CLI reports them.
+  await expect(page.getByTestId('shadow-switch-gaps')).toContainText(
+    `Switches take ${(want.wakeup_switch_latency_ns / 1e3).toFixed(1)} µs after a preempting wakeup (charged to the wakee) and ${(want.schedule_clock_lead_ns / 1e3).toFixed(1)} µs`,
+  );
+  expect(want.wakeup_switch_latency_ns).toBeGreaterThan(0);
+  await page.getByTestId('shadow-agreement').screenshot({ path: 'artifacts/import-shadow-switch-gaps.png' });
   for (const t of want.tasks.filter((x) => x.name.startsWith('k_'))) {
     const cells = table.locator(`tr[data-task="${t.name}"] td`);
     const text = await cells.allTextContents();

@@ -97,6 +97,15 @@ fn text(r: &ReplayReport) -> String {
         if r.pin == "free" { "free (placed and balanced by the model)" } else { "pinned where each ran most" },
         r.causal_wakeups
     );
+    let spins: Vec<&str> = r.tasks.iter().filter(|t| t.wall_paced).map(|t| t.name.as_str()).collect();
+    let _ = writeln!(
+        s,
+        "switch gaps: {:.1} us from a preempting wakeup to its switch (charged to the wakee), {:.1} us from the \
+         clock read to any other switch; bursts replayed as wall-clock spins: {}",
+        r.wakeup_switch_latency_ns as f64 / 1e3,
+        r.schedule_clock_lead_ns as f64 / 1e3,
+        if spins.is_empty() { "none".to_string() } else { spins.join(", ") }
+    );
     let _ = writeln!(
         s,
         "{:<24} {:>4} {:>11} {:>11} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8}",

@@ -1111,6 +1111,13 @@ export type ReplayReport = {
    */
   causal_wakeups: number;
   /**
+   * The switch gaps the shadow ran with (`host.wakeup_switch_latency` and
+   * `host.schedule_clock_lead`: measured on the trace, or a variant's), ns; 0 when the
+   * trace could not show them.
+   */
+  wakeup_switch_latency_ns: number;
+  schedule_clock_lead_ns: number;
+  /**
    * Of the real wakeups the per-decision replay scored, the share where the model's
    * `select_task_rq()` chose the CPU the kernel did (%; `decisions.placements`).
    */
@@ -1609,6 +1616,10 @@ export type TaskReport = {
    */
   observed_yields: number;
   simulated_yields: number;
+  /**
+   * Its bursts are replayed as wall-clock spins (`shadow::wall_paced`), not as CPU time.
+   */
+  wall_paced: boolean;
 };
 
 export type TaskRow = {

@@ -34,6 +34,8 @@ pub struct TaskReport {
     /// `sched_yield()` calls inferred from the trace, and made in the model.
     pub observed_yields: u64,
     pub simulated_yields: u64,
+    /// Its bursts are replayed as wall-clock spins (`shadow::wall_paced`), not as CPU time.
+    pub wall_paced: bool,
 }
 
 /// A task the shadow leaves out (real-time or idle class, or never ran).
@@ -67,6 +69,11 @@ pub struct ReplayReport {
     pub pin: String,
     /// Causal wakeups (raised by a modeled task in task context) replayed as `wake` steps.
     pub causal_wakeups: u64,
+    /// The switch gaps the shadow ran with (`host.wakeup_switch_latency` and
+    /// `host.schedule_clock_lead`: measured on the trace, or a variant's), ns; 0 when the
+    /// trace could not show them.
+    pub wakeup_switch_latency_ns: u64,
+    pub schedule_clock_lead_ns: u64,
     /// Of the real wakeups the per-decision replay scored, the share where the model's
     /// `select_task_rq()` chose the CPU the kernel did (%; `decisions.placements`).
     pub placement_agreement_pct: f64,
@@ -166,6 +173,10 @@ pub fn compare(
                 simulated_switches: s.switches_out,
                 observed_yields: t.yields,
                 simulated_yields: s.yields,
+                wall_paced: shadow.scenario.tasks[id as usize]
+                    .program
+                    .iter()
+                    .any(|o| matches!(o, crate::scenario::schema::OpSpec::Spin(_))),
             }
         })
         .collect();
@@ -220,6 +231,8 @@ pub fn compare(
         max_cpu_error_pp: max_cpu_err,
         pin: if shadow.scenario.kernel.smp.is_some() { "observed" } else { "free" }.to_string(),
         causal_wakeups,
+        wakeup_switch_latency_ns: sim.cfg.host.wakeup_switch_latency_ns,
+        schedule_clock_lead_ns: sim.cfg.host.schedule_clock_lead_ns,
         placement_agreement_pct: decisions.placements.agreement_pct,
         scenario: shadow.scenario.name.clone(),
         variants: variants.to_vec(),

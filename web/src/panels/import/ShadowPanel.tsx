@@ -22,6 +22,9 @@ interface Props {
 
 const pct = (x: number) => x.toFixed(2);
 
+/** The tasks whose bursts the shadow replays as wall-clock spins (`shadow::wall_paced`). */
+const wallPaced = (r: ShadowRun['report']) => r.tasks.filter((t) => t.wall_paced).map((t) => t.name);
+
 export const ShadowPanel = memo(function ShadowPanel({ runs, running, error, onRun, onCompare, layoutFile, onLayout }: Props) {
   const layout = layoutFile?.text ?? '';
   const layoutName = layoutFile?.name ?? null;
@@ -207,7 +210,12 @@ export const ShadowPanel = memo(function ShadowPanel({ runs, running, error, onR
           )}
           {r.report.decisions.placements.balance_migrations > 0 &&
             `; of ${r.report.decisions.placements.balance_migrations} balance migrations, the model's balancer pulls from the same CPU at ${r.report.decisions.placements.balance_same_source}`}
-          ; tasks {r.report.pin === 'free' ? `free, ${r.report.causal_wakeups.toLocaleString('en-US')} wakeups replayed from their wakers` : 'pinned where each ran most'}.
+          ; tasks {r.report.pin === 'free' ? `free, ${r.report.causal_wakeups.toLocaleString('en-US')} wakeups replayed from their wakers` : 'pinned where each ran most'}.{' '}
+          <span data-testid="shadow-switch-gaps">
+            Switches take {(r.report.wakeup_switch_latency_ns / 1e3).toFixed(1)} µs after a preempting wakeup (charged to the wakee) and{' '}
+            {(r.report.schedule_clock_lead_ns / 1e3).toFixed(1)} µs after the clock read otherwise, as the trace shows
+            {wallPaced(r.report).length > 0 && `; bursts of ${wallPaced(r.report).join(', ')} replayed as wall-clock spins`}.
+          </span>
           {r.report.left_out.length > 0 && ` Left out (not fair class): ${r.report.left_out.map((l) => `${l.comm} (prio ${l.prio})`).join(', ')}.`}
         </p>
       ))}
