@@ -180,6 +180,8 @@ pub struct EventLog {
     pub counters: CounterCols,
     /// When false, nothing but events is recorded (benchmarks of the bare engine).
     pub detailed: bool,
+    /// The latest time stamped on a row: every table stays in time order (`stamp`).
+    floor: u64,
 }
 
 impl EventLog {
@@ -188,9 +190,21 @@ impl EventLog {
         EventLog { detailed: true, ..Default::default() }
     }
 
+    /// The time to stamp on a row written at `t`: `t`, or the latest time already stamped if
+    /// later. Rows come in time order but for the scheduler's work at a switch whose
+    /// runqueue clock reads earlier than the switch (`sim::switch_clock`): those are stamped
+    /// at the time the simulation has reached, so that the window queries' binary searches
+    /// hold.
+    #[inline]
+    pub fn stamp(&mut self, t: u64) -> u64 {
+        self.floor = self.floor.max(t);
+        self.floor
+    }
+
     /// Appends one event row.
     #[inline]
     pub fn event(&mut self, t: u64, kind: EventKind, cpu: u32, task: u32, arg: u32, val: i64) {
+        let t = self.stamp(t);
         let e = &mut self.events;
         e.t.push(t);
         e.kind.push(kind as u8);

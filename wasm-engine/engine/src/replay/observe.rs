@@ -188,6 +188,9 @@ pub struct ObservedTask {
     resched_at: Option<u64>,
     /// When those yield candidates were recorded.
     stat_ts: Vec<u64>,
+    /// When its last own quiet `sched_stat_runtime` since it was switched in was recorded (a
+    /// block's dequeue writes one: `Observed::block_switch_gaps`).
+    own_stat_at: Option<u64>,
     /// Of them, those with `sched_yield()`'s own signature: preempt depth 1 (the runqueue lock
     /// `do_sched_yield()` holds; `__schedule()`'s and a wakeup's `update_curr()` run at 2 or
     /// more), when the trace has the preempt depth.
@@ -510,7 +513,7 @@ impl Observed {
                     t.first_ns = ts;
                 }
                 t.sleeps += 1;
-                if let Some(&at) = t.stat_ts.last() {
+                if let Some(at) = t.own_stat_at {
                     self.block_switch_gaps.push((cpu, ts.saturating_sub(at)));
                 }
                 let t = &mut self.tasks[prev];
@@ -549,6 +552,7 @@ impl Observed {
         n.first_cpu.get_or_insert(cpu);
         n.stats = 0;
         n.stat_ts.clear();
+        n.own_stat_at = None;
         n.yield_ts.clear();
         n.last_flags = None;
         n.on_cpu = Some((cpu, ts));
@@ -616,8 +620,12 @@ impl Observed {
                     }
                 }
                 let resched = rec.flags.map(|f| f & trace_flags::NEED_RESCHED != 0);
-                if kind == WakeKind::Wakeup && resched == Some(true) && cpu == rec.cpu {
-                    self.preempting_wakeup[cpu as usize] = Some((task, ts));
+                // In an interrupt on the wakee's CPU (a timer's, a remote wakeup's IPI): the
+                // wakeups the model delays (`sim::switch_clock`); the first since the CPU's last
+                // switch, as the need-resched it set.
+                let irq = rec.flags.is_some_and(|f| f & (trace_flags::HARDIRQ | trace_flags::SOFTIRQ) != 0);
+                if kind == WakeKind::Wakeup && resched == Some(true) && irq && cpu == rec.cpu {
+                    self.preempting_wakeup[cpu as usize].get_or_insert((task, ts));
                 }
                 let ev = ObsEvent::Wake { task, cpu, new, ctx, from, waker, sync, resched };
                 if let Some(w) = waker.filter(|_| self.tasks[i].woken_by.is_some()) {
@@ -921,6 +929,9 @@ impl TraceSink for Observed {
                         // sched_move_task()'s update_curr() of the exiting task (after its
                         // Runtime event).
                         let own = stat_fields(fields).is_some_and(|(pid, _)| pid == t.pid);
+                        if own {
+                            t.own_stat_at = Some(ts);
+                        }
                         if own && std::mem::take(&mut t.exiting) {
                             self.events.push(Timed { ts, ev: ObsEvent::Exiting { task: cur } });
                         }

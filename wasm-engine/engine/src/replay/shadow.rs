@@ -426,12 +426,15 @@ pub fn shadow_scenario(obs: &Observed, layout: &Layout, name: &str) -> Result<Sh
         let cpu = t.main_cpu().expect("modeled tasks ran");
         let cgroup = layout.tasks.get(&name).or_else(|| layout.tasks.get(comm)).cloned();
         let ops = &t.ops[..plan.kept];
-        // A wall-paced task's bursts between blocks are spins: as long as each ran, or the
-        // median whole burst where the kernel preempted it.
+        // A wall-paced task's bursts are spins: as long as each ran, or the median whole burst
+        // where the kernel preempted it.
+        // Only whole bursts (the first, or one after a block), as `wall_paced` judges them;
+        // one split by a wakeup or a yield stays as it is.
         let mut spins = BTreeMap::new();
         if let Some(median) = wall_paced(t) {
             for &(i, pre) in &t.block_bursts {
-                if let ShadowOp::Run(ns) = t.ops[i] {
+                let whole = i == 0 || matches!(t.ops[i - 1], ShadowOp::Sleep(_) | ShadowOp::Wait { .. });
+                if let (ShadowOp::Run(ns), true) = (t.ops[i], whole) {
                     spins.insert(i, if pre { median } else { ns });
                 }
             }

@@ -537,8 +537,9 @@ impl Fair {
     /// Records one counter value (CFS bandwidth runtime) in the counters table.
     pub fn counter(&mut self, kind: crate::obs::log::CounterKind, key: u32, value: i64) {
         if self.log.detailed {
+            let t = self.log.stamp(self.now);
             let c = &mut self.log.counters;
-            c.t.push(self.now);
+            c.t.push(t);
             c.kind.push(kind as u8);
             c.key.push(key);
             c.value.push(value);
@@ -574,8 +575,9 @@ impl Fair {
             f |= flag::BUDDY;
         }
         let v = cq.peek_avg_vruntime(&self.ents);
+        let t = self.log.stamp(self.now);
         let s = &mut self.log.samples;
-        s.t.push(self.now);
+        s.t.push(t);
         s.task.push(task);
         s.cpu.push(cq.cpu as u16);
         s.vruntime.push(e.vruntime);

@@ -323,8 +323,9 @@ impl Fair {
         }
         let len = self.log.cands.task.len() as u32 - start;
         let v = cq.peek_avg_vruntime(ents);
+        let t = self.log.stamp(self.now);
         let p = &mut self.log.picks;
-        p.t.push(self.now);
+        p.t.push(t);
         p.cpu.push(cq.cpu as u16);
         p.task.push(winner);
         p.reason.push(reason as u8);

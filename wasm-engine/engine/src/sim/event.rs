@@ -30,8 +30,9 @@ pub enum Ev {
     BwSlack { tg: u32 },
     /// A running vCPU finishes handling its pending IPIs (EOI).
     IpiHandle { task: u32 },
-    /// The switch a preempting wakeup asked for, `host.wakeup_switch_latency` after it.
-    Resched { cpu: u32, gen: u64 },
+    /// The switch a preempting wakeup asked for, `host.wakeup_switch_latency` after it, due
+    /// at `at` (`Cpu::switch_at`; a switch made meanwhile cancels it).
+    Resched { cpu: u32, at: u64 },
 }
 
 /// A min-heap of `(time_ns, seq, Ev)`.

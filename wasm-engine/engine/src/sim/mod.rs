@@ -151,6 +151,8 @@ pub struct Cpu {
     /// `__schedule()` will use: the clock's last update, at the wakeup or a tick since
     /// (`rq_clock_skip_update()`). Until then the running task's program stands still.
     pub switch_due: Option<u64>,
+    /// When that switch is due.
+    pub switch_at: u64,
 }
 
 /// A simulation run: the handle the CLI and the bindings keep.
@@ -369,8 +371,11 @@ impl Simulation {
             }
             Ev::BwSlack { tg } => self.fair.bw_slack_timer(tg),
             Ev::IpiHandle { task } => self.on_ipi_handle(task),
-            Ev::Resched { cpu, gen } => {
-                if gen == self.cpus[cpu as usize].work_gen {
+            Ev::Resched { cpu, at } => {
+                // Not by generation: other CPUs' events (a token handed over, a guest lock
+                // released) re-arm this CPU's work without cancelling its switch.
+                let c = &self.cpus[cpu as usize];
+                if c.switch_due.is_some() && c.switch_at == at {
                     self.on_resched(cpu);
                 }
             }
@@ -387,8 +392,10 @@ impl Simulation {
     fn drain_bandwidth(&mut self) {
         for t in std::mem::take(&mut self.fair.bw_timers) {
             match t {
-                BwTimer::Period { tg, at } => self.queue.push(at, Ev::BwPeriod { tg }),
-                BwTimer::Slack { tg, at } => self.queue.push(at, Ev::BwSlack { tg }),
+                // Never in the past: armed at a switch whose clock read earlier
+                // (`sim::switch_clock`), a period boundary may fall before now.
+                BwTimer::Period { tg, at } => self.queue.push(at.max(self.fair.now), Ev::BwPeriod { tg }),
+                BwTimer::Slack { tg, at } => self.queue.push(at.max(self.fair.now), Ev::BwSlack { tg }),
             }
         }
         for se in std::mem::take(&mut self.fair.unthrottled_tasks) {
@@ -625,6 +632,11 @@ impl Simulation {
     pub(crate) fn charge_segment(&mut self, task: u32) {
         let now = self.fair.now;
         let t = &mut self.tasks[task as usize];
+        if t.state == TaskState::Running && self.cpus[t.cpu as usize].switch_due.is_some() {
+            // A preempting wakeup's switch is due: the gap is the kernel's, not the program's.
+            t.seg_start = now;
+            return;
+        }
         let ran = now - t.seg_start;
         t.cursor.charge(ran);
         if let Some((_, left)) = t.pp_seg.as_mut() {

@@ -13,6 +13,14 @@
 //!   task, a little before the switch; the next task is charged from that reading.
 //!
 //! With both at 0 (the default) the switch takes no time and the two accounts agree.
+//!
+//! Named shortcut: the whole `__schedule()` runs at the earlier clock, a newidle balance's pulls
+//! included; a PELT average another event updated later than that clock (an enqueue into a group
+//! in the gap) restarts from it, the kernel's rule for a clock read behind the last update,
+//! which its runqueue clock never is. The log stamps those rows at the time the simulation has
+//! reached (`EventLog::stamp`), and a bandwidth timer armed then is never in the past. In practice
+//! the lead changes the charge at a block only: a tick, a yield or an exit has just updated the
+//! running task at the current time, and the clock never reads behind that.
 
 use super::event::Ev;
 use super::Simulation;
@@ -52,10 +60,11 @@ impl Simulation {
         self.charge_segment(task);
         let now = self.fair.now;
         let c = &mut self.cpus[cpu as usize];
+        // Its pending work (the end of its step) waits for the switch.
         c.work_gen += 1;
         c.switch_due = Some(now);
-        let gen = c.work_gen;
-        self.queue.push(now + latency, Ev::Resched { cpu, gen });
+        c.switch_at = now + latency;
+        self.queue.push(now + latency, Ev::Resched { cpu, at: now + latency });
         true
     }
 
@@ -74,6 +83,8 @@ impl Simulation {
         }
         self.schedule_at(cpu, reason, Some(clock));
         if self.running_task(cpu) == prev && prev.is_some() {
+            // The same task again: its step's end and HRTICK were cancelled with the gap.
+            self.arm_hrtick(cpu);
             self.dispatch(cpu);
         }
     }
