@@ -5,24 +5,13 @@
 
 mod common;
 
-use schedlab_engine::import::dat::decode_all;
 use schedlab_engine::replay::compare::{replay, ReplayReport};
-use schedlab_engine::replay::observe::Observed;
-use schedlab_engine::replay::shadow::Layout;
 use serde_json::Value;
 
 fn run(capture: &str, layout: &str) -> ReplayReport {
     let dir = common::traces().join("linux-6.18-cgroups-v769");
-    let path = dir.join(capture).join("trace.dat");
-    let bytes = std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    let mut obs = Observed::default();
-    obs.source = path.display().to_string();
-    decode_all(&bytes, &mut obs).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    obs.finish();
-    let p = dir.join(layout);
-    let text = std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
-    let l = Layout::parse(&p.display().to_string(), &text).expect("layout parses");
-    replay(&obs, &l, capture, &[]).unwrap_or_else(|e| panic!("{capture}: {e}")).1
+    let obs = common::observe_dat(&dir.join(capture).join("trace.dat"));
+    replay(&obs, &common::layout_file(&dir.join(layout)), capture, &[]).unwrap_or_else(|e| panic!("{capture}: {e}")).1
 }
 
 /// Shares of the k_* tasks among themselves against `oracle.json`, each within 1 pp.

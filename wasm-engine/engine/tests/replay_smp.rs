@@ -25,13 +25,7 @@ fn observe(capture: &str) -> Observed {
 }
 
 fn observe_in(set: &str, capture: &str) -> Observed {
-    let path = common::traces().join(set).join(capture).join("trace.dat");
-    let bytes = std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    let mut obs = Observed::default();
-    obs.source = path.display().to_string();
-    decode_all(&bytes, &mut obs).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    obs.finish();
-    obs
+    common::observe_dat(&common::traces().join(set).join(capture).join("trace.dat"))
 }
 
 fn layout(capture: &str) -> Layout {
@@ -50,9 +44,7 @@ fn run(capture: &str, pin: Pin) -> ReplayReport {
 
 /// A task's observed CPU time (% of one CPU) in the repeat capture of `capture`'s workload.
 fn repeat_share(capture: &str, task: &str) -> f64 {
-    let p = common::traces().join(format!("{REPEATS}/{capture}.layout.toml"));
-    let text = std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
-    let l = Layout::parse(&p.display().to_string(), &text).expect("layout parses");
+    let l = common::layout_file(&common::traces().join(format!("{REPEATS}/{capture}.layout.toml")));
     let r = replay(&observe_in(REPEATS, capture), &l, capture, &[]).unwrap_or_else(|e| panic!("{capture}: {e}")).1;
     r.tasks
         .iter()

@@ -15,10 +15,8 @@
 
 mod common;
 
-use schedlab_engine::import::dat::decode_all;
 use schedlab_engine::replay::compare::{replay, ReplayReport};
 use schedlab_engine::replay::observe::Observed;
-use schedlab_engine::replay::shadow::Layout;
 use serde_json::Value;
 
 const QUIET: [&str; 5] = ["quiet-1", "quiet-2", "quiet-3", "quiet-4", "quiet-5"];
@@ -28,22 +26,10 @@ fn dir() -> std::path::PathBuf {
     common::traces().join("linux-6.18-two-sleepers")
 }
 
-fn observe(capture: &str) -> Observed {
-    let path = dir().join(capture).join("trace.dat");
-    let bytes = std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    let mut obs = Observed::default();
-    obs.source = path.display().to_string();
-    decode_all(&bytes, &mut obs).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    obs.finish();
-    obs
-}
-
 fn run(capture: &str, variants: &[(&str, &str)]) -> (Observed, ReplayReport) {
     let kind = capture.split('-').next().expect("quiet or dump");
-    let p = dir().join(format!("{kind}.layout.toml"));
-    let text = std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
-    let layout = Layout::parse(&p.display().to_string(), &text).expect("layout parses");
-    let obs = observe(capture);
+    let layout = common::layout_file(&dir().join(format!("{kind}.layout.toml")));
+    let obs = common::observe_dat(&dir().join(capture).join("trace.dat"));
     let v: Vec<(String, String)> = variants.iter().map(|(a, b)| (a.to_string(), b.to_string())).collect();
     let report = replay(&obs, &layout, capture, &v).unwrap_or_else(|e| panic!("{capture}: {e}")).1;
     (obs, report)

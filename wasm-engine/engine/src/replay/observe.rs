@@ -374,6 +374,13 @@ pub struct Observed {
     line: u64,
 }
 
+impl ShadowOp {
+    /// A step that blocks the task (a timed sleep, or a wait for a causal wakeup).
+    pub fn blocks(&self) -> bool {
+        matches!(self, ShadowOp::Sleep(_) | ShadowOp::Wait { .. })
+    }
+}
+
 impl Observed {
     /// The trace's wakeup-to-switch latency (`host.wakeup_switch_latency` of the shadow): the
     /// median of [`Observed::wakeup_switch_gaps`] ([`median_gap`]).

@@ -54,12 +54,11 @@ pub const WALL_PACED_MIN_BURSTS: usize = 8;
 /// blocks). Returns the median unpreempted burst: the length given to each burst the kernel
 /// preempted, whose own length the trace cannot show (named shortcut).
 pub fn wall_paced(t: &ObservedTask) -> Option<u64> {
-    let blocks = |o: &ShadowOp| matches!(o, ShadowOp::Sleep(_) | ShadowOp::Wait { .. });
     let mut whole = Vec::new();
     let mut preempted = Vec::new();
     for &(i, pre) in &t.block_bursts {
         let ShadowOp::Run(ns) = t.ops[i] else { continue };
-        if i == 0 || !blocks(&t.ops[i - 1]) {
+        if i == 0 || !t.ops[i - 1].blocks() {
             continue;
         }
         if pre {
@@ -394,8 +393,7 @@ pub fn shadow_scenario(obs: &Observed, layout: &Layout, name: &str) -> Result<Sh
         // sleeps), so a periodic task the model serves faster than the kernel did finishes
         // its recorded periods early and then idles; its share cannot come out higher than
         // recorded.
-        let blocks = |o: &ShadowOp| matches!(o, ShadowOp::Sleep(_) | ShadowOp::Wait { .. });
-        let last_sleep = t.ops.iter().rposition(blocks).map_or(0, |i| i + 1);
+        let last_sleep = t.ops.iter().rposition(ShadowOp::blocks).map_or(0, |i| i + 1);
         let open_tail =
             t.exit_ns.is_some() && (t.preempted_since_block > 0 || t.ops[last_sleep..].contains(&ShadowOp::Yield));
         let kept = if open_tail { last_sleep } else { t.ops.len() };
@@ -433,7 +431,7 @@ pub fn shadow_scenario(obs: &Observed, layout: &Layout, name: &str) -> Result<Sh
         let mut spins = BTreeMap::new();
         if let Some(median) = wall_paced(t) {
             for &(i, pre) in &t.block_bursts {
-                let whole = i == 0 || matches!(t.ops[i - 1], ShadowOp::Sleep(_) | ShadowOp::Wait { .. });
+                let whole = i == 0 || t.ops[i - 1].blocks();
                 if let (ShadowOp::Run(ns), true) = (t.ops[i], whole) {
                     spins.insert(i, if pre { median } else { ns });
                 }

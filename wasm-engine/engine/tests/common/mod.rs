@@ -98,3 +98,19 @@ pub fn dat_records(path: &Path) -> Vec<schedlab_engine::import::record::TraceRec
     schedlab_engine::import::dat::decode_all(&bytes, &mut recs).expect("decodes");
     recs.0
 }
+
+/// A `.dat` capture read into the replay's observation (`Observed`, finished).
+pub fn observe_dat(path: &Path) -> schedlab_engine::replay::observe::Observed {
+    let bytes = std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let mut obs = schedlab_engine::replay::observe::Observed::default();
+    obs.source = path.display().to_string();
+    schedlab_engine::import::dat::decode_all(&bytes, &mut obs).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    obs.finish();
+    obs
+}
+
+/// A layout file (`*.layout.toml`) parsed.
+pub fn layout_file(path: &Path) -> schedlab_engine::replay::shadow::Layout {
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    schedlab_engine::replay::shadow::Layout::parse(&path.display().to_string(), &text).expect("layout parses")
+}
