@@ -194,6 +194,21 @@ test('shadow re-simulation seeded from the attached EEVDF dump: cgroup-shares wi
   await page.screenshot({ path: 'artifacts/import-shadow-seeded.png' });
 });
 
+test("a capture with the bandwidth period timer and the cgroup moves: the shadow replays both, as `schedlab replay` prints", async ({ page }) => {
+  await openApp(page);
+  const cg = (file: string) => fileURLToPath(new URL(`../../traces/linux-6.18-cgroups-v769/${file}`, import.meta.url));
+  await importFiles(page, [cg('bandwidth-own-cgroup-1/trace.dat')]);
+  await page.getByTestId('layout-input').setInputFiles(cg('bandwidth-own-cgroup.layout.toml'));
+  await page.getByTestId('shadow-run').click();
+  await expect(page.getByTestId('shadow-table')).toBeVisible({ timeout: 60_000 });
+  // wasm-engine/engine/tests/replay_cgroups_v769.rs: 396 of 400 picks with the timer's 15
+  // expiries and the 3 moves replayed (the .dat's kallsyms names the timer's function).
+  await expect(page.getByTestId('shadow-bandwidth')).toContainText('at the 15 period timer expiries the trace shows; 3 cgroup moves');
+  await expect(page.getByTestId('shadow-decisions').first()).toContainText('396 of 400 picks');
+  await page.getByTestId('shadow-bandwidth').scrollIntoViewIfNeeded();
+  await page.getByTestId('shadow-agreement').screenshot({ path: 'artifacts/import-shadow-bandwidth-timer.png' });
+});
+
 test("the kernel's CPU averages attached to an SMP capture reach the shadow's placements, as `schedlab replay --cpu-avg`", async ({ page }) => {
   await openApp(page);
   const cg = (file: string) => fileURLToPath(new URL(`../../traces/linux-6.18-smp-cpuavg/${file}`, import.meta.url));

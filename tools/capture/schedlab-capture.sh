@@ -29,6 +29,12 @@ Options:
                            sched_wakeup,sched_wakeup_new,sched_migrate_task,sched_process_fork,
                            sched_process_exit,sched_stat_runtime)
       --no-eevdf           do not run the EEVDF-state dump
+      --no-bandwidth-timer do not record the CFS bandwidth period timer (by default its
+                           expiries are recorded: timer:hrtimer_expire_entry filtered to
+                           sched_cfs_period_timer, about 10 records a second per throttled
+                           group; the replay unthrottles there)
+                           cgroup:cgroup_attach_task is recorded too, when the kernel has it
+                           (a task moved into a cgroup; the replay moves it there)
       --cpu-avg            also record each CPU's root cfs_rq PELT averages at its switches
                            (schedlab-cpu-avg.bt, kept in a bpftrace map and written at the end,
                            so bpftrace does not wake during the recording) into cpu-avg.txt, for
@@ -70,6 +76,7 @@ out=""
 buffer_kb=20000
 events="sched_switch,sched_waking,sched_wakeup,sched_wakeup_new,sched_migrate_task,sched_process_fork,sched_process_exit,sched_stat_runtime"
 eevdf=1
+bw_timer=1
 cpu_avg=0
 dat=0
 cmd=()
@@ -84,6 +91,7 @@ while [ "$#" -gt 0 ]; do
     -b | --buffer-kb) buffer_kb="${2:?--buffer-kb needs N}"; shift 2 ;;
     --events) events="${2:?--events needs a LIST}"; shift 2 ;;
     --no-eevdf) eevdf=0; shift ;;
+    --no-bandwidth-timer) bw_timer=0; shift ;;
     --cpu-avg) cpu_avg=1; shift ;;
     --dat) dat=1; shift ;;
     --) shift; cmd=("$@"); break ;;
@@ -117,6 +125,21 @@ fi
 for e in ${events//,/ }; do
   [ -d "$T/events/sched/$e" ] || die "tracepoint sched:$e is not in $T/events/sched (check --events)"
 done
+
+# --- the CFS bandwidth period timer: its expiries are where the kernel unthrottles, which no
+# sched tracepoint shows. The hrtimer event is filtered to that one function by its address.
+bw_timer_addr=""
+bw_filter="$T/events/timer/hrtimer_expire_entry/filter"
+if [ "$bw_timer" = 1 ]; then
+  bw_timer_addr="$(awk '$3 == "sched_cfs_period_timer" {print $1; exit}' /proc/kallsyms 2>/dev/null)"
+  if [ -z "$bw_timer_addr" ] || [ "$bw_timer_addr" = 0000000000000000 ] || [ ! -w "$bw_filter" ]; then
+    echo "schedlab-capture: no sched_cfs_period_timer in /proc/kallsyms or no timer:hrtimer_expire_entry: the bandwidth timer is not recorded" >&2
+    bw_timer=0
+    bw_timer_addr=""
+  fi
+fi
+saved_bw_filter=""
+[ "$bw_timer" = 1 ] && saved_bw_filter="$(cat "$bw_filter")"
 
 # --- CPUs: the list → tracefs cpumask (32-bit hex words, highest first) and a bpftrace mask ---
 ncpu="$(nproc --all)"
@@ -228,6 +251,12 @@ restore() {
   if [ -n "$saved_events" ]; then
     while IFS= read -r e; do echo "$e" >>"$T/set_event" 2>/dev/null || true; done <<<"$saved_events"
   fi
+  if [ "$bw_timer" = 1 ]; then
+    case "$saved_bw_filter" in
+      none | "") echo 0 >"$bw_filter" 2>/dev/null || true ;;
+      *) echo "$saved_bw_filter" >"$bw_filter" 2>/dev/null || true ;;
+    esac
+  fi
   echo "$saved_mask" >"$T/tracing_cpumask" 2>/dev/null || true
   [ -n "$saved_clock" ] && echo "$saved_clock" >"$T/trace_clock" 2>/dev/null || true
   echo "$saved_kb" >"$T/buffer_size_kb" 2>/dev/null || true
@@ -251,6 +280,14 @@ echo "$buffer_kb" >"$T/buffer_size_kb" || die "cannot set a ${buffer_kb} KiB buf
 [ "${#cpu_list[@]}" -gt 0 ] && echo "$(cpumask_words)" >"$T/tracing_cpumask"
 echo >"$T/set_event"
 for e in ${events//,/ }; do echo "sched:$e" >>"$T/set_event"; done
+cgroup_moves=0
+if [ -d "$T/events/cgroup/cgroup_attach_task" ]; then
+  echo "cgroup:cgroup_attach_task" >>"$T/set_event" && cgroup_moves=1
+fi
+if [ "$bw_timer" = 1 ]; then
+  echo "function == 0x$bw_timer_addr" >"$bw_filter" || die "cannot filter timer:hrtimer_expire_entry (try --no-bandwidth-timer)"
+  echo "timer:hrtimer_expire_entry" >>"$T/set_event"
+fi
 echo >"$T/trace"
 
 # --- bpftrace first: it takes seconds to compile and attach ---
@@ -340,6 +377,8 @@ done
   echo "eevdf_dump: $([ "$eevdf" = 1 ] && echo "bpftrace $(bpftrace --version 2>/dev/null | awk '{print $2}'), comm prefix '${comm}'" || echo none)"
   echo "cpu_avg_dump: $([ "$cpu_avg" = 1 ] && echo "schedlab-cpu-avg.bt, $(grep -c '^@c\[' "$out/cpu-avg.txt") samples" || echo none)"
   echo "events: $events"
+  echo "cgroup_moves: $([ "$cgroup_moves" = 1 ] && echo cgroup:cgroup_attach_task || echo none)"
+  echo "bandwidth_timer: $([ "$bw_timer" = 1 ] && echo "timer:hrtimer_expire_entry of sched_cfs_period_timer (0x$bw_timer_addr)" || echo none)"
   echo "buffer_kb: $buffer_kb"
   echo "recorded_ms: $(((end_ns - start_ns) / 1000000))"
   if [ -n "$duration" ]; then echo "duration_s: $duration"; else echo "command: ${cmd[*]}"; echo "exit_status: $status"; fi

@@ -222,11 +222,21 @@ fn text(r: &ReplayReport) -> String {
         }
     }
     if d.throttled + d.unthrottles > 0 {
+        let timers = if d.period_timers > 0 {
+            format!("at {} period timer expiries the trace shows", d.period_timers)
+        } else {
+            "where the trace first shows them (the period timer is not in the trace; \
+             tools/capture records it)"
+                .to_string()
+        };
         let _ = writeln!(
             s,
-            "CFS bandwidth replayed: {} tasks throttled at their return to user space, {} unthrottles",
+            "CFS bandwidth replayed: {} tasks throttled at their return to user space, {} unthrottles {timers}",
             d.throttled, d.unthrottles
         );
+    }
+    if d.cgroup_moves > 0 {
+        let _ = writeln!(s, "cgroup moves replayed where the trace shows them: {}", d.cgroup_moves);
     }
     let p = &d.placements;
     let _ = writeln!(

@@ -161,6 +161,35 @@ fn reweight_entity_ends_protection_through_the_vlag_union() {
 }
 
 #[test]
+fn reweight_entity_of_the_running_entity_pushes_it_away_from_v() {
+    // reweight_entity() of curr re-places it with place_entity(), whose lag inflation counts
+    // cfs_rq->sum_weight plus curr's weight, and curr is the entity being placed: its weight
+    // is counted twice. With two equal entities the lag comes back 1.5x in virtual time and
+    // 1.25x once V has moved with it, whatever the size of the weight change. A group entity
+    // whose PELT share changes at every tick (an autogroup with load on another CPU) drifts
+    // ahead of its sibling that way: 4.53-4.98 ms of vruntime per 4 ms run in
+    // traces/linux-6.18/bandwidth-30-of-100's dump (docs/kernel-6.18.44-findings.md).
+    let mut sim = two_hogs();
+    let f = &mut sim.fair;
+    let q = f.rqs[0].cfs;
+    f.force_next(0, Some(1));
+    f.now = 2_000_000;
+    f.update_curr(q);
+    f.force_next(0, Some(0));
+    f.now = 8_000_000;
+    f.update_curr(q);
+    let real_lag = |f: &mut schedlab_engine::sched::fair::Fair| {
+        vdiff(f.avg_vruntime(q), f.ents[0].vruntime) as f64 * f.ents[0].load.weight as f64 / NICE_0_LOAD as f64
+    };
+    let before = real_lag(f);
+    assert!((-2_100_000.0..-1_900_000.0).contains(&before), "a ran 4 ms more than b: {before}");
+    f.reweight_entity(q, 0, NICE_0_LOAD * 99 / 100);
+    let after = real_lag(f);
+    let grew = after / before;
+    assert!((1.24..1.26).contains(&grew), "a 1 % lighter, its lag {before} -> {after} ({grew:.3}x)");
+}
+
+#[test]
 fn update_cfs_group_runs_in_a_throttled_hierarchy() {
     // update_cfs_group() (l.4017) skips only a group whose queue is empty; ≤6.17 also skipped
     // a throttled hierarchy. Two CPUs share /Q: CPU 1's task halves the group's weight on CPU 0,

@@ -383,6 +383,16 @@ export type DecisionReport = {
    */
   throttled: number;
   unthrottles: number;
+  /**
+   * Expiries of the bandwidth period timer the trace shows and the replay ran there
+   * (`bandwidth::period_timer`); 0 when the capture did not record them.
+   */
+  period_timers: number;
+  /**
+   * Tasks moved between the layout's cgroups where the trace shows it
+   * (`cgroup_attach_task`; `follow::cgroup_move`).
+   */
+  cgroup_moves: number;
   per_cpu: Array<CpuDecisions>;
   /**
    * The first disagreements, in time order.

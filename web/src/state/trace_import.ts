@@ -132,3 +132,21 @@ export function shadowRows(runs: readonly ShadowRun[]) {
     simulatedMigrations: runs[runs.length - 1].report.tasks.find((x) => x.name === t.name && x.pid === t.pid)?.simulated_migrations,
   }));
 }
+
+/**
+ * What the per-decision replay did with CFS bandwidth and cgroup moves, in a sentence (null
+ * when the trace shows neither): where the unthrottles were placed (at the period timer's
+ * expiries the trace shows, or where the trace first shows them) and the moves replayed.
+ */
+export function bandwidthLine(d: ReplayReport['decisions']): string | null {
+  const parts: string[] = [];
+  if (d.throttled + d.unthrottles > 0) {
+    const at =
+      d.period_timers > 0
+        ? `at the ${d.period_timers} period timer expiries the trace shows`
+        : 'where the trace first shows them (the period timer is not in this trace; tools/capture records it)';
+    parts.push(`CFS bandwidth: ${d.throttled} tasks throttled, ${d.unthrottles} unthrottles ${at}`);
+  }
+  if (d.cgroup_moves > 0) parts.push(`${d.cgroup_moves} cgroup moves replayed where the trace shows them`);
+  return parts.length ? `${parts.join('; ')}.` : null;
+}

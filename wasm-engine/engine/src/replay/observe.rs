@@ -77,6 +77,9 @@ use crate::import::record::{
 use crate::scenario::load::MAX_CPUS;
 use std::collections::BTreeMap;
 
+mod context;
+use context::bandwidth_timer;
+
 /// A causal wakeup is taken as synchronous (`WF_SYNC`) when its waker blocks next, having run
 /// at most this much CPU time since (a yield or another wakeup in between cancels it): what a
 /// pipe write followed by a read of the reply, or a parent's wake of a waiter followed by its
@@ -153,6 +156,8 @@ pub struct ObservedTask {
     /// its `sched_wakeup_new` (its parent's, where it was forked) if the trace shows its fork.
     pub first_cpu: Option<u32>,
     pub forked_on: Option<u32>,
+    /// The task that forked it, if the trace shows the fork (`sched_process_fork`).
+    pub parent: Option<u32>,
     /// Time seen blocked (each sleep from its switch-out to its wakeup, and a sleep still
     /// going at the trace's end), ns.
     pub blocked_ns: u64,
@@ -348,6 +353,10 @@ pub struct Observed {
     pub missing_switches: u64,
     /// The scheduling events in time order (for the per-decision replay, `decisions`).
     pub events: Vec<Timed>,
+    /// The cgroup paths tasks were moved into (`ObsEvent::CgroupMove`), each once.
+    pub cgroup_paths: Vec<String>,
+    /// Forked children not yet seen as tasks: their pid and their parent.
+    fork_parent: BTreeMap<i32, u32>,
     /// Causal wakeups numbered so far (`ShadowOp::Wake`/`Wait` pairs).
     pub causal_wakeups: u32,
     /// Each preempting wakeup's CPU and gap to its switch (ns): a `sched_wakeup` on the
@@ -400,7 +409,14 @@ impl Observed {
             None => {
                 let i = self.tasks.len();
                 self.by_pid.insert(pid, i as u32);
-                self.tasks.push(ObservedTask { pid, first_ns: ts, first_line: self.line, ..Default::default() });
+                let parent = self.fork_parent.remove(&pid);
+                self.tasks.push(ObservedTask {
+                    pid,
+                    first_ns: ts,
+                    first_line: self.line,
+                    parent,
+                    ..Default::default()
+                });
                 i
             }
         };
@@ -798,9 +814,10 @@ impl Observed {
                 | ObsEvent::Yield { cpu, .. }
                 | ObsEvent::Vanished { cpu, .. }
                 | ObsEvent::Runtime { cpu, .. }
-                | ObsEvent::Repick { cpu, .. } => *cpu = m(*cpu),
+                | ObsEvent::Repick { cpu, .. }
+                | ObsEvent::BandwidthTimer { cpu, .. } => *cpu = m(*cpu),
                 ObsEvent::Migrate { to, .. } => *to = m(*to),
-                ObsEvent::Nice { .. } | ObsEvent::Exiting { .. } => {}
+                ObsEvent::Nice { .. } | ObsEvent::Exiting { .. } | ObsEvent::CgroupMove { .. } => {}
             }
         }
         for t in &mut self.tasks {
@@ -855,6 +872,16 @@ impl TraceSink for Observed {
             ts
         };
         self.now = ts;
+        // The bandwidth period timer's expiry interrupts whatever runs: it says nothing about
+        // the current task (not its flags, not a lost switch, not a re-pick).
+        if let Some(timer) = bandwidth_timer(&rec) {
+            self.events.push(Timed { ts, ev: ObsEvent::BandwidthTimer { cpu: rec.cpu, timer } });
+            return;
+        }
+        if rec.event == "cgroup_attach_task" {
+            self.cgroup_attach(ts, &rec);
+            return;
+        }
         self.repicked(&rec);
         // Before a CPU's first switch its records name the task current there (switched in
         // before the trace began). Its run there is not counted (it has no known start), but
@@ -910,6 +937,9 @@ impl TraceSink for Observed {
                     let child = fields.iter().find(|(k, _)| k == "child_pid").and_then(|(_, v)| v.parse().ok());
                     if let Some(child) = child {
                         self.by_pid.remove(&child);
+                        if let Some(cur) = self.cpu_cur[rec.cpu as usize] {
+                            self.fork_parent.insert(child, cur);
+                        }
                     }
                 }
                 if rec.event == "sched_stat_runtime" {
@@ -1008,6 +1038,80 @@ mod tests {
                 extra: Vec::new(),
             },
         }
+    }
+
+    /// A record of another event, with its fields, while `current` runs on CPU 1.
+    fn other(ts: u64, event: &str, current: (&str, i32), fields: &[(&str, &str)]) -> TraceRecord {
+        TraceRecord {
+            ts_ns: ts,
+            cpu: 1,
+            pid: current.1,
+            comm: current.0.into(),
+            event: event.into(),
+            line: 0,
+            flags: None,
+            payload: SchedPayload::Other {
+                fields: fields.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect(),
+                text: None,
+            },
+        }
+    }
+
+    /// The capture tool's two context events: the period timer's expiry (as tracefs and as
+    /// `trace-cmd report` print it) and a task's move into a cgroup, with the child's parent
+    /// taken from its fork. Neither ends the running task's run nor counts as its record.
+    #[test]
+    fn the_bandwidth_timer_and_cgroup_moves_become_events() {
+        let (bash, sh) = (("bash", 20), ("sh", 21));
+        let mut o = Observed::default();
+        for r in [
+            switch(1_000, ("swapper/1", 0), PrevState::Runnable, bash),
+            other(
+                1_100,
+                "sched_process_fork",
+                bash,
+                &[("comm", "bash"), ("pid", "20"), ("child_comm", "bash"), ("child_pid", "21")],
+            ),
+            switch(1_200, bash, PrevState::Blocked(1), sh),
+            other(1_300, "cgroup_attach_task", sh, &[("dst_path", "/sl_Q"), ("pid", "21"), ("comm", "sh")]),
+            other(
+                1_400,
+                "hrtimer_expire_entry",
+                sh,
+                &[("hrtimer", "000000009df8f609"), ("function", "sched_cfs_period_timer"), ("now", "1400")],
+            ),
+            other(
+                1_500,
+                "hrtimer_expire_entry",
+                sh,
+                &[("hrtimer", "0xffff8881084a5288"), ("now", "1500"), ("function", "sched_cfs_period_timer/0x0")],
+            ),
+            other(1_600, "hrtimer_expire_entry", sh, &[("hrtimer", "0x1"), ("function", "tick_nohz_handler")]),
+            switch(2_000, sh, PrevState::Preempted, bash),
+        ] {
+            o.record(r);
+        }
+        o.finish();
+        let i = |c: &str| o.tasks.iter().position(|t| t.comm == c).unwrap() as u32;
+        let mine: Vec<_> = o
+            .events
+            .iter()
+            .filter(|e| matches!(e.ev, ObsEvent::BandwidthTimer { .. } | ObsEvent::CgroupMove { .. }))
+            .map(|e| (e.ts, e.ev))
+            .collect();
+        assert_eq!(
+            mine,
+            vec![
+                (1_300, ObsEvent::CgroupMove { task: i("sh"), path: 0 }),
+                (1_400, ObsEvent::BandwidthTimer { cpu: 1, timer: 0x9df8f609 }),
+                (1_500, ObsEvent::BandwidthTimer { cpu: 1, timer: 0xffff8881084a5288 }),
+            ]
+        );
+        assert_eq!(o.cgroup_paths, vec!["/sl_Q".to_string()]);
+        assert_eq!(o.tasks[i("sh") as usize].parent, Some(i("bash")));
+        // sh ran from its switch-in to its switch-out, one run.
+        assert_eq!(o.tasks[i("sh") as usize].ops, vec![ShadowOp::Run(800)]);
+        assert_eq!(o.missing_switches, 0);
     }
 
     #[test]

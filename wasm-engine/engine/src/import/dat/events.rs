@@ -9,6 +9,7 @@ use super::cmdlines::comm_of;
 use super::fields::{read_i64, read_str, read_u64, render};
 use super::format::{parse_format, EventFormat, Field, FieldKind};
 use super::header::RawFormat;
+use super::kallsyms::Symbols;
 use super::printfmt::{conversions, field_conversions, render_int, Conv, StateTable};
 use crate::import::record::{trace_flags, PrevState, SchedPayload, TraceRecord, WakeKind};
 
@@ -43,6 +44,8 @@ pub struct EventTable {
     common_preempt_count: Field,
     printk: BTreeMap<u64, String>,
     long_size: usize,
+    /// The file's kallsyms, for `%ps`-style fields (empty when no format prints a symbol).
+    symbols: Symbols,
 }
 
 fn indices<const N: usize>(f: &EventFormat, names: [&str; N]) -> Option<[usize; N]> {
@@ -80,7 +83,7 @@ fn classify(f: &EventFormat) -> Kind {
 }
 
 impl EventTable {
-    pub fn new(formats: Vec<RawFormat>, printk: BTreeMap<u64, String>, long_size: usize) -> Self {
+    pub fn new(formats: Vec<RawFormat>, printk: BTreeMap<u64, String>, long_size: usize, symbols: Symbols) -> Self {
         let default = |name: &str, offset, size, signed| Field {
             name: name.into(),
             type_name: "int".into(),
@@ -101,7 +104,7 @@ impl EventTable {
         for f in formats {
             by_id.insert(f.id, Slot::Raw(f));
         }
-        EventTable { by_id, common_type, common_pid, common_flags, common_preempt_count, printk, long_size }
+        EventTable { by_id, common_type, common_pid, common_flags, common_preempt_count, printk, long_size, symbols }
     }
 
     pub fn len(&self) -> usize {
@@ -153,8 +156,10 @@ impl EventTable {
         let pid = read_i64(&common_pid, data, e).ok_or("a record too short for common_pid")? as i32;
         let long_size = self.long_size;
         let printk = std::mem::take(&mut self.printk);
-        let out = self.def(id).map(|def| build(def, data, e, &printk, long_size));
+        let symbols = std::mem::take(&mut self.symbols);
+        let out = self.def(id).map(|def| build(def, data, e, &printk, long_size, &symbols));
         self.printk = printk;
+        self.symbols = symbols;
         let (event, payload) = out??;
         // common_flags holds the kernel's TRACE_FLAG_* bits: irqs-off 0x01, need-resched-lazy
         // 0x02, need-resched 0x04, hardirq 0x08, softirq 0x10, preempt-need-resched 0x20, NMI
@@ -177,6 +182,7 @@ fn build(
     e: Endian,
     printk: &BTreeMap<u64, String>,
     long_size: usize,
+    symbols: &Symbols,
 ) -> Result<(String, SchedPayload), String> {
     {
         let f = &def.format;
@@ -224,13 +230,24 @@ fn build(
                     .iter()
                     .zip(&def.convs)
                     .filter(|(x, _)| !x.name.starts_with("common_"))
-                    .map(|(x, c)| (x.name.clone(), render(x, data, e, c.as_ref())))
+                    .map(|(x, c)| (x.name.clone(), render_field(x, data, e, c.as_ref(), symbols)))
                     .collect(),
                 text: None,
             },
         };
         Ok((f.name.clone(), payload))
     }
+}
+
+/// A field as `TP_printk` renders it; a `%ps`-style pointer as its symbol when the file's
+/// kallsyms has one.
+fn render_field(x: &Field, data: &[u8], e: Endian, c: Option<&Conv>, symbols: &Symbols) -> String {
+    if let Some(ext) = c.filter(|c| c.conv == 'p').and_then(|c| c.ext).filter(|x| "sSfF".contains(*x)) {
+        if let Some(name) = read_u64(x, data, e).and_then(|a| symbols.render(a, ext)) {
+            return name;
+        }
+    }
+    render(x, data, e, c)
 }
 
 /// `bprint`: `ip`, then the message its trace_printk format gives to the binary arguments in

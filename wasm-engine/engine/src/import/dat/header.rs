@@ -64,6 +64,9 @@ pub struct Meta {
     /// Format files without an `ID:` line (skipped, as trace-cmd skips what it cannot parse).
     pub format_failures: usize,
     pub printk: Vec<u8>,
+    /// The saved `/proc/kallsyms`, kept only when an event's print fmt prints a symbol
+    /// (`%ps`, `%pS`, `%pf`, `%pF`: `hrtimer_expire_entry`'s `function`); empty otherwise.
+    pub kallsyms: Vec<u8>,
     pub cmdlines: Vec<u8>,
     pub cpus: Vec<CpuSpan>,
     /// Version 7 trace data compressed in chunks.
@@ -88,6 +91,7 @@ const OPT_VERSION: u16 = 9;
 const SEC_HEADER_INFO: u16 = 16;
 const SEC_FTRACE_EVENTS: u16 = 17;
 const SEC_EVENT_FORMATS: u16 = 18;
+const SEC_KALLSYMS: u16 = 19;
 const SEC_PRINTK: u16 = 20;
 const SEC_CMDLINES: u16 = 21;
 
@@ -131,6 +135,7 @@ pub fn parse(file: &[u8]) -> Result<Meta, DatError> {
         formats: Vec::new(),
         format_failures: 0,
         printk: Vec::new(),
+        kallsyms: Vec::new(),
         cmdlines: Vec::new(),
         cpus: Vec::new(),
         data_compressed: false,
@@ -193,6 +198,12 @@ fn read_event_formats(c: &mut Cursor<'_>, meta: &mut Meta) -> Result<(), DatErro
     Ok(())
 }
 
+/// Whether an event's print fmt prints a kernel symbol (`%ps`, `%pS`, `%pf`, `%pF`), so the
+/// file's kallsyms (a few MiB, otherwise skipped) is worth reading.
+fn prints_symbols(formats: &[RawFormat]) -> bool {
+    formats.iter().any(|f| f.text.windows(3).any(|w| w[0] == b'%' && w[1] == b'p' && b"sSfF".contains(&w[2])))
+}
+
 fn read_u32_blob(c: &mut Cursor<'_>, what: &str) -> Result<Vec<u8>, DatError> {
     let n = c.u32(&format!("the {what} size"))?;
     Ok(c.bytes(u64::from(n), what)?.to_vec())
@@ -226,7 +237,10 @@ fn parse_v6(c: &mut Cursor<'_>, meta: &mut Meta) -> Result<(), DatError> {
     read_header_info(c, meta)?;
     read_ftrace_formats(c, meta)?;
     read_event_formats(c, meta)?;
-    read_u32_blob(c, "kallsyms")?;
+    let kallsyms = read_u32_blob(c, "kallsyms")?;
+    if prints_symbols(&meta.formats) {
+        meta.kallsyms = kallsyms;
+    }
     meta.printk = read_u32_blob(c, "trace_printk formats")?;
     read_cmdlines(c, meta)?;
     let at = c.err("").offset;
@@ -364,9 +378,14 @@ fn parse_v7(file: &[u8], c: &mut Cursor<'_>, meta: &mut Meta) -> Result<(), DatE
             }
         }
     }
+    let mut kallsyms_at = None;
     for (id, off) in sections {
+        if id == SEC_KALLSYMS {
+            kallsyms_at = Some(off); // decompressed below only if a format prints a symbol
+            continue;
+        }
         if !matches!(id, SEC_HEADER_INFO | SEC_FTRACE_EVENTS | SEC_EVENT_FORMATS | SEC_PRINTK | SEC_CMDLINES) {
-            continue; // KALLSYMS: not needed, never decompressed.
+            continue;
         }
         let (data, _) = section(file, meta, off, id, &mut inflater)?;
         let mut s = Cursor::decompressed(&data, off, meta.endian);
@@ -376,6 +395,13 @@ fn parse_v7(file: &[u8], c: &mut Cursor<'_>, meta: &mut Meta) -> Result<(), DatE
             SEC_EVENT_FORMATS => read_event_formats(&mut s, meta)?,
             SEC_PRINTK => meta.printk = read_u32_blob(&mut s, "trace_printk formats")?,
             _ => read_cmdlines(&mut s, meta)?,
+        }
+    }
+    // A damaged symbol table costs only the symbols' names (pointers print in hex).
+    if let Some(off) = kallsyms_at.filter(|_| prints_symbols(&meta.formats)) {
+        if let Ok((data, _)) = section(file, meta, off, SEC_KALLSYMS, &mut inflater) {
+            let mut s = Cursor::decompressed(&data, off, meta.endian);
+            meta.kallsyms = read_u32_blob(&mut s, "kallsyms").unwrap_or_default();
         }
     }
     let (_, off, spans, clock) = buffer.ok_or_else(|| DatError::new(0, "a BUFFER option (flyrecord trace data)"))?;

@@ -38,6 +38,7 @@ pub mod events;
 pub mod fields;
 pub mod format;
 pub mod header;
+pub mod kallsyms;
 pub mod page;
 pub mod printfmt;
 pub mod stream;

@@ -316,6 +316,8 @@ pub struct Conv {
     pub width: usize,
     /// d, i, u, x, X, o, c, s, p.
     pub conv: char,
+    /// The first letter after `%p` (`s` of `%ps`, `S` of `%pS`), if any.
+    pub ext: Option<char>,
 }
 
 /// The conversions of the format string, in order (`%%` skipped).
@@ -354,13 +356,15 @@ pub fn conversions(fmt: &str) -> Vec<Conv> {
             it.next();
         }
         let Some(conv) = it.next() else { break };
+        let mut ext = None;
         if conv == 'p' {
             // %pS, %pf, ... : extensions, letters follow.
-            while it.peek().is_some_and(|c| c.is_ascii_alphabetic()) {
+            while let Some(c) = it.peek().copied().filter(|c| c.is_ascii_alphabetic()) {
+                ext.get_or_insert(c);
                 it.next();
             }
         }
-        out.push(Conv { zero, alt, width: width.min(64), conv });
+        out.push(Conv { zero, alt, width: width.min(64), conv, ext });
     }
     out
 }
@@ -460,5 +464,13 @@ mod tests {
         let x = &conversions("%#lx %p")[..];
         assert_eq!(render_int(255, 255, false, &x[0]), "0xff");
         assert_eq!(render_int(-5, 0, true, &c[1].1), "-5");
+        // hrtimer_expire_entry: %p is a bare pointer, %ps a symbol.
+        let c = field_conversions(
+            r#""hrtimer=%p function=%ps now=%llu", REC->hrtimer, REC->function, (unsigned long long) REC->now"#,
+        );
+        assert_eq!(
+            c.iter().map(|(n, c)| (n.as_str(), c.conv, c.ext)).collect::<Vec<_>>(),
+            [("hrtimer", 'p', None), ("function", 'p', Some('s'))]
+        );
     }
 }

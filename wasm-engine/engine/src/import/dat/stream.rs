@@ -9,6 +9,7 @@ use super::cmdlines::{parse_cmdlines, parse_printk_formats};
 use super::compress::Inflater;
 use super::events::EventTable;
 use super::header::{parse, Meta};
+use super::kallsyms::Symbols;
 use super::page::{next_event, open_page, Lost, PageCursor, PageError};
 use super::DatInfo;
 use crate::import::record::{Skipped, TraceSink};
@@ -76,7 +77,8 @@ impl<B: AsRef<[u8]>> DatDecoder<B> {
         let mut meta = parse(file)?;
         let cmdlines = parse_cmdlines(&meta.cmdlines);
         let printk = parse_printk_formats(&meta.printk);
-        let events = EventTable::new(std::mem::take(&mut meta.formats), printk, meta.long_size as usize);
+        let symbols = Symbols::parse(&std::mem::take(&mut meta.kallsyms));
+        let events = EventTable::new(std::mem::take(&mut meta.formats), printk, meta.long_size as usize, symbols);
         let mut cpus = Vec::new();
         let mut data_bytes = 0u64;
         for span in &meta.cpus {

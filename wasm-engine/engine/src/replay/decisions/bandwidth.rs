@@ -1,7 +1,7 @@
 //! CFS bandwidth replayed along the trace (6.18's task-based throttle), with the model's own
 //! runtime accounting: who owes the throttle task_work, the throttle at the return to user
-//! space, the limbo lists, and the unthrottle where the trace first shows it (the module doc
-//! of `decisions` says why there).
+//! space, the limbo lists, and the unthrottle at the period timer's expiry when the trace
+//! records it, else where the trace first shows it (the module doc of `decisions`).
 
 use super::Replayer;
 use crate::sched::entity::EntityId;
@@ -43,6 +43,28 @@ impl Replayer<'_> {
         if ran {
             let cpu = self.cpu_of(se);
             self.reseed_after_unthrottle(cpu);
+        }
+    }
+
+    /// The kernel's period timer of a group expired on `cpu` at `t`, where the trace shows it
+    /// (`sched_cfs_period_timer()` → `do_sched_cfs_period_timer()`: refill, then
+    /// `distribute_cfs_runtime()`, whose unthrottles enqueue the limbo lists without a
+    /// reschedule: the CPU's current task runs on to its next tick).
+    ///
+    /// Named shortcut: the trace names the hrtimer by its (hashed) address, not its group, so
+    /// the expiry is replayed only when the layout has a single group with a quota; with more,
+    /// the unthrottle stays where the trace first shows it (`unthrottle_for`).
+    pub(super) fn period_timer(&mut self, t: u64, cpu: u32, _timer: u64) {
+        let mut with_quota = (0..self.f.tgs.len()).filter(|&tg| self.f.tgs[tg].bw.is_some());
+        let (Some(tg), None) = (with_quota.next(), with_quota.next()) else { return };
+        self.clock_at(cpu, t);
+        let before = self.f.bw_stats.unthrottles;
+        self.f.bw_period_timer(tg as u32);
+        self.report.period_timers += 1;
+        if self.f.bw_stats.unthrottles != before {
+            for c in 0..self.f.rqs.len() as u32 {
+                self.reseed_after_unthrottle(c);
+            }
         }
     }
 

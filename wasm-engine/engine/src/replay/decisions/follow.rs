@@ -82,6 +82,7 @@ impl Replayer<'_> {
                 | ObsEvent::Nice { task, .. }
                 | ObsEvent::Exiting { task }
                 | ObsEvent::Repick { task, .. } => settle(task, None, &mut decided),
+                ObsEvent::BandwidthTimer { .. } | ObsEvent::CgroupMove { .. } => {}
             }
         }
         self.f.now = 0;
@@ -103,6 +104,45 @@ impl Replayer<'_> {
                 self.f.force_next(cpu, Some(se));
             }
         }
+    }
+
+    /// The group of the layout at `path`, if the layout has one (a move into another
+    /// hierarchy's cgroup, or one the layout does not name, changes nothing here).
+    fn layout_group(&self, path: u32) -> Option<u32> {
+        let path = self.obs.cgroup_paths.get(path as usize)?;
+        (1..self.f.tgs.len()).find(|&tg| self.f.tgs[tg].path == *path).map(|tg| tg as u32)
+    }
+
+    /// Tasks the trace shows moved into a layout cgroup start where they were before: in the
+    /// group of the task that forked them (the root when the fork is not in the trace), as
+    /// `sched_cgroup_fork()` puts a child.
+    pub(super) fn groups_before_moves(&mut self, events: &[Timed]) {
+        let mut done = vec![false; self.obs.tasks.len()];
+        for e in events {
+            let ObsEvent::CgroupMove { task, path } = e.ev else { continue };
+            if std::mem::replace(&mut done[task as usize], true) || self.layout_group(path).is_none() {
+                continue;
+            }
+            let Some(se) = self.se(task) else { continue };
+            let parent = self.obs.tasks[task as usize].parent.and_then(|p| self.se(p));
+            let tg = parent.map_or(0, |p| self.tg[p as usize]);
+            if tg != self.tg[se as usize] {
+                self.f.sched_move_task(se, tg);
+                self.tg[se as usize] = tg;
+            }
+        }
+    }
+
+    /// `sched_move_task()` where the trace shows the move (`cgroup_attach_task`).
+    fn cgroup_move(&mut self, t: u64, task: u32, path: u32) {
+        let (Some(se), Some(tg)) = (self.se(task), self.layout_group(path)) else { return };
+        if self.tg[se as usize] == tg || self.in_limbo(se) {
+            return;
+        }
+        self.clock_at(self.cpu_of(se), t);
+        self.f.sched_move_task(se, tg);
+        self.tg[se as usize] = tg;
+        self.report.cgroup_moves += 1;
     }
 
     /// Applies one event at `t` (ns since the trace's first record).
@@ -131,6 +171,8 @@ impl Replayer<'_> {
                 }
             }
             ObsEvent::Migrate { task, to, exec } => self.migrate(t, task, to, exec),
+            ObsEvent::BandwidthTimer { cpu, timer } => self.period_timer(t, cpu, timer),
+            ObsEvent::CgroupMove { task, path } => self.cgroup_move(t, task, path),
             ObsEvent::Yield { task, cpu } => {
                 let Some(se) = self.se(task) else { return };
                 if self.f.rqs[cpu as usize].curr != Some(se) {

@@ -45,24 +45,32 @@
 //!   (`throttle_cfs_rq_work()`). A task that ran longer reached user space unthrottled: the
 //!   kernel's hierarchy was not throttled yet (the model's quota ran out first), and the model
 //!   leaves it queued. A throttled task cannot be woken; migrated, it leaves its limbo list
-//!   (`dequeue_throttled_task()`). The unthrottle leaves no record in a trace (no wakeup:
-//!   `tg_unthrottle_up()` enqueues directly; its `update_curr()` emits `sched_stat_runtime`
-//!   only if the running task sits on the group entity's queue), so it is replayed where the
-//!   trace first shows it: when the kernel switches to a task the model holds in limbo, the
-//!   period timer of each throttled group above it (`do_sched_cfs_period_timer()`: refill,
-//!   `distribute_cfs_runtime()`), lowest level first, runs just before that pick, which is
-//!   then scored.
+//!   (`dequeue_throttled_task()`). The unthrottle leaves no sched record (no wakeup:
+//!   `tg_unthrottle_up()` enqueues directly and does not reschedule, so the CPU's current task
+//!   runs on to its next tick while the group gains lag). It happens at the group's period
+//!   timer, whose expiry the capture tool records (`hrtimer_expire_entry` of
+//!   `sched_cfs_period_timer`, `ObsEvent::BandwidthTimer`): there the period timer runs
+//!   (`do_sched_cfs_period_timer()`: refill, `distribute_cfs_runtime()`). A trace without it
+//!   has the unthrottle replayed where it first shows it: when the kernel switches to a task
+//!   the model holds in limbo, the period timer of each throttled group above it runs, lowest
+//!   level first, just before that pick, which is then scored.
+//! * A task moved into a layout cgroup where the trace shows it (`cgroup_attach_task`, which the
+//!   capture tool records; `ObsEvent::CgroupMove`) is moved there by `sched_move_task()`, and
+//!   before that is in its parent's group (`sched_cgroup_fork()`; the root when the fork is not
+//!   in the trace).
 //!
 //! Named shortcuts: tasks the trace shows runnable at its start (first seen being switched in,
 //! or running before their CPU's first switch) are queued then with zero lag (their earlier
-//! history is not in the trace); the period timer runs only where the trace shows an
-//! unthrottle: the kernel's runs at a random phase (`init_cfs_bandwidth()`) that the trace does
-//! not show, so the unthrottle is placed up to a tick late (1.7 ms in bandwidth-30-of-100, by
-//! its EEVDF dump), and a period that ends with the group unthrottled refills nothing; a task
-//! is in its layout cgroup from its first record (a task the capture moved into its cgroup
-//! later, as `sched_move_task()` does, is charged to the cgroup from the start); group entity
-//! weights are the model's instantaneous shares, not PELT averages (`sched/group.rs`), unless
-//! `group_shares = pelt` (`sched/group_pelt.rs`; each `sched_stat_runtime` record then also
+//! history is not in the trace); without the period timer's expiries in the trace, the timer
+//! runs only where the trace shows an unthrottle, so the unthrottle is placed up to a tick late
+//! (1.7 ms in bandwidth-30-of-100, by its EEVDF dump; 3.1 ms a period in the
+//! `bandwidth-own-cgroup` captures, by their timer records) and a period that ends with the
+//! group unthrottled refills nothing; with them, only a layout with one group under a quota
+//! replays them (`bandwidth::period_timer`: the records name the hrtimer, not its group);
+//! without `cgroup_attach_task` records a task is in its layout cgroup from its first record
+//! (a task the capture moved into its cgroup later is charged to the cgroup from the start);
+//! group entity weights are the model's instantaneous shares, not PELT averages
+//! (`sched/group.rs`), unless `group_shares = pelt` (`sched/group_pelt.rs`; each `sched_stat_runtime` record then also
 //! stands for a tick's `update_load_avg()`, see `update_curr_chain`).
 //!
 //! The replay is split by concern: `clock` (the task clock and the kernel sections of the
@@ -138,6 +146,13 @@ pub enum ObsEvent {
     Exiting { task: u32 },
     /// `__schedule()` on `cpu` picked the running task again (no `sched_switch`).
     Repick { task: u32, cpu: u32 },
+    /// A CFS bandwidth period timer expired on `cpu` (`hrtimer_expire_entry` of
+    /// `sched_cfs_period_timer`, which the capture tool records); `timer` names the hrtimer
+    /// (one per task group), as the trace prints its address.
+    BandwidthTimer { cpu: u32, timer: u64 },
+    /// The task was moved into the cgroup `Observed::cgroup_paths[path]`
+    /// (`cgroup_attach_task`, which the capture tool records; `sched_move_task()`).
+    CgroupMove { task: u32, path: u32 },
 }
 
 /// An event at a time (ns, trace clock).
@@ -193,9 +208,15 @@ pub struct DecisionReport {
     /// the trace): made current before its switch-out is applied.
     pub resynced: u64,
     /// CFS bandwidth, replayed: tasks moved to limbo at their return to user space, and
-    /// cfs_rqs unthrottled (where the trace first shows it, see the module doc).
+    /// cfs_rqs unthrottled (at the period timer, or where the trace first shows it: the module doc).
     pub throttled: u64,
     pub unthrottles: u64,
+    /// Expiries of the bandwidth period timer the trace shows and the replay ran there
+    /// (`bandwidth::period_timer`); 0 when the capture did not record them.
+    pub period_timers: u64,
+    /// Tasks moved between the layout's cgroups where the trace shows it
+    /// (`cgroup_attach_task`; `follow::cgroup_move`).
+    pub cgroup_moves: u64,
     pub per_cpu: Vec<CpuDecisions>,
     /// The first disagreements, in time order.
     pub first_disagreements: Vec<Disagreement>,
@@ -280,6 +301,7 @@ fn replay<'a>(obs: &'a Observed, shadow: &'a Shadow, cfg: SimConfig) -> Replayer
         }
     }
     let events = &obs.events;
+    r.groups_before_moves(events);
     r.start(events);
     // The kernel's averages replace what the model built at the start.
     r.seed_cpu_avg(r.t0);
@@ -319,7 +341,7 @@ fn replay<'a>(obs: &'a Observed, shadow: &'a Shadow, cfg: SimConfig) -> Replayer
 impl Replayer<'_> {
     /// Applies one event of the trace, then drops what the model asked of a simulation: there
     /// is no event queue here (the schedule is the trace's), so no reschedule is acted on, no
-    /// timer is armed (the period timer runs where the trace shows an unthrottle, see the
+    /// timer is armed (the period timer runs where the trace shows its expiry or an unthrottle, see the
     /// module doc), and unthrottled tasks need no simulation state.
     fn apply(&mut self, e: Timed) {
         self.event(e.ts.saturating_sub(self.t0), e.ev);
