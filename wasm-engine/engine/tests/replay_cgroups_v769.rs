@@ -129,3 +129,26 @@ fn bandwidth_in_the_autogroup_replays_its_timer_and_keeps_its_shares() {
     assert!(r.decisions.period_timers >= 14 && r.decisions.cgroup_moves == 2);
     shares_within_a_point(capture, &r);
 }
+
+/// yield-in-cgroup-staggered started on CPU 1, with the shells' moves into sl_Y and sl_Z in the
+/// trace and the capture session's autogroup in the layout (the shells start in it): CPU 1 agrees
+/// at 920/993 and 988/992 of the picks (the `traces/linux-6.18` capture, forked from CPU 0:
+/// 301/1,065). What is left on `-1` is its start: k_g and k_h 0.45-0.49 ms of lag from the
+/// kernel's offset after k_h's shell waited 3.9 ms behind k_g and was not picked at the tick nor
+/// at ksoftirqd's wakeup (its group entity was not eligible in the kernel; in the model it was,
+/// by 2 ms); not traced further. The shadow makes the yields the kernel made within 2 % (539 for
+/// 538, 542 for 536).
+#[test]
+fn yield_in_cgroup_started_on_its_cpu_agrees_pick_by_pick() {
+    for (capture, min_pct) in [("yield-in-cgroup-staggered-1", 92), ("yield-in-cgroup-staggered-2", 99)] {
+        let r = run(capture, "yield-in-cgroup-staggered.layout.toml");
+        let ((a1, s1), (a, s)) = picks(&r);
+        println!("{capture}: picks {a}/{s}, CPU 1 {a1}/{s1}; {} moves", r.decisions.cgroup_moves);
+        assert_eq!(r.decisions.cgroup_moves, 3, "{capture}");
+        assert!(s1 > 900 && a1 * 100 >= s1 * min_pct, "{capture}: CPU 1 {a1}/{s1}");
+        shares_within_a_point(capture, &r);
+        let y = r.tasks.iter().find(|t| t.name == "k_y").expect("k_y");
+        println!("{capture} k_y yields: real {}, model {}", y.observed_yields, y.simulated_yields);
+        assert!(y.observed_yields > 500 && y.simulated_yields.abs_diff(y.observed_yields) * 50 <= y.observed_yields, "{capture}");
+    }
+}
