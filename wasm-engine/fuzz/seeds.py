@@ -233,6 +233,24 @@ ODD = "".join([
     wakeup("1.000040", KB, KA, cpu=0),
     switch("18446744073.709551", ("a\x01b", 7), "R+", ("x", 8)),
 ])
+# The capture tool's context events: a running task moving itself into a cgroup, and the CFS
+# bandwidth period timer's expiry (tracefs's hashed pointer; trace-cmd's raw one and name/offset).
+CONTEXT = "# tracer: nop\n#\n" + "".join([
+    switch("2.000000", IDLE, "R", KA),
+    "             k_a-100   [001] dN.1. 2.000100: cgroup_attach_task: dst_root=1 dst_id=143 dst_level=1"
+    " dst_path=/sl_Q pid=100 comm=k_a\n",
+    "             k_a-100   [001] d.h.. 2.000200: hrtimer_expire_entry: hrtimer=000000009df8f609"
+    " function=sched_cfs_period_timer now=2000200000\n",
+    wakeup("2.000300", KA, KB),
+    "             k_a-100   [001] d.h.. 2.000400: hrtimer_expire_entry: hrtimer=0xffff8881084a5288"
+    " now=2000400000 function=sched_cfs_period_timer/0x0\n",
+    "             k_b-101   [001] dN.1. 2.000450: cgroup_attach_task: dst_root=1 dst_id=157 dst_level=1"
+    " dst_path=/ pid=999 comm=gone\n",
+    switch("2.000500", KA, "R+", KB),
+    switch("2.000900", KB, "S", IDLE),
+])
+put("replay", "context.txt", CONTEXT)
+put("tracefs", "context.txt", CONTEXT)
 for cap in CAPTURES:
     put("replay", cap + ".txt", header_and_slices(os.path.join(TRACES, "linux-6.18", cap, "trace.txt"), 12, 40, (0.2,)))
 for cap in sorted(os.listdir(os.path.join(TRACES, "linux-6.18-smp"))):

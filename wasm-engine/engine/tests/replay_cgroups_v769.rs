@@ -149,7 +149,10 @@ fn yield_in_cgroup_started_on_its_cpu_agrees_pick_by_pick() {
         shares_within_a_point(capture, &r);
         let y = r.tasks.iter().find(|t| t.name == "k_y").expect("k_y");
         println!("{capture} k_y yields: real {}, model {}", y.observed_yields, y.simulated_yields);
-        assert!(y.observed_yields > 500 && y.simulated_yields.abs_diff(y.observed_yields) * 50 <= y.observed_yields, "{capture}");
+        assert!(
+            y.observed_yields > 500 && y.simulated_yields.abs_diff(y.observed_yields) * 50 <= y.observed_yields,
+            "{capture}"
+        );
     }
 }
 

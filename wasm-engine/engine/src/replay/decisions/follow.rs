@@ -20,8 +20,9 @@ impl Replayer<'_> {
     /// A new task (`new`) gets `post_init_entity_util_avg()` read from the cfs_rq it is forked
     /// into: its parent's group on `cpu` (`parent`, the task whose context wrote the
     /// `sched_wakeup_new`), as `cgroup_post_fork()` leaves a child in its parent's cgroup; a task
-    /// the layout puts in another cgroup gets there later (`echo $$ > tasks`, `setsid()`), which
-    /// the trace does not show, and the replay keeps it in its layout cgroup from the start.
+    /// the layout puts in another cgroup gets there later (`echo $$ > tasks`, `setsid()`): where
+    /// the trace shows it (`cgroup_move`), or else the replay keeps it in its layout cgroup from
+    /// the start.
     fn wake(&mut self, se: EntityId, cpu: u32, new: bool, parent: Option<EntityId>) -> bool {
         let e = &self.f.ents[se as usize];
         if (e.on_rq && !e.sched_delayed) || self.in_limbo(se) {
