@@ -235,6 +235,13 @@ fn text(r: &ReplayReport) -> String {
             d.throttled, d.unthrottles
         );
     }
+    if d.throttle_resyncs > 0 {
+        let _ = writeln!(
+            s,
+            "CFS bandwidth: {} throttles the trace shows where the model still had runtime; the model took the kernel's state there",
+            d.throttle_resyncs
+        );
+    }
     if d.cgroup_moves > 0 {
         let _ = writeln!(s, "cgroup moves replayed where the trace shows them: {}", d.cgroup_moves);
     }

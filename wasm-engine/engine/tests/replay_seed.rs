@@ -11,7 +11,6 @@
 
 mod common;
 
-use schedlab_engine::import::{EevdfSample, Skipped, TextImporter, TraceRecord, TraceSink};
 use schedlab_engine::replay::compare::replay;
 use schedlab_engine::replay::decisions::DecisionReport;
 use schedlab_engine::replay::observe::Observed;
@@ -28,24 +27,8 @@ fn observe(capture: &str) -> Observed {
 }
 
 /// Collects a dump's `S`/`G` lines.
-#[derive(Default)]
-struct Dump(Vec<EevdfSample>);
-
-impl TraceSink for Dump {
-    fn record(&mut self, _rec: TraceRecord) {}
-    fn lost(&mut self, _cpu: u32, _count: u64, _line: u64) {}
-    fn skipped(&mut self, _s: Skipped) {}
-    fn eevdf(&mut self, s: EevdfSample) {
-        self.0.push(s);
-    }
-}
-
-fn dump(capture: &str) -> Vec<EevdfSample> {
-    let text = std::fs::read(common::traces().join("linux-6.18").join(capture).join("eevdf-state.txt")).unwrap();
-    let (mut imp, mut d) = (TextImporter::new(), Dump::default());
-    imp.feed(&text, &mut d);
-    imp.finish(&mut d);
-    d.0
+fn dump(capture: &str) -> Vec<schedlab_engine::import::EevdfSample> {
+    common::eevdf_dump(&common::traces().join("linux-6.18").join(capture).join("eevdf-state.txt"))
 }
 
 fn layout(capture: &str) -> Layout {

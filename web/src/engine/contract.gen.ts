@@ -379,7 +379,7 @@ export type DecisionReport = {
   resynced: number;
   /**
    * CFS bandwidth, replayed: tasks moved to limbo at their return to user space, and
-   * cfs_rqs unthrottled (where the trace first shows it, see the module doc).
+   * cfs_rqs unthrottled (at the period timer, or where the trace first shows it: the module doc).
    */
   throttled: number;
   unthrottles: number;
@@ -388,6 +388,11 @@ export type DecisionReport = {
    * (`bandwidth::period_timer`); 0 when the capture did not record them.
    */
   period_timers: number;
+  /**
+   * Throttles the trace shows where the model still had runtime (its quota state before the
+   * trace differs): the model took the kernel's (`bandwidth::resync_throttle`).
+   */
+  throttle_resyncs: number;
   /**
    * Tasks moved between the layout's cgroups where the trace shows it
    * (`cgroup_attach_task`; `follow::cgroup_move`).

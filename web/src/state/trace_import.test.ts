@@ -91,7 +91,7 @@ describe('shadowRows', () => {
       observed_switches: 3, simulated_switches: 4, observed_yields: 0, simulated_yields: 0,
       observed_cpu_pct: obs / 2, simulated_cpu_pct: sim / 2, observed_migrations: 1, simulated_migrations: 2, wall_paced: false,
     });
-    const rep = (tasks: ReturnType<typeof task>[]) => ({ scenario: 's', variants: [], window_ns: 1, cpus: 2, tasks, left_out: [], agreement_pct: 90, max_share_error_pp: 0.5, max_cpu_error_pp: 0.3, pin: 'free', causal_wakeups: 0, wakeup_switch_latency_ns: 0, schedule_clock_lead_ns: 0, placement_agreement_pct: 100, decisions: { scored: 10, agreed: 9, agreement_pct: 90, quiet_yields: 0, idle_picks: 2, not_queued: 0, other_class: 0, resynced: 0, throttled: 0, unthrottles: 0, period_timers: 0, cgroup_moves: 0, per_cpu: [], first_disagreements: [], placements: { scored: 1, agreed: 1, agreement_pct: 100, new_tasks: 0, sync: 0, exec: 0, by_rule: [], pinned: 0, first_seen: 0, balance_migrations: 0, balance_same_source: 0, balance_same_task: 0, first_disagreements: [], balance_disagreements: [] }, preemptions: { scored: 0, agreed: 0, agreement_pct: 0, kernel_preempted: 0, model_only: 0, kernel_only: 0, unscored: 0, first_disagreements: [] }, seed: null, cpu_avg: null } });
+    const rep = (tasks: ReturnType<typeof task>[]) => ({ scenario: 's', variants: [], window_ns: 1, cpus: 2, tasks, left_out: [], agreement_pct: 90, max_share_error_pp: 0.5, max_cpu_error_pp: 0.3, pin: 'free', causal_wakeups: 0, wakeup_switch_latency_ns: 0, schedule_clock_lead_ns: 0, placement_agreement_pct: 100, decisions: { scored: 10, agreed: 9, agreement_pct: 90, quiet_yields: 0, idle_picks: 2, not_queued: 0, other_class: 0, resynced: 0, throttled: 0, unthrottles: 0, period_timers: 0, throttle_resyncs: 0, cgroup_moves: 0, per_cpu: [], first_disagreements: [], placements: { scored: 1, agreed: 1, agreement_pct: 100, new_tasks: 0, sync: 0, exec: 0, by_rule: [], pinned: 0, first_seen: 0, balance_migrations: 0, balance_same_source: 0, balance_same_task: 0, first_disagreements: [], balance_disagreements: [] }, preemptions: { scored: 0, agreed: 0, agreement_pct: 0, kernel_preempted: 0, model_only: 0, kernel_only: 0, unscored: 0, first_disagreements: [] }, seed: null, cpu_avg: null } });
     const rows = shadowRows([
       { key: 'baseline', report: rep([task('k_a', 60.9, 61.0), task('k_b', 39.1, 39.0)]) },
       { key: 'no-run-to-parity', report: rep([task('k_a', 60.9, 60.5)]) },
@@ -108,8 +108,8 @@ describe('shadowRows', () => {
 });
 
 describe('bandwidthLine', () => {
-  const d = (throttled: number, unthrottles: number, period_timers: number, cgroup_moves: number) =>
-    ({ throttled, unthrottles, period_timers, cgroup_moves }) as unknown as Parameters<typeof bandwidthLine>[0];
+  const d = (throttled: number, unthrottles: number, period_timers: number, cgroup_moves: number, throttle_resyncs = 0) =>
+    ({ throttled, unthrottles, period_timers, cgroup_moves, throttle_resyncs }) as unknown as Parameters<typeof bandwidthLine>[0];
   it('says where the unthrottles were placed, and the moves', () => {
     expect(bandwidthLine(d(0, 0, 0, 0))).toBeNull();
     expect(bandwidthLine(d(30, 15, 15, 3))).toBe(
@@ -117,5 +117,6 @@ describe('bandwidthLine', () => {
     );
     expect(bandwidthLine(d(30, 15, 0, 0))).toContain('where the trace first shows them');
     expect(bandwidthLine(d(0, 0, 0, 2))).toBe('2 cgroup moves replayed where the trace shows them.');
+    expect(bandwidthLine(d(30, 15, 16, 3, 3))).toContain('unthrottles at the 16 period timer expiries the trace shows (3 throttles taken from the trace');
   });
 });

@@ -145,7 +145,8 @@ export function bandwidthLine(d: ReplayReport['decisions']): string | null {
       d.period_timers > 0
         ? `at the ${d.period_timers} period timer expiries the trace shows`
         : 'where the trace first shows them (the period timer is not in this trace; tools/capture records it)';
-    parts.push(`CFS bandwidth: ${d.throttled} tasks throttled, ${d.unthrottles} unthrottles ${at}`);
+    const resyncs = d.throttle_resyncs > 0 ? ` (${d.throttle_resyncs} throttles taken from the trace where the model still had runtime)` : '';
+    parts.push(`CFS bandwidth: ${d.throttled} tasks throttled, ${d.unthrottles} unthrottles ${at}${resyncs}`);
   }
   if (d.cgroup_moves > 0) parts.push(`${d.cgroup_moves} cgroup moves replayed where the trace shows them`);
   return parts.length ? `${parts.join('; ')}.` : null;

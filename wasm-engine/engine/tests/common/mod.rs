@@ -109,6 +109,27 @@ pub fn observe_dat(path: &Path) -> schedlab_engine::replay::observe::Observed {
     obs
 }
 
+/// The samples of a bpftrace EEVDF-state dump (`tools/capture/schedlab-eevdf.bt`'s
+/// `eevdf-state.txt`).
+pub fn eevdf_dump(path: &Path) -> Vec<schedlab_engine::import::EevdfSample> {
+    use schedlab_engine::import::{EevdfSample, Skipped, TextImporter, TraceRecord, TraceSink};
+    #[derive(Default)]
+    struct Dump(Vec<EevdfSample>);
+    impl TraceSink for Dump {
+        fn record(&mut self, _rec: TraceRecord) {}
+        fn lost(&mut self, _cpu: u32, _count: u64, _line: u64) {}
+        fn skipped(&mut self, _s: Skipped) {}
+        fn eevdf(&mut self, s: EevdfSample) {
+            self.0.push(s);
+        }
+    }
+    let text = std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let (mut imp, mut d) = (TextImporter::new(), Dump::default());
+    imp.feed(&text, &mut d);
+    imp.finish(&mut d);
+    d.0
+}
+
 /// A layout file (`*.layout.toml`) parsed.
 pub fn layout_file(path: &Path) -> schedlab_engine::replay::shadow::Layout {
     let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));

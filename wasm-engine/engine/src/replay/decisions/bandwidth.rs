@@ -3,7 +3,7 @@
 //! space, the limbo lists, and the unthrottle at the period timer's expiry when the trace
 //! records it, else where the trace first shows it (the module doc of `decisions`).
 
-use super::Replayer;
+use super::{ObsEvent, Replayer, SwitchOut, Timed};
 use crate::sched::entity::EntityId;
 
 /// The longest run after which a switch-out can still be the throttle task_work's: it runs at
@@ -66,6 +66,77 @@ impl Replayer<'_> {
                 self.reseed_after_unthrottle(c);
             }
         }
+    }
+
+    /// Switch-outs (by event index) the trace shows to be the throttle task_work's: a task of a
+    /// group under a quota, switched out runnable at most `THROTTLE_WORK_MAX_RUN_NS` after it
+    /// was switched in, that runs again only after a period timer expiry the trace shows. Only
+    /// a trace with those expiries gives them.
+    pub(super) fn kernel_throttles(&self, events: &[Timed]) -> Vec<bool> {
+        let mut out = vec![false; events.len()];
+        if !events.iter().any(|e| matches!(e.ev, ObsEvent::BandwidthTimer { .. })) {
+            return out;
+        }
+        let n = self.obs.tasks.len();
+        let (mut switched_in, mut pending) = (vec![None::<u64>; n], vec![None::<usize>; n]);
+        let mut timer_since = vec![false; n];
+        for (i, e) in events.iter().enumerate() {
+            match e.ev {
+                ObsEvent::BandwidthTimer { .. } => timer_since.iter_mut().for_each(|x| *x = true),
+                ObsEvent::Switch { prev, next, out: how, .. } => {
+                    let short = switched_in[prev as usize].is_some_and(|at| e.ts - at <= THROTTLE_WORK_MAX_RUN_NS);
+                    let runnable = matches!(how, SwitchOut::Preempted | SwitchOut::Yield);
+                    if short && runnable && self.se(prev).is_some_and(|se| self.under_quota(se)) {
+                        pending[prev as usize] = Some(i);
+                        timer_since[prev as usize] = false;
+                    }
+                    switched_in[prev as usize] = None;
+                    if let Some(j) = pending[next as usize].take() {
+                        out[j] = timer_since[next as usize];
+                    }
+                    switched_in[next as usize] = Some(e.ts);
+                }
+                _ => {}
+            }
+        }
+        out
+    }
+
+    /// Whether `se`'s hierarchy has a group under a quota.
+    fn under_quota(&self, se: EntityId) -> bool {
+        let mut q = Some(self.f.ents[se as usize].cfs_rq);
+        while let Some(cq) = q {
+            let tg = self.f.qs[cq as usize].tg;
+            if self.f.tgs[tg as usize].bw.is_some() {
+                return true;
+            }
+            q = self.f.qs[cq as usize].tg_se.map(|ge| self.f.ents[ge as usize].cfs_rq);
+        }
+        false
+    }
+
+    /// The kernel throttled `se`'s hierarchy where the model had runtime left (its state at
+    /// the trace's start, a local slice or a pool the trace cannot show, differs): the model
+    /// takes the kernel's, an empty pool and no local runtime at each level under a quota, and
+    /// throttles as the kernel did.
+    pub(super) fn resync_throttle(&mut self, se: EntityId) {
+        let mut chain = Vec::new();
+        let mut q = Some(self.f.ents[se as usize].cfs_rq);
+        while let Some(cq) = q {
+            chain.push(cq);
+            q = self.f.qs[cq as usize].tg_se.map(|ge| self.f.ents[ge as usize].cfs_rq);
+        }
+        for &cq in chain.iter().rev() {
+            let tg = self.f.qs[cq as usize].tg;
+            if let Some(b) = self.f.tgs[tg as usize].bw.as_mut() {
+                b.runtime = 0;
+                let c = &mut self.f.qs[cq as usize];
+                c.runtime_remaining = c.runtime_remaining.min(0);
+            }
+            self.f.check_cfs_rq_runtime(cq);
+        }
+        self.report.throttle_resyncs += 1;
+        self.throttle_out(se);
     }
 
     /// The kernel's pick of `se` walked its hierarchy checking each level's runtime

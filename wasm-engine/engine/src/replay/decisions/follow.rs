@@ -307,10 +307,14 @@ impl Replayer<'_> {
         }
         if let Some(pse) = self.se(prev).filter(|&se| self.f.rqs[cpu as usize].curr == Some(se)) {
             let owed = self.throttle_work_due(pse);
+            let kernel_throttled = self.kernel_throttled.get(self.event_at).copied().unwrap_or(false);
             match out {
                 // The throttle task_work at the return to user space (it does nothing if the
                 // hierarchy was unthrottled in the meantime).
                 SwitchOut::Preempted if owed => self.throttle_out(pse),
+                SwitchOut::Preempted | SwitchOut::Yield if kernel_throttled && !self.in_limbo(pse) => {
+                    self.resync_throttle(pse)
+                }
                 SwitchOut::Preempted => {}
                 SwitchOut::Yield => {
                     self.f.yield_task(cpu);

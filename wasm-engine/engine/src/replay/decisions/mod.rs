@@ -53,7 +53,11 @@
 //!   (`do_sched_cfs_period_timer()`: refill, `distribute_cfs_runtime()`). A trace without it
 //!   has the unthrottle replayed where it first shows it: when the kernel switches to a task
 //!   the model holds in limbo, the period timer of each throttled group above it runs, lowest
-//!   level first, just before that pick, which is then scored.
+//!   level first, just before that pick, which is then scored. Where the trace shows a throttle
+//!   the model does not make (a task under a quota switched out runnable right after its pick,
+//!   that runs again only after a period timer expiry: the kernel's pool and local slice before
+//!   the trace differ from the model's), the model takes the kernel's state there, an empty pool
+//!   and no local runtime, and throttles it (`bandwidth::resync_throttle`, counted).
 //! * A task moved into a layout cgroup where the trace shows it (`cgroup_attach_task`, which the
 //!   capture tool records; `ObsEvent::CgroupMove`) is moved there by `sched_move_task()`, and
 //!   before that is in its parent's group (`sched_cgroup_fork()`; the root when the fork is not
@@ -214,6 +218,9 @@ pub struct DecisionReport {
     /// Expiries of the bandwidth period timer the trace shows and the replay ran there
     /// (`bandwidth::period_timer`); 0 when the capture did not record them.
     pub period_timers: u64,
+    /// Throttles the trace shows where the model still had runtime (its quota state before the
+    /// trace differs): the model took the kernel's (`bandwidth::resync_throttle`).
+    pub throttle_resyncs: u64,
     /// Tasks moved between the layout's cgroups where the trace shows it
     /// (`cgroup_attach_task`; `follow::cgroup_move`).
     pub cgroup_moves: u64,
@@ -255,6 +262,10 @@ struct Replayer<'a> {
     seed: Option<seed::Seeder>,
     /// The kernel's per-CPU averages, when a dump came with the trace.
     cpu_avg: Option<cpu_avg::CpuAvgSeeder>,
+    /// Per event: a switch-out the trace shows to be the throttle task_work's
+    /// (`bandwidth::kernel_throttles`), and the index of the event being applied.
+    kernel_throttled: Vec<bool>,
+    event_at: usize,
     report: DecisionReport,
 }
 
@@ -285,6 +296,8 @@ fn replay<'a>(obs: &'a Observed, shadow: &'a Shadow, cfg: SimConfig) -> Replayer
         t0: obs.t0.unwrap_or(0),
         seed,
         cpu_avg: cpu_avg::CpuAvgSeeder::new(obs),
+        kernel_throttled: Vec::new(),
+        event_at: 0,
         report: DecisionReport {
             per_cpu: (0..ncpus).map(|cpu| CpuDecisions { cpu, ..Default::default() }).collect(),
             ..Default::default()
@@ -301,6 +314,8 @@ fn replay<'a>(obs: &'a Observed, shadow: &'a Shadow, cfg: SimConfig) -> Replayer
         }
     }
     let events = &obs.events;
+    // Read while every task is in its layout cgroup, before the moves put some elsewhere.
+    r.kernel_throttled = r.kernel_throttles(events);
     r.groups_before_moves(events);
     r.start(events);
     // The kernel's averages replace what the model built at the start.
@@ -318,8 +333,10 @@ fn replay<'a>(obs: &'a Observed, shadow: &'a Shadow, cfg: SimConfig) -> Replayer
             if let ObsEvent::Runtime { task, cpu, ns, .. } = e.ev {
                 r.wake_clock = Some(r.runtime_clock(e.ts.saturating_sub(r.t0), task, cpu, ns));
             }
+            r.event_at = j;
             r.apply(events[j]);
         }
+        r.event_at = i;
         r.apply(*e);
     }
     let rep = &mut r.report;
