@@ -266,3 +266,27 @@ program = [{ run = "forever" }]
         assert!(count(&sim, EventKind::Throttle) > 0, "the quota group throttles ({smp})");
     }
 }
+
+/// `start_cfs_bandwidth()` arms the period timer with `hrtimer_forward_now()`, which keeps the
+/// phase the timer got when the quota was set: with `period_phase = "30ms"` every unthrottle of
+/// a group throttled in its first period falls 30 ms past a 100 ms boundary (without it, on the
+/// boundary). The trace shows the kernel's phase (80.9 ms on the VM: the findings doc).
+#[test]
+fn start_cfs_bandwidth_keeps_the_period_timers_phase() {
+    for (phase, want) in [("", 0), ("period_phase = \"30ms\"\n", 30_000_000u64)] {
+        let cg = format!("[[cgroups]]\npath = \"/Q\"\nquota = \"20ms\"\nperiod = \"100ms\"\n{phase}");
+        let mut sim = host(1, &cg, &[("a", "/Q"), ("b", "")], &[]);
+        sim.run();
+        let ev = &sim.fair.log.events;
+        let unthrottles: Vec<u64> = ev
+            .kind
+            .iter()
+            .zip(ev.t.iter())
+            .filter(|(k, _)| *k == EventKind::Unthrottle as u8)
+            .map(|(_, t)| t)
+            .collect();
+        println!("{phase:?}: unthrottles at {unthrottles:?}");
+        assert!(unthrottles.len() >= 8, "{phase:?}: {unthrottles:?}");
+        assert!(unthrottles.iter().all(|t| t % 100_000_000 == want), "{phase:?}: {unthrottles:?}");
+    }
+}

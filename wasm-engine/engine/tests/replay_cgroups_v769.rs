@@ -205,3 +205,41 @@ fn bandwidth_throttles_the_trace_shows_and_the_dump_seed() {
     assert!(seed.scored_after > 250 && seed.agreed_after * 100 >= seed.scored_after * 98);
     shares_within_a_point(capture, &r);
 }
+
+/// The shadow re-simulation starts sl_Q's period timer at the phase the trace shows (its first
+/// expiry past a 100 ms boundary of the trace's start): the free run then throttles and
+/// unthrottles when the kernel did. Same task on the same CPU, phase 0 → the trace's: 62.4 →
+/// 71.1 %, 60.8 → 66.3 %, 50.6 → 75.9 %, 62.3 → 61.6 % on `bandwidth-own-cgroup-1..4`.
+#[test]
+fn the_shadow_runs_the_period_timer_at_the_traces_phase() {
+    let layout =
+        common::layout_file(&common::traces().join("linux-6.18-cgroups-v769/bandwidth-own-cgroup.layout.toml"));
+    for capture in ["bandwidth-own-cgroup-1", "bandwidth-own-cgroup-3"] {
+        let obs = observe(capture);
+        let first = obs
+            .events
+            .iter()
+            .find(|e| matches!(e.ev, ObsEvent::BandwidthTimer { .. }))
+            .map(|e| e.ts - obs.t0.expect("records"))
+            .expect("the timer is in the trace");
+        let (shadow, r) = replay(&obs, &layout, capture, &[]).expect("replays");
+        let q = shadow.scenario.cgroups.iter().find(|g| g.path == "/sl_Q").expect("sl_Q");
+        assert_eq!(q.period_phase.map(|d| d.ns()), Some(first % 100_000_000), "{capture}");
+        println!("{capture}: phase {} ns, same task on the same CPU {:.1} %", first % 100_000_000, r.agreement_pct);
+        assert!(r.agreement_pct > 70.0, "{capture}: {:.1} %", r.agreement_pct);
+        // A phase the layout gives is kept.
+        let mut fixed = layout.clone();
+        fixed.cgroups.iter_mut().find(|g| g.path == "/sl_Q").expect("sl_Q").period_phase =
+            Some(schedlab_engine::scenario::units::DurationSpec(0));
+        let (shadow, r0) = replay(&obs, &fixed, capture, &[]).expect("replays");
+        let q = shadow.scenario.cgroups.iter().find(|g| g.path == "/sl_Q").expect("sl_Q");
+        assert_eq!(q.period_phase.map(|d| d.ns()), Some(0));
+        println!("{capture}: at phase 0, {:.1} %", r0.agreement_pct);
+        assert!(
+            r0.agreement_pct + 5.0 < r.agreement_pct,
+            "{capture}: {:.1} against {:.1}",
+            r0.agreement_pct,
+            r.agreement_pct
+        );
+    }
+}

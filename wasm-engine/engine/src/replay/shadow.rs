@@ -83,6 +83,29 @@ pub fn wall_paced(t: &ObservedTask) -> Option<u64> {
 /// running for `util_avg`: what PELT settles at for a steady workload. A new task's averages
 /// (its full weight as load) would make a long-lived sleeper look like a hog to the
 /// balancer for the first hundred milliseconds.
+/// The layout's cgroups, with the period timer's phase the trace shows (its first
+/// `hrtimer_expire_entry` of `sched_cfs_period_timer`, `ObsEvent::BandwidthTimer`) given to the
+/// group under a quota, when the layout has one and does not set it. Named shortcut: with more
+/// than one such group the trace does not say whose timer it is, and the phases stay 0.
+fn with_period_phase(cgroups: &[CgroupSpec], obs: &Observed, t0: u64) -> Vec<CgroupSpec> {
+    let mut out = cgroups.to_vec();
+    let first = obs.events.iter().find_map(|e| match e.ev {
+        crate::replay::decisions::ObsEvent::BandwidthTimer { .. } => Some(e.ts),
+        _ => None,
+    });
+    let mut with_quota = out.iter_mut().filter(|g| g.quota.is_some() || g.max.is_some());
+    if let (Some(g), None, Some(at)) = (with_quota.next(), with_quota.next(), first) {
+        if g.period_phase.is_none() {
+            let period = match g.max.as_deref().map(crate::scenario::load::parse_cpu_max) {
+                Some(Ok((_, p))) => p,
+                _ => g.period.map(|d| d.ns()).unwrap_or(100_000_000),
+            };
+            g.period_phase = Some(DurationSpec(at.saturating_sub(t0) % period.max(1)));
+        }
+    }
+    out
+}
+
 fn existing_averages(t: &ObservedTask, t0: u64, t1: u64) -> ExistingSpec {
     let end = t.exit_ns.unwrap_or(t1).clamp(t0, t1.max(t0));
     let span = end.saturating_sub(t0).max(1);
@@ -564,7 +587,7 @@ pub fn shadow_scenario(obs: &Observed, layout: &Layout, name: &str) -> Result<Sh
             smp: (!free).then_some(crate::scenario::schema::SmpSpec::Static),
             ..Default::default()
         },
-        cgroups: layout.cgroups.clone(),
+        cgroups: with_period_phase(&layout.cgroups, obs, t0),
         vms: Vec::new(),
         tasks,
     };

@@ -572,6 +572,24 @@ fn check_cgroups(c: &mut Checker, cp: &KeyPath, groups: &[CgroupSpec]) {
                 None => c.push(gp.key("burst"), "a burst without a quota has no effect: add quota"),
             }
         }
+        if let Some(ph) = g.period_phase {
+            let period = match g.max.as_deref().map(parse_cpu_max) {
+                Some(Ok((_, p))) => p,
+                _ => g.period.map(|d| d.ns()).unwrap_or(100_000_000),
+            };
+            if g.quota.is_none() && g.max.is_none() {
+                c.push(gp.key("period_phase"), "a period phase without a quota has no effect: add quota");
+            } else if ph.is_forever() || ph.ns() >= period {
+                c.push(
+                    gp.key("period_phase"),
+                    format!(
+                        "expected a period phase below the period ({}), got {}",
+                        format_duration(period),
+                        format_duration(ph.ns())
+                    ),
+                );
+            }
+        }
     }
 }
 
@@ -1027,6 +1045,21 @@ program = [ { loop = { times = 3, body = [ { spin = "300us" }, { sleep = "700us"
             let e = err(&t);
             assert!(e.message.starts_with(&format!("{needle}: ")), "{to}: {e}");
         }
+    }
+
+    #[test]
+    fn period_phase_needs_a_quota_and_stays_inside_the_period() {
+        let at_end = |extra: &str| format!("{GOOD}\n[[cgroups]]\npath = \"/q\"\n{extra}");
+        parse_scenario("f.toml", &at_end("quota = \"20ms\"\nperiod_phase = \"99ms\"\n")).unwrap();
+        let e = err(&at_end("period_phase = \"10ms\"\n"));
+        assert!(e.message.starts_with("cgroups[0].period_phase: a period phase without a quota"), "{e}");
+        let e = err(&at_end("quota = \"20ms\"\nperiod = \"50ms\"\nperiod_phase = \"50ms\"\n"));
+        assert!(
+            e.message.starts_with("cgroups[0].period_phase: expected a period phase below the period (50ms)"),
+            "{e}"
+        );
+        let e = err(&at_end("max = \"20000 40000\"\nperiod_phase = \"41ms\"\n"));
+        assert!(e.message.contains("below the period (40ms)"), "{e}");
     }
 
     #[test]

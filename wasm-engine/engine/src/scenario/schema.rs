@@ -104,6 +104,12 @@ pub struct CgroupSpec {
     /// Burst (v1 `cpu.cfs_burst_us`, v2 `cpu.max.burst`; at most the quota; default 0).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub burst: Option<DurationSpec>,
+    /// When the period timer expires, as an offset into each period from the run's start
+    /// (less than the period; default 0). The kernel's timer keeps the phase it got when the
+    /// quota was set; a trace recorded with `tools/capture` shows it (`hrtimer_expire_entry` of
+    /// `sched_cfs_period_timer`), and the shadow re-simulation sets it from there.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub period_phase: Option<DurationSpec>,
 }
 
 pub use crate::scenario::units::DurationSpec;

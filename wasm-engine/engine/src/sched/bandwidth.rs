@@ -90,6 +90,9 @@ pub struct CfsBandwidth {
     pub nr_periods: u64,
     /// `nr_throttled`.
     pub nr_throttled: u64,
+    /// The period timer expires this far into each period (ns from time 0, less than the
+    /// period): the hrtimer keeps the phase it got when the quota was set.
+    pub phase: u64,
 }
 
 impl CfsBandwidth {
@@ -107,6 +110,7 @@ impl CfsBandwidth {
             slack_pending: false,
             nr_periods: 0,
             nr_throttled: 0,
+            phase: 0,
         }
     }
 }
@@ -170,7 +174,11 @@ impl Fair {
         } else {
             if !b.period_active {
                 b.period_active = true;
-                arm = Some((now / b.period + 1) * b.period);
+                // start_cfs_bandwidth(): hrtimer_forward_now() keeps the timer's phase.
+                arm = Some(match now.checked_sub(b.phase) {
+                    Some(since) => b.phase + (since / b.period + 1) * b.period,
+                    None => b.phase,
+                });
             }
             let got = b.runtime.min(want);
             b.runtime -= got;

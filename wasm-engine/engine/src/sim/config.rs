@@ -96,6 +96,8 @@ pub struct CgroupConfig {
     pub period_ns: u64,
     /// Burst (ns).
     pub burst_ns: u64,
+    /// The period timer's expiries: this far into each period (ns, less than the period).
+    pub period_phase_ns: u64,
 }
 
 /// One task's configuration.
@@ -270,6 +272,7 @@ impl SimConfig {
                     _ => g.period.map(|d| d.ns()).unwrap_or(100_000_000),
                 },
                 burst_ns: g.burst.map(|d| d.ns()).unwrap_or(0),
+                period_phase_ns: g.period_phase.map(|d| d.ns()).unwrap_or(0),
             })
             .collect();
         // Autogroups: one task group per session for the tasks left in the root cgroup.
@@ -285,6 +288,7 @@ impl SimConfig {
                         quota_ns: None,
                         period_ns: 100_000_000,
                         burst_ns: 0,
+                        period_phase_ns: 0,
                     });
                     cgroups.len() as u32
                 }

@@ -231,6 +231,7 @@ impl Simulation {
             let tg = fair.add_task_group(&g.path, g.parent, g.shares);
             if let Some(q) = g.quota_ns {
                 fair.set_bandwidth(tg, q, g.period_ns, g.burst_ns);
+                fair.tgs[tg as usize].bw.as_mut().expect("just set").phase = g.period_phase_ns;
             }
         }
         let cpus = (0..ncpus).map(|_| Cpu { idle_since: Some(0), ..Default::default() }).collect();
