@@ -255,3 +255,29 @@ fn calc_group_shares_follows_another_cpus_decaying_load_under_pelt() {
     assert!(pelt[2] > NICE_0_LOAD * 85 / 100, "{pelt:?}");
     assert!(pelt[4] >= NICE_0_LOAD * 99 / 100, "{pelt:?}");
 }
+
+#[test]
+fn a_cgroup_step_moves_the_running_task_as_sched_move_task_does() {
+    // `a` runs 100 ms beside `b` in the root, then writes itself into /q (cpu.shares 2048):
+    // from there its group entity weighs twice b (2/3 of the CPU instead of 1/2), and the
+    // move reschedules (sched_move_task() ends with resched_curr()).
+    let base = "version = 1\nname = \"mv\"\nduration = \"1s\"\n[host]\ncpus = 1\nhz = 250\n\
+                [[cgroups]]\npath = \"/q\"\nshares = 2048\n";
+    let run = |a_program: &str| {
+        let s = format!(
+            "{base}[[tasks]]\nname = \"a\"\nprogram = {a_program}\n[[tasks]]\nname = \"b\"\nprogram = [{{ run = \"forever\" }}]\n"
+        );
+        let mut sim = loaded(&s);
+        sim.check_invariants = true;
+        sim.run();
+        let sum = Summary::of(&sim);
+        let a = sum.tasks.iter().find(|t| t.name == "a").expect("a").share_pct;
+        (a, sim.tasks[0].cfg.tg)
+    };
+    let (stay, tg_stay) = run("[{ run = \"forever\" }]");
+    let (moved, tg_moved) = run("[{ run = \"50ms\" }, { cgroup = \"/q\" }, { run = \"forever\" }]");
+    println!("a: {stay:.2} % in the root, {moved:.2} % moved into /q after 50 ms of CPU");
+    assert_eq!((tg_stay, tg_moved), (0, 1));
+    assert!((49.0..51.0).contains(&stay), "{stay}");
+    assert!((60.0..66.0).contains(&moved), "{moved}");
+}

@@ -120,6 +120,10 @@ pub enum ShadowOp {
     Wake { id: u32, wakee: u32, sync: bool },
     /// Blocked for `ns` until the causal wakeup `id` (its waker's `Wake` step).
     Wait { id: u32, ns: u64 },
+    /// Moved into the cgroup `Observed::cgroup_paths[path]` (`cgroup_attach_task`): at that
+    /// point of its run when it was running, else at the end of its last run (named shortcut:
+    /// a task moved by another while it slept or waited is moved before it blocked).
+    Cgroup(u32),
 }
 
 /// A task as the trace shows it.
@@ -1109,8 +1113,8 @@ mod tests {
         );
         assert_eq!(o.cgroup_paths, vec!["/sl_Q".to_string()]);
         assert_eq!(o.tasks[i("sh") as usize].parent, Some(i("bash")));
-        // sh ran from its switch-in to its switch-out, one run.
-        assert_eq!(o.tasks[i("sh") as usize].ops, vec![ShadowOp::Run(800)]);
+        // sh ran from its switch-in to its switch-out: split at its move, the shadow's step.
+        assert_eq!(o.tasks[i("sh") as usize].ops, vec![ShadowOp::Run(100), ShadowOp::Cgroup(0), ShadowOp::Run(700)]);
         assert_eq!(o.missing_switches, 0);
     }
 

@@ -419,7 +419,9 @@ pub fn shadow_scenario(obs: &Observed, layout: &Layout, name: &str) -> Result<Sh
         let last_sleep = t.ops.iter().rposition(ShadowOp::blocks).map_or(0, |i| i + 1);
         let open_tail =
             t.exit_ns.is_some() && (t.preempted_since_block > 0 || t.ops[last_sleep..].contains(&ShadowOp::Yield));
-        let kept = if open_tail { last_sleep } else { t.ops.len() };
+        // A move into a cgroup in that last phase is kept as recorded, with what ran before it.
+        let last_move = t.ops.iter().rposition(|o| matches!(o, ShadowOp::Cgroup(_))).map_or(0, |i| i + 1);
+        let kept = if open_tail { last_sleep.max(last_move) } else { t.ops.len() };
         plans.push(Some(Plan { name, kept, open_tail }));
     }
     // The causal wakeups replayed as `wake` and `wait_wakeup` steps: the waker and the wakee
@@ -445,8 +447,23 @@ pub fn shadow_scenario(obs: &Observed, layout: &Layout, name: &str) -> Result<Sh
         let name = plan.name.clone();
         let comm = names[i].as_str();
         let cpu = t.main_cpu().expect("modeled tasks ran");
-        let cgroup = layout.tasks.get(&name).or_else(|| layout.tasks.get(comm)).cloned();
         let ops = &t.ops[..plan.kept];
+        // A move into a cgroup the scenario has (the root or a layout cgroup) is a `cgroup`
+        // step; a task that moves starts in its parent's cgroup, as `cgroup_post_fork()` leaves
+        // it (the root when the fork is not in the trace). Else it is in its layout cgroup.
+        let known = |p: u32| {
+            let path = obs.cgroup_paths.get(p as usize).map(String::as_str).unwrap_or("");
+            (path == "/" || layout.cgroups.iter().any(|g| g.path == path)).then_some(path)
+        };
+        let moves = ops.iter().any(|o| matches!(*o, ShadowOp::Cgroup(p) if known(p).is_some()));
+        let layout_cgroup =
+            |i: usize, name: &str| layout.tasks.get(name).or_else(|| layout.tasks.get(names[i].as_str())).cloned();
+        let cgroup = if moves {
+            t.parent
+                .and_then(|p| layout_cgroup(p as usize, plans[p as usize].as_ref().map_or("", |pl| pl.name.as_str())))
+        } else {
+            layout_cgroup(i, &name)
+        };
         // A wall-paced task's bursts are spins: as long as each ran, or the median whole burst
         // where the kernel preempted it.
         // Only whole bursts (the first, or one after a block), as `wall_paced` judges them;
@@ -475,6 +492,10 @@ pub fn shadow_scenario(obs: &Observed, layout: &Layout, name: &str) -> Result<Sh
                     sync,
                 }),
                 ShadowOp::Wake { .. } => continue,
+                ShadowOp::Cgroup(p) => match known(p) {
+                    Some(path) => OpSpec::Cgroup(path.to_string()),
+                    None => continue,
+                },
             };
             program.push(step);
             lines.push(line);

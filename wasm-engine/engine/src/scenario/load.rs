@@ -345,8 +345,29 @@ fn check(s: &ScenarioFile) -> Vec<Issue> {
             }
         }
     }
+    for (ti, t) in s.tasks.iter().enumerate() {
+        let mut moves = Vec::new();
+        cgroup_steps(&KeyPath::root().key("tasks").index(ti).key("program"), &t.program, &mut moves);
+        for (path, cg) in moves {
+            if cg != "/" && !s.cgroups.iter().any(|g| g.path == cg) {
+                c.push(path, format!("cgroup {cg:?} is not declared in [[cgroups]]"));
+            }
+        }
+    }
     check_fork_names(&mut c, s, &tasks);
     c.issues
+}
+
+/// Every `cgroup` step of a program (loops and a fork's children included) with its key path.
+fn cgroup_steps<'a>(seq: &KeyPath, ops: &'a [OpSpec], out: &mut Vec<(KeyPath, &'a str)>) {
+    for (i, op) in ops.iter().enumerate() {
+        match op {
+            OpSpec::Cgroup(path) => out.push((seq.index(i).key("cgroup"), path.as_str())),
+            OpSpec::Loop(l) => cgroup_steps(&seq.index(i).key("loop").key("body"), &l.body, out),
+            OpSpec::Fork(f) => cgroup_steps(&seq.index(i).key("fork").key("program"), &f.program, out),
+            _ => {}
+        }
+    }
 }
 
 /// Every `pipe` step of a program (loops included) with its key path.
@@ -680,7 +701,8 @@ fn never_ends(op: &OpSpec) -> bool {
         | OpSpec::TlbShootdown(_)
         | OpSpec::Halt(_)
         | OpSpec::Wake(_)
-        | OpSpec::WaitWakeup(_) => false,
+        | OpSpec::WaitWakeup(_)
+        | OpSpec::Cgroup(_) => false,
     }
 }
 
@@ -818,7 +840,8 @@ fn check_ops(c: &mut Checker, seq: &KeyPath, ops: &[OpSpec], depth: usize, child
                 }
             }
             OpSpec::Fork(f) => check_fork(c, &op_path.key("fork"), f, depth),
-            OpSpec::Wake(_) => {} // the task is checked against the task list in `check`
+            OpSpec::Wake(_) => {}   // the task is checked against the task list in `check`
+            OpSpec::Cgroup(_) => {} // the path is checked against [[cgroups]] in `check`
             OpSpec::WaitWakeup(n) => {
                 if *n == 0 {
                     c.push(op_path.key("wait_wakeup"), "expected a wait_wakeup count of at least 1");
@@ -922,6 +945,7 @@ fn takes_time(op: &OpSpec) -> bool {
         | OpSpec::WaitWakeup(_) => true,
         OpSpec::SchedYield(_)
         | OpSpec::Wake(_)
+        | OpSpec::Cgroup(_)
         | OpSpec::YieldTo(_)
         | OpSpec::Lock(_)
         | OpSpec::Unlock(_)
@@ -1060,6 +1084,19 @@ program = [ { loop = { times = 3, body = [ { spin = "300us" }, { sleep = "700us"
         );
         let e = err(&at_end("max = \"20000 40000\"\nperiod_phase = \"41ms\"\n"));
         assert!(e.message.contains("below the period (40ms)"), "{e}");
+    }
+
+    #[test]
+    fn a_cgroup_step_names_a_declared_cgroup() {
+        let with = |step: &str| {
+            GOOD.replace("{ run = \"forever\" }", &format!("{step}, {{ run = \"forever\" }}"))
+                + "[[cgroups]]\npath = \"/q\"\n"
+        };
+        parse_scenario("f.toml", &with("{ cgroup = \"/q\" }")).unwrap();
+        parse_scenario("f.toml", &with("{ cgroup = \"/\" }")).unwrap();
+        let e = err(&with("{ cgroup = \"/nope\" }"));
+        assert_eq!(e.message, "tasks[0].program[1].cgroup: cgroup \"/nope\" is not declared in [[cgroups]]");
+        assert_eq!(e.line, 9, "{e}");
     }
 
     #[test]

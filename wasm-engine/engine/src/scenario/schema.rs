@@ -617,6 +617,11 @@ pub enum OpSpec {
     /// Block until another task's `wake` step wakes this task, this many times in a row (a
     /// wakeup sent before the wait is counted and consumed without blocking).
     WaitWakeup(u32),
+    /// Move this task into the named cgroup ("/" for the root), as a write of its pid to the
+    /// cgroup's `tasks` file does (`cgroup_attach_task()` → `sched_move_task()`, which
+    /// reschedules); it takes no CPU time. The cgroup must be declared in `[[cgroups]]`. The
+    /// trace replay's shadow writes a `cgroup_attach_task` record as this step.
+    Cgroup(String),
 }
 
 /// A task that existed before the run (`TaskSpec::existing`): where it last ran and its

@@ -335,6 +335,8 @@ impl SimConfig {
         for t in &s.tasks {
             collect_locks(&t.program, &mut locks);
         }
+        // `cgroup` steps name the declared cgroups, task group i + 1 in declaration order.
+        let cgroup_paths: Vec<&str> = s.cgroups.iter().map(|g| g.path.as_str()).collect();
         let mut tasks: Vec<TaskConfig> = s
             .tasks
             .iter()
@@ -355,7 +357,7 @@ impl SimConfig {
                     start_ns: t.start.map(|d| d.ns()).unwrap_or(0),
                     existing: t.existing,
                     stop_ns: t.stop.map(|d| d.ns()),
-                    program: Program::compile(&t.program, &names, &locks, first),
+                    program: Program::compile_with_cgroups(&t.program, &names, &locks, first, &cgroup_paths),
                     vm: t.vm.as_ref().and_then(|v| vms.iter().position(|x| x == v)).map(|i| i as u32),
                     parent: None,
                 }
@@ -364,7 +366,7 @@ impl SimConfig {
         // Each fork step's children: the parent's attributes, the step's program, no start.
         for (i, t) in s.tasks.iter().enumerate() {
             for f in fork_steps(&t.program) {
-                let program = Program::compile(&f.program, &names, &locks, 0);
+                let program = Program::compile_with_cgroups(&f.program, &names, &locks, 0, &cgroup_paths);
                 for _ in 0..f.children {
                     let p = &tasks[i];
                     tasks.push(TaskConfig {

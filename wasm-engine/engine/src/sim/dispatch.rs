@@ -149,6 +149,10 @@ impl Simulation {
                     self.dispatch(cpu);
                 }
             }
+            Step::Cgroup(tg) => {
+                self.cgroup_step(cpu, task, tg);
+                self.return_to_user(cpu, task);
+            }
             Step::Exit => self.exit_running(cpu, task),
         }
     }

@@ -68,6 +68,8 @@ pub enum Instr {
     Wake { task: u32, sync: bool },
     /// Block until another task's `Wake` (a wakeup sent earlier is consumed at once).
     WaitWakeup,
+    /// Move the task into task group `tg` (0: the root).
+    Cgroup(u32),
 }
 
 /// The CPU costs of a pipe step (ns): each message's work and its jitter, and a read that
@@ -103,6 +105,13 @@ pub struct PingPongStep {
     pub first: bool,
 }
 
+/// What a program's steps name: tasks, guest locks and cgroups (task-group order).
+struct Names<'a> {
+    tasks: &'a [&'a str],
+    locks: &'a [String],
+    cgroups: &'a [&'a str],
+}
+
 /// A compiled program.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Program {
@@ -119,13 +128,26 @@ impl Program {
     /// and `locks` guest lock names to lock ids. The children of the program's fork steps
     /// (in the order of [`fork_steps`]) get consecutive task ids from `first_child`.
     pub fn compile(ops: &[OpSpec], names: &[&str], locks: &[String], first_child: u32) -> Program {
+        Self::compile_with_cgroups(ops, names, locks, first_child, &[])
+    }
+
+    /// [`Program::compile`], with the cgroup paths in task-group order (task group `i + 1`;
+    /// "/" is the root, 0) that `cgroup` steps name.
+    pub fn compile_with_cgroups(
+        ops: &[OpSpec],
+        names: &[&str],
+        locks: &[String],
+        first_child: u32,
+        cgroups: &[&str],
+    ) -> Program {
         let mut p = Program::default();
         let mut next_child = first_child;
-        p.emit(ops, names, locks, &mut next_child);
+        p.emit(ops, &Names { tasks: names, locks, cgroups }, &mut next_child);
         p
     }
 
-    fn emit(&mut self, ops: &[OpSpec], names: &[&str], locks: &[String], next_child: &mut u32) {
+    fn emit(&mut self, ops: &[OpSpec], n: &Names<'_>, next_child: &mut u32) {
+        let (names, locks) = (n.tasks, n.locks);
         for op in ops {
             match op {
                 OpSpec::Run(d) => self.code.push(Instr::Run(d.ns())),
@@ -159,7 +181,7 @@ impl Program {
                 OpSpec::IpiWait(t) => self.ipi_wait(std::slice::from_ref(t), names),
                 OpSpec::TlbShootdown(ts) => self.ipi_wait(ts, names),
                 OpSpec::Halt(d) => self.code.push(Instr::Halt(d.ns())),
-                OpSpec::Loop(l) => self.emit_loop(l.times, None, |p| p.emit(&l.body, names, locks, next_child)),
+                OpSpec::Loop(l) => self.emit_loop(l.times, None, |p| p.emit(&l.body, n, next_child)),
                 OpSpec::Periodic(pd) => {
                     let run = pd.run.ns();
                     self.emit_loop(pd.count, Some(pd.period.ns()), |p| p.code.push(Instr::Run(run)))
@@ -183,10 +205,18 @@ impl Program {
                     let task = names.iter().position(|n| *n == w.task).expect("validated wake task") as u32;
                     self.code.push(Instr::Wake { task, sync: w.sync });
                 }
-                OpSpec::WaitWakeup(n) => {
-                    for _ in 0..*n {
+                OpSpec::WaitWakeup(k) => {
+                    for _ in 0..*k {
                         self.code.push(Instr::WaitWakeup);
                     }
+                }
+                OpSpec::Cgroup(path) => {
+                    let tg = if path == "/" {
+                        0
+                    } else {
+                        n.cgroups.iter().position(|c| c == path).expect("validated cgroup path") as u32 + 1
+                    };
+                    self.code.push(Instr::Cgroup(tg));
                 }
             }
         }
@@ -268,6 +298,8 @@ pub enum Step {
     /// At a wait for a wakeup (the simulation drives it: `finish_step` once woken, or at once
     /// when a wakeup is pending).
     WaitWakeup,
+    /// Move the task into task group `tg` (a `cgroup` step: `sched_move_task()`).
+    Cgroup(u32),
     /// The program ended.
     Exit,
 }
@@ -402,6 +434,10 @@ impl Cursor {
                     return Step::Wake { task, sync };
                 }
                 Instr::WaitWakeup => return Step::WaitWakeup,
+                Instr::Cgroup(tg) => {
+                    self.advance();
+                    return Step::Cgroup(tg);
+                }
                 Instr::LoopStart { times, .. } => {
                     if times == Some(0) {
                         if let Instr::LoopStart { end, .. } = ins {

@@ -30,6 +30,20 @@ impl Simulation {
         }
     }
 
+    /// A `cgroup` step of the task running on `cpu`: `sched_move_task()` into task group
+    /// `tg` (a write of its pid to the cgroup's `tasks`), which ends with `resched_curr()`:
+    /// the running task may have joined a group that should not run now.
+    pub(crate) fn cgroup_step(&mut self, cpu: u32, task: u32, tg: u32) {
+        let t = &mut self.tasks[task as usize];
+        if t.cfg.tg == tg {
+            return;
+        }
+        t.cfg.tg = tg;
+        let se = t.se;
+        self.fair.sched_move_task(se, tg);
+        self.fair.resched(cpu, crate::obs::log::SwitchReason::Preempt);
+    }
+
     /// A `wait_wakeup` step of the task running on `cpu`: true when a pending wakeup is
     /// consumed (the program goes on), false when the task blocks until a `wake` step.
     pub(crate) fn wait_wakeup(&mut self, cpu: u32, task: u32) -> bool {

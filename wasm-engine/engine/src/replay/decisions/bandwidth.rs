@@ -80,13 +80,22 @@ impl Replayer<'_> {
         let n = self.obs.tasks.len();
         let (mut switched_in, mut pending) = (vec![None::<u64>; n], vec![None::<usize>; n]);
         let mut timer_since = vec![false; n];
+        // Each task's group as the replay will have it at each event (its moves applied).
+        let mut tg: Vec<Option<u32>> = (0..n as u32).map(|t| self.se(t).map(|se| self.tg[se as usize])).collect();
         for (i, e) in events.iter().enumerate() {
             match e.ev {
                 ObsEvent::BandwidthTimer { .. } => timer_since.iter_mut().for_each(|x| *x = true),
+                ObsEvent::CgroupMove { task, path } => {
+                    if let (Some(t), Some(to)) =
+                        (tg.get_mut(task as usize).and_then(|t| t.as_mut()), self.layout_group(path))
+                    {
+                        *t = to;
+                    }
+                }
                 ObsEvent::Switch { prev, next, out: how, .. } => {
                     let short = switched_in[prev as usize].is_some_and(|at| e.ts - at <= THROTTLE_WORK_MAX_RUN_NS);
                     let runnable = matches!(how, SwitchOut::Preempted | SwitchOut::Yield);
-                    if short && runnable && self.se(prev).is_some_and(|se| self.under_quota(se)) {
+                    if short && runnable && tg[prev as usize].is_some_and(|g| self.under_quota(g)) {
                         pending[prev as usize] = Some(i);
                         timer_since[prev as usize] = false;
                     }
@@ -102,15 +111,14 @@ impl Replayer<'_> {
         out
     }
 
-    /// Whether `se`'s hierarchy has a group under a quota.
-    fn under_quota(&self, se: EntityId) -> bool {
-        let mut q = Some(self.f.ents[se as usize].cfs_rq);
-        while let Some(cq) = q {
-            let tg = self.f.qs[cq as usize].tg;
-            if self.f.tgs[tg as usize].bw.is_some() {
+    /// Whether task group `tg` or one above it has a quota.
+    fn under_quota(&self, tg: u32) -> bool {
+        let mut g = Some(tg);
+        while let Some(t) = g {
+            if self.f.tgs[t as usize].bw.is_some() {
                 return true;
             }
-            q = self.f.qs[cq as usize].tg_se.map(|ge| self.f.ents[ge as usize].cfs_rq);
+            g = self.f.tgs[t as usize].parent;
         }
         false
     }

@@ -109,7 +109,7 @@ impl Replayer<'_> {
 
     /// The group of the layout at `path`, if the layout has one (a move into another
     /// hierarchy's cgroup, or one the layout does not name, changes nothing here).
-    fn layout_group(&self, path: u32) -> Option<u32> {
+    pub(super) fn layout_group(&self, path: u32) -> Option<u32> {
         let path = self.obs.cgroup_paths.get(path as usize)?;
         (1..self.f.tgs.len()).find(|&tg| self.f.tgs[tg].path == *path).map(|tg| tg as u32)
     }

@@ -314,9 +314,8 @@ fn replay<'a>(obs: &'a Observed, shadow: &'a Shadow, cfg: SimConfig) -> Replayer
         }
     }
     let events = &obs.events;
-    // Read while every task is in its layout cgroup, before the moves put some elsewhere.
-    r.kernel_throttled = r.kernel_throttles(events);
     r.groups_before_moves(events);
+    r.kernel_throttled = r.kernel_throttles(events);
     r.start(events);
     // The kernel's averages replace what the model built at the start.
     r.seed_cpu_avg(r.t0);

@@ -3,7 +3,7 @@
 //! task's move into a cgroup (`cgroup_attach_task`). Neither says anything about the running
 //! task; each becomes one `ObsEvent` for the per-decision replay.
 
-use super::Observed;
+use super::{Observed, ShadowOp};
 use crate::import::record::{SchedPayload, TraceRecord};
 use crate::replay::decisions::{ObsEvent, Timed};
 
@@ -25,6 +25,21 @@ impl Observed {
             }
         } as u32;
         self.events.push(Timed { ts, ev: ObsEvent::CgroupMove { task, path } });
+        // The shadow's step: the burst so far ends here when it is running (as at a causal
+        // wakeup), then the move.
+        let line = self.line;
+        let t = &mut self.tasks[task as usize];
+        if let Some((_, since)) = t.on_cpu {
+            let from = t.burst_from.map_or(since, |b| b.max(since));
+            t.burst = t.burst.saturating_add(ts.saturating_sub(from));
+            t.burst_from = Some(ts.max(from));
+            let ns = std::mem::take(&mut t.burst);
+            if ns > 0 {
+                t.ran_since_step = false;
+                t.push(ShadowOp::Run(ns), line);
+            }
+        }
+        t.push(ShadowOp::Cgroup(path), line);
     }
 }
 
