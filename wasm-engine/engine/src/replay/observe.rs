@@ -258,6 +258,22 @@ impl ObservedTask {
         }
     }
 
+    /// A step taken at `ts` inside the task's run (a causal wakeup, a move into a cgroup): the
+    /// burst so far, with what ran since its switch-in when it is running, ends there (a `Run`
+    /// step when not empty); what runs after it starts the next one.
+    fn burst_to(&mut self, ts: u64, line: u64) {
+        if let Some((_, since)) = self.on_cpu {
+            let from = self.burst_from.map_or(since, |b| b.max(since));
+            self.burst = self.burst.saturating_add(ts.saturating_sub(from));
+            self.burst_from = Some(ts.max(from));
+        }
+        let ns = std::mem::take(&mut self.burst);
+        if ns > 0 {
+            self.ran_since_step = false;
+            self.push(ShadowOp::Run(ns), line);
+        }
+    }
+
     /// `n` yields after `burst` ns of CPU, spread evenly over them (the remainder on the first):
     /// a run step (when not 0 ns) before each yield.
     fn push_yields(&mut self, n: u64, burst: u64, line: u64) {
@@ -685,16 +701,7 @@ impl Observed {
         let id = self.causal_wakeups;
         self.causal_wakeups += 1;
         let w = &mut self.tasks[waker as usize];
-        if let Some((_, since)) = w.on_cpu {
-            let from = w.burst_from.map_or(since, |b| b.max(since));
-            w.burst = w.burst.saturating_add(ts.saturating_sub(from));
-            w.burst_from = Some(ts.max(from));
-        }
-        let ns = std::mem::take(&mut w.burst);
-        if ns > 0 {
-            w.ran_since_step = false;
-            w.push(ShadowOp::Run(ns), line);
-        }
+        w.burst_to(ts, line);
         w.last_wake = Some((w.ops.len(), usize::MAX, ts));
         w.push(ShadowOp::Wake { id, wakee, sync: false }, line);
         self.tasks[wakee as usize].woken_by = Some(id);

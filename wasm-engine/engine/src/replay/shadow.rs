@@ -96,10 +96,7 @@ fn with_period_phase(cgroups: &[CgroupSpec], obs: &Observed, t0: u64) -> Vec<Cgr
     let mut with_quota = out.iter_mut().filter(|g| g.quota.is_some() || g.max.is_some());
     if let (Some(g), None, Some(at)) = (with_quota.next(), with_quota.next(), first) {
         if g.period_phase.is_none() {
-            let period = match g.max.as_deref().map(crate::scenario::load::parse_cpu_max) {
-                Some(Ok((_, p))) => p,
-                _ => g.period.map(|d| d.ns()).unwrap_or(100_000_000),
-            };
+            let period = crate::scenario::load::cgroup_period_ns(g);
             g.period_phase = Some(DurationSpec(at.saturating_sub(t0) % period.max(1)));
         }
     }

@@ -472,6 +472,15 @@ fn check_fork_names(c: &mut Checker, s: &ScenarioFile, tasks: &KeyPath) {
     }
 }
 
+/// The period a cgroup's bandwidth timer runs with (ns): `cpu.max`'s, else `period`, else
+/// the kernel's default 100 ms.
+pub fn cgroup_period_ns(g: &CgroupSpec) -> u64 {
+    match g.max.as_deref().map(parse_cpu_max) {
+        Some(Ok((_, p))) => p,
+        _ => g.period.map(|d| d.ns()).unwrap_or(100_000_000),
+    }
+}
+
 /// Parses cgroup v2 `cpu.max` ("QUOTA_US PERIOD_US", "max PERIOD_US", or a lone quota with
 /// the default 100000 us period) into (quota ns or None for "max", period ns).
 pub fn parse_cpu_max(text: &str) -> Result<(Option<u64>, u64), String> {
@@ -594,10 +603,7 @@ fn check_cgroups(c: &mut Checker, cp: &KeyPath, groups: &[CgroupSpec]) {
             }
         }
         if let Some(ph) = g.period_phase {
-            let period = match g.max.as_deref().map(parse_cpu_max) {
-                Some(Ok((_, p))) => p,
-                _ => g.period.map(|d| d.ns()).unwrap_or(100_000_000),
-            };
+            let period = cgroup_period_ns(g);
             if g.quota.is_none() && g.max.is_none() {
                 c.push(gp.key("period_phase"), "a period phase without a quota has no effect: add quota");
             } else if ph.is_forever() || ph.ns() >= period {

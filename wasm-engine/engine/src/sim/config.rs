@@ -1,6 +1,6 @@
 //! From a validated scenario file to the engine's internal configuration.
 
-use crate::scenario::load::{cgroup_parent, parse_cpu_max};
+use crate::scenario::load::{cgroup_parent, cgroup_period_ns, parse_cpu_max};
 use crate::scenario::schema::{
     LagClampMode, PolicySpec, ScenarioFile, ThrottleSpec, TunableScaling, VcpuPackMode, WakeupPreemptMode, YieldMode,
     YieldToSpec,
@@ -267,10 +267,7 @@ impl SimConfig {
                     Some(Ok((q, _))) => q,
                     _ => g.quota.map(|d| d.ns()),
                 },
-                period_ns: match g.max.as_deref().map(parse_cpu_max) {
-                    Some(Ok((_, p))) => p,
-                    _ => g.period.map(|d| d.ns()).unwrap_or(100_000_000),
-                },
+                period_ns: cgroup_period_ns(g),
                 burst_ns: g.burst.map(|d| d.ns()).unwrap_or(0),
                 period_phase_ns: g.period_phase.map(|d| d.ns()).unwrap_or(0),
             })

@@ -4,7 +4,7 @@
 //! records it, else where the trace first shows it (the module doc of `decisions`).
 
 use super::{ObsEvent, Replayer, SwitchOut, Timed};
-use crate::sched::entity::EntityId;
+use crate::sched::entity::{CfsRqId, EntityId};
 
 /// The longest run after which a switch-out can still be the throttle task_work's: it runs at
 /// the first return to user space (`RETURN_TO_USER_NS`, 27 µs, on the capture), far below a
@@ -111,6 +111,18 @@ impl Replayer<'_> {
         out
     }
 
+    /// The cfs_rqs `se` and its group entities are queued on, from the root down.
+    fn cfs_rqs_above(&self, se: EntityId) -> Vec<CfsRqId> {
+        let mut chain = Vec::new();
+        let mut cur = Some(se);
+        while let Some(s) = cur {
+            chain.push(self.f.ents[s as usize].cfs_rq);
+            cur = self.f.ents[s as usize].parent;
+        }
+        chain.reverse();
+        chain
+    }
+
     /// Whether task group `tg` or one above it has a quota.
     fn under_quota(&self, tg: u32) -> bool {
         let mut g = Some(tg);
@@ -128,13 +140,7 @@ impl Replayer<'_> {
     /// takes the kernel's, an empty pool and no local runtime at each level under a quota, and
     /// throttles as the kernel did.
     pub(super) fn resync_throttle(&mut self, se: EntityId) {
-        let mut chain = Vec::new();
-        let mut q = Some(self.f.ents[se as usize].cfs_rq);
-        while let Some(cq) = q {
-            chain.push(cq);
-            q = self.f.qs[cq as usize].tg_se.map(|ge| self.f.ents[ge as usize].cfs_rq);
-        }
-        for &cq in chain.iter().rev() {
+        for cq in self.cfs_rqs_above(se) {
             let tg = self.f.qs[cq as usize].tg;
             if let Some(b) = self.f.tgs[tg as usize].bw.as_mut() {
                 b.runtime = 0;
@@ -151,13 +157,7 @@ impl Replayer<'_> {
     /// (`pick_task_fair()` → `check_cfs_rq_runtime()`, from the root down); a task picked
     /// through a throttled queue owes the throttle task_work (`task_throttle_setup_work()`).
     pub(super) fn owe_throttle_work(&mut self, se: EntityId) {
-        let mut chain = Vec::new();
-        let mut cur = Some(se);
-        while let Some(s) = cur {
-            chain.push(self.f.ents[s as usize].cfs_rq);
-            cur = self.f.ents[s as usize].parent;
-        }
-        for q in chain.into_iter().rev() {
+        for q in self.cfs_rqs_above(se) {
             self.f.check_cfs_rq_runtime(q);
         }
         if self.f.throttled_hierarchy(se) {

@@ -114,26 +114,6 @@ impl Replayer<'_> {
         (1..self.f.tgs.len()).find(|&tg| self.f.tgs[tg].path == *path).map(|tg| tg as u32)
     }
 
-    /// Tasks the trace shows moved into a layout cgroup start where they were before: in the
-    /// group of the task that forked them (the root when the fork is not in the trace), as
-    /// `sched_cgroup_fork()` puts a child.
-    pub(super) fn groups_before_moves(&mut self, events: &[Timed]) {
-        let mut done = vec![false; self.obs.tasks.len()];
-        for e in events {
-            let ObsEvent::CgroupMove { task, path } = e.ev else { continue };
-            if std::mem::replace(&mut done[task as usize], true) || self.layout_group(path).is_none() {
-                continue;
-            }
-            let Some(se) = self.se(task) else { continue };
-            let parent = self.obs.tasks[task as usize].parent.and_then(|p| self.se(p));
-            let tg = parent.map_or(0, |p| self.tg[p as usize]);
-            if tg != self.tg[se as usize] {
-                self.f.sched_move_task(se, tg);
-                self.tg[se as usize] = tg;
-            }
-        }
-    }
-
     /// `sched_move_task()` where the trace shows the move (`cgroup_attach_task`).
     fn cgroup_move(&mut self, t: u64, task: u32, path: u32) {
         let (Some(se), Some(tg)) = (self.se(task), self.layout_group(path)) else { return };

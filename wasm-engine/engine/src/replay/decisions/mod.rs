@@ -61,7 +61,7 @@
 //! * A task moved into a layout cgroup where the trace shows it (`cgroup_attach_task`, which the
 //!   capture tool records; `ObsEvent::CgroupMove`) is moved there by `sched_move_task()`, and
 //!   before that is in its parent's group (`sched_cgroup_fork()`; the root when the fork is not
-//!   in the trace).
+//!   in the trace), where the shadow scenario starts it (`shadow.rs`).
 //!
 //! Named shortcuts: tasks the trace shows runnable at its start (first seen being switched in,
 //! or running before their CPU's first switch) are queued then with zero lag (their earlier
@@ -314,7 +314,6 @@ fn replay<'a>(obs: &'a Observed, shadow: &'a Shadow, cfg: SimConfig) -> Replayer
         }
     }
     let events = &obs.events;
-    r.groups_before_moves(events);
     r.kernel_throttled = r.kernel_throttles(events);
     r.start(events);
     // The kernel's averages replace what the model built at the start.

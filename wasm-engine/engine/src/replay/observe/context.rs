@@ -29,15 +29,8 @@ impl Observed {
         // wakeup), then the move.
         let line = self.line;
         let t = &mut self.tasks[task as usize];
-        if let Some((_, since)) = t.on_cpu {
-            let from = t.burst_from.map_or(since, |b| b.max(since));
-            t.burst = t.burst.saturating_add(ts.saturating_sub(from));
-            t.burst_from = Some(ts.max(from));
-            let ns = std::mem::take(&mut t.burst);
-            if ns > 0 {
-                t.ran_since_step = false;
-                t.push(ShadowOp::Run(ns), line);
-            }
+        if t.on_cpu.is_some() {
+            t.burst_to(ts, line);
         }
         t.push(ShadowOp::Cgroup(path), line);
     }
