@@ -70,7 +70,7 @@
 //!
 //! Named shortcut: sleeps are open loop (a fixed duration, not "until the waker runs").
 
-use super::decisions::{section, ObsEvent, SwitchOut, Timed};
+use super::decisions::{section, MigrateHow, ObsEvent, SwitchOut, Timed};
 use crate::import::record::{
     state_bits, trace_flags, EevdfSample, PrevState, SchedPayload, Skipped, TraceRecord, TraceSink, WakeKind, MAX_CPU,
 };
@@ -89,6 +89,10 @@ pub const SYNC_WAKE_WINDOW_NS: u64 = 20_000;
 
 /// [`median_gap`] needs at least this many gaps.
 pub const MIN_SWITCH_GAPS: usize = 10;
+/// How soon after a migration onto its own CPU a task's blocking switch must come for the
+/// migration to be read as `sched_balance_newidle()`'s, in that task's `__schedule()`: the
+/// pull and the switch are one code path (6 µs apart in `linux-6.18-smp/sleepers-and-hogs-smp`).
+pub const NEWIDLE_SWITCH_NS: u64 = 50_000;
 
 /// The median of a trace's gaps over all its CPUs, when it has at least [`MIN_SWITCH_GAPS`]
 /// (a trace without latency flags or `sched_stat_runtime` has none). Named shortcut: one value
@@ -394,6 +398,10 @@ pub struct Observed {
     /// Per CPU: the task that last woke that CPU's stopper (`migration/N`) from its own
     /// context there, as `sched_exec()` does before the stopper moves it.
     stopper_woken_by: Vec<Option<u32>>,
+    /// Per CPU: the migrations onto it written there by its running task (pid, event indices,
+    /// time of the first), until that CPU's next switch: `sched_balance_newidle()`'s if the
+    /// task then blocks ([`NEWIDLE_SWITCH_NS`]).
+    newidle_pending: Vec<Option<(i32, Vec<usize>, u64)>>,
     /// The time of the record being read.
     now: u64,
     /// CPUs named by a record or as a wakeup target or migration destination, and how many.
@@ -473,6 +481,7 @@ impl Observed {
         let t0 = self.t0.unwrap_or(ts);
         let line = self.line;
         self.switches += 1;
+        self.newidle_switch(cpu, ts, *prev_pid, matches!(prev_state, PrevState::Blocked(_)));
         let prev = self.task(*prev_pid, prev_comm, *prev_prio, t0);
         let t = &mut self.tasks[prev];
         t.first_cpu.get_or_insert(cpu);
@@ -780,6 +789,7 @@ impl Observed {
             self.last_on_cpu.resize(i + 1, 0);
             self.cpu_cur.resize(i + 1, None);
             self.stopper_woken_by.resize(i + 1, None);
+            self.newidle_pending.resize(i + 1, None);
             self.preempting_wakeup.resize(i + 1, None);
         }
         if !self.named[i] {
@@ -827,7 +837,10 @@ impl Observed {
                 | ObsEvent::Runtime { cpu, .. }
                 | ObsEvent::Repick { cpu, .. }
                 | ObsEvent::BandwidthTimer { cpu, .. } => *cpu = m(*cpu),
-                ObsEvent::Migrate { to, .. } => *to = m(*to),
+                ObsEvent::Migrate { to, by, .. } => {
+                    *to = m(*to);
+                    *by = m(*by);
+                }
                 ObsEvent::Nice { .. } | ObsEvent::Exiting { .. } | ObsEvent::CgroupMove { .. } => {}
             }
         }
@@ -846,9 +859,38 @@ impl Observed {
         let i = self.task(*pid, comm, *prio, ts) as u32;
         let by_stopper = stopper_cpu(&rec.comm) == Some(rec.cpu);
         let woke = self.stopper_woken_by.get_mut(rec.cpu as usize).and_then(|s| s.take());
-        let exec = by_stopper && woke == Some(i);
-        if let Some(to) = self.named_cpu(*dest_cpu) {
-            self.events.push(Timed { ts, ev: ObsEvent::Migrate { task: i, to, exec } });
+        let how = if by_stopper && woke == Some(i) {
+            MigrateHow::Exec
+        } else if rec.pid == 0 {
+            MigrateHow::Idle
+        } else {
+            MigrateHow::Other
+        };
+        let Some(to) = self.named_cpu(*dest_cpu) else { return };
+        if how == MigrateHow::Other && to == rec.cpu {
+            // Perhaps a newidle pull: decided at this CPU's next switch.
+            let pending = &mut self.newidle_pending[rec.cpu as usize];
+            match pending {
+                Some((pid, at, _)) if *pid == rec.pid => at.push(self.events.len()),
+                _ => *pending = Some((rec.pid, vec![self.events.len()], ts)),
+            }
+        }
+        self.events.push(Timed { ts, ev: ObsEvent::Migrate { task: i, to, by: rec.cpu, how } });
+    }
+
+    /// At a `sched_switch` on `cpu` of the task with `prev_pid`: the migrations onto `cpu` its
+    /// context wrote just before were `sched_balance_newidle()`'s if it blocks now.
+    fn newidle_switch(&mut self, cpu: u32, ts: u64, prev_pid: i32, blocks: bool) {
+        let Some((pid, at, first)) = self.newidle_pending.get_mut(cpu as usize).and_then(Option::take) else {
+            return;
+        };
+        if pid != prev_pid || !blocks || ts.saturating_sub(first) > NEWIDLE_SWITCH_NS {
+            return;
+        }
+        for i in at {
+            if let ObsEvent::Migrate { how, .. } = &mut self.events[i].ev {
+                *how = MigrateHow::Newidle;
+            }
         }
     }
 }

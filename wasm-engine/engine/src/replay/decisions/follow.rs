@@ -5,7 +5,7 @@
 
 use super::place::Placing;
 use super::preempt::Before;
-use super::{ObsEvent, Replayer, SwitchOut, Timed};
+use super::{MigrateHow, ObsEvent, Replayer, SwitchOut, Timed};
 use crate::sched::change::is_autogroup;
 use crate::sched::entity::{vdiff, EntityId};
 use crate::sched::fair::{
@@ -151,7 +151,7 @@ impl Replayer<'_> {
                     self.score_preempt(t, at, se, before, woke);
                 }
             }
-            ObsEvent::Migrate { task, to, exec } => self.migrate(t, task, to, exec),
+            ObsEvent::Migrate { task, to, by, how } => self.migrate(t, task, to, by, how),
             ObsEvent::BandwidthTimer { cpu, timer } => self.period_timer(t, cpu, timer),
             ObsEvent::CgroupMove { task, path } => self.cgroup_move(t, task, path),
             ObsEvent::Yield { task, cpu } => {
@@ -223,7 +223,7 @@ impl Replayer<'_> {
     }
 
     /// `sched_migrate_task` of `task` to `to` at `t`.
-    fn migrate(&mut self, t: u64, task: u32, to: u32, exec: bool) {
+    fn migrate(&mut self, t: u64, task: u32, to: u32, by: u32, how: MigrateHow) {
         let Some(se) = self.se(task) else { return };
         if self.running_somewhere(se) || self.cpu_of(se) == to {
             return;
@@ -234,10 +234,10 @@ impl Replayer<'_> {
             let src = self.cpu_of(se);
             self.clock_at(src, t);
             self.clock_at(to, t);
-            if exec && !self.f.ents[se as usize].sched_delayed {
+            if how == MigrateHow::Exec && !self.f.ents[se as usize].sched_delayed {
                 self.score_placement(t, se, to, src, Placing::Exec);
             } else {
-                self.score_balance(t, se, src, to);
+                self.score_balance(t, se, src, to, by, how);
             }
         } else {
             let cpu = self.cpu_of(se);

@@ -121,6 +121,23 @@ pub enum SwitchOut {
     Exit,
 }
 
+/// What a `sched_migrate_task` record's context says of the code that wrote it (`observe`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MigrateHow {
+    /// `sched_exec()`'s move by the source CPU's stopper, which the task woke from its own
+    /// context (`migration_cpu_stop()`): a placement, not a balance.
+    Exec,
+    /// Written by the idle task: a balance of an idle CPU (`CPU_IDLE`: the idle tick's
+    /// `SCHED_SOFTIRQ`, or a nohz idle balance run for it).
+    Idle,
+    /// Written on the destination by the task that then switches out blocked (within
+    /// `observe::NEWIDLE_SWITCH_NS`): `sched_balance_newidle()` in that task's `__schedule()`.
+    Newidle,
+    /// Anything else: a busy CPU's periodic balance (in the interrupted task's context), an
+    /// active balance's stopper, or a wakeup's `set_task_cpu()`.
+    Other,
+}
+
 /// A scheduling event of the trace (task = index into `Observed::tasks`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ObsEvent {
@@ -132,9 +149,9 @@ pub enum ObsEvent {
     Wake { task: u32, cpu: u32, new: bool, ctx: u8, from: u32, waker: Option<u32>, sync: bool, resched: Option<bool> },
     /// `sched_switch` on `cpu`.
     Switch { cpu: u32, prev: u32, next: u32, out: SwitchOut },
-    /// `sched_migrate_task` to `to`; `exec`: `sched_exec()`'s move by the source CPU's stopper
-    /// (`observe`), not a balance.
-    Migrate { task: u32, to: u32, exec: bool },
+    /// `sched_migrate_task` to `to`, written on CPU `by`; `how`: what its context says of the
+    /// code that moved the task (`observe`).
+    Migrate { task: u32, to: u32, by: u32, how: MigrateHow },
     /// A `sched_yield()` that did not switch (its `sched_stat_runtime` record).
     Yield { task: u32, cpu: u32 },
     /// The trace lost the task's switch-out on `cpu` (`Observed::missing_switches`).
@@ -266,6 +283,9 @@ struct Replayer<'a> {
     /// (`bandwidth::kernel_throttles`), and the index of the event being applied.
     kernel_throttled: Vec<bool>,
     event_at: usize,
+    /// The model's answer to the balance pass of the last migration, while the events that
+    /// follow it may belong to the same pass (`place::PASS_NS`).
+    balance_pass: Option<place::BalancePass>,
     report: DecisionReport,
 }
 
@@ -298,6 +318,7 @@ fn replay<'a>(obs: &'a Observed, shadow: &'a Shadow, cfg: SimConfig) -> Replayer
         cpu_avg: cpu_avg::CpuAvgSeeder::new(obs),
         kernel_throttled: Vec::new(),
         event_at: 0,
+        balance_pass: None,
         report: DecisionReport {
             per_cpu: (0..ncpus).map(|cpu| CpuDecisions { cpu, ..Default::default() }).collect(),
             ..Default::default()
@@ -359,6 +380,9 @@ impl Replayer<'_> {
     /// timer is armed (the period timer runs where the trace shows its expiry or an unthrottle, see the
     /// module doc), and unthrottled tasks need no simulation state.
     fn apply(&mut self, e: Timed) {
+        if !matches!(e.ev, ObsEvent::Migrate { .. }) {
+            self.balance_pass = None;
+        }
         self.event(e.ts.saturating_sub(self.t0), e.ev);
         self.f.resched_pending.clear();
         self.f.bw_timers.clear();

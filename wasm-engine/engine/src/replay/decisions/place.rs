@@ -18,17 +18,21 @@
 //!
 //! Balance migrations (a `sched_migrate_task` of a task on its runqueue: periodic, newidle,
 //! nohz or active balancing) are scored too: on a copy of the model in the state of that
-//! moment, the destination CPU balances (`sched_balance_newidle()` when it has nothing to run,
-//! else `sched_balance_domains()` as a busy CPU), and the answer is whether it pulls a task
-//! from the same source CPU, and whether it is the same task. Named shortcut: the pass is
+//! moment, the destination CPU balances as the record's context says the kernel did
+//! (`MigrateHow`: an idle CPU's `CPU_IDLE` pass; `sched_balance_newidle()` after the blocking
+//! task's dequeue; otherwise newidle if the model's CPU has nothing to run, else
+//! `sched_balance_domains()` as a busy CPU), and the answer is whether it pulls a task from
+//! the same source CPU, and whether it is the same task. The records of one pass
+//! ([`PASS_NS`]) are scored against one answer. Named shortcut: the pass is
 //! asked for at the moment of the real migration (every domain's interval taken as due),
 //! because the trace shows neither the tick nor `next_balance`; an active balance (the
 //! stopper's push after failed passes) is asked as a plain pass.
 
-use super::Replayer;
+use super::{MigrateHow, Replayer};
 use crate::obs::log::EventKind;
 use crate::obs::why_cpu;
 use crate::sched::entity::EntityId;
+use crate::sched::fair::DEQUEUE_SLEEP;
 use crate::sched::select::PlacePath;
 use crate::sched::wakeup::{WF_EXEC, WF_FORK, WF_SYNC, WF_TTWU};
 use serde::Serialize;
@@ -178,54 +182,50 @@ impl Replayer<'_> {
     }
 }
 
+/// Balance migrations written this close together on one CPU, onto one destination, with no
+/// other event between, are one pass's `detach_tasks()` (1 µs apart in
+/// `linux-6.18-smp/cgroup-shares-smp` and `linux-6.18-smp-cpuavg/nice-imbalance-smp`).
+pub const PASS_NS: u64 = 20_000;
+
+/// The model's answer to the balance pass a run of real migrations came from.
+#[derive(Debug, Clone)]
+pub(super) struct BalancePass {
+    at: u64,
+    by: u32,
+    dst: u32,
+    /// (task, source CPU, destination CPU) of each task the model's passes moved.
+    pulled: Vec<(u32, u32, u32)>,
+    /// What the model did instead, when it pulled nothing to the destination.
+    instead: String,
+}
+
 impl Replayer<'_> {
-    /// Scores a balance migration of the queued `se` from `src` to `dst` (see the module docs).
-    pub(super) fn score_balance(&mut self, t: u64, se: EntityId, src: u32, dst: u32) {
+    /// Scores a balance migration of the queued `se` from `src` to `dst`, written on CPU `by`
+    /// (see the module docs). A migration that continues the pass of the one before it
+    /// ([`PASS_NS`]) is scored against the same answer of the model.
+    pub(super) fn score_balance(&mut self, t: u64, se: EntityId, src: u32, dst: u32, by: u32, how: MigrateHow) {
         let p = &mut self.report.placements;
         p.balance_migrations += 1;
         if !self.f.lb_enabled() {
             return;
         }
-        // A copy without the log (nothing of the copy's is kept but what it moved).
-        let log = std::mem::take(&mut self.f.log);
-        let mut f = self.f.clone();
-        self.f.log = log;
-        let smp = f.smp.as_deref_mut().expect("balancing is enabled");
-        smp.lb.moved.clear();
-        let idle = f.rqs[dst as usize].curr.is_none() && f.rqs[dst as usize].nr_running == 0;
-        if idle {
-            f.sched_balance_newidle(dst);
+        let same_pass = self.balance_pass.as_ref().is_some_and(|b| b.by == by && b.dst == dst && t - b.at <= PASS_NS);
+        if !same_pass {
+            let (pulled, instead) = self.ask_balance(dst, how);
+            self.balance_pass = Some(BalancePass { at: t, by, dst, pulled, instead });
         }
-        let moved = |f: &crate::sched::fair::Fair| f.smp.as_deref().map_or(0, |s| s.lb.moved.len());
-        // The passes that failed before this one are not in the trace (`nr_balance_failed`,
-        // which lets `can_migrate_task()` take a cache-hot task and an active balance push a
-        // running one): a few passes in a row stand for them.
-        for _ in 0..BALANCE_PASSES {
-            if moved(&f) > 0 {
-                break;
-            }
-            for l in &mut f.smp.as_deref_mut().expect("balancing is enabled").lb.last_balance[dst as usize] {
-                *l = 0;
-            }
-            let kind =
-                if idle { crate::sched::balance::CpuIdle::Idle } else { crate::sched::balance::CpuIdle::NotIdle };
-            f.sched_balance_domains(dst, kind);
-        }
-        let pulled: Vec<(u32, u32)> = f.smp.as_deref().map_or(Vec::new(), |s| s.lb.moved.clone());
-        // `moved` holds (task, destination); the source is where the task was before.
-        let from_src = pulled.iter().filter(|&&(t, to)| to == dst && self.cpu_of(t as EntityId) == src).count();
+        let pass = self.balance_pass.as_ref().expect("asked above");
+        let from_src = pass.pulled.iter().any(|&(_, from, to)| to == dst && from == src);
+        let same_task = pass.pulled.iter().any(|&(t, _, to)| t == se && to == dst);
         let p = &mut self.report.placements;
-        p.balance_same_source += (from_src > 0) as u64;
-        p.balance_same_task += pulled.iter().any(|&(t, to)| t == se && to == dst) as u64;
-        if from_src == 0 && p.balance_disagreements.len() < LISTED {
+        p.balance_same_source += from_src as u64;
+        p.balance_same_task += same_task as u64;
+        if !from_src && p.balance_disagreements.len() < LISTED {
             let names = &self.shadow.scenario.tasks;
             let name = |t: u32| names.get(t as usize).map_or_else(|| format!("task {t}"), |x| x.name.clone());
-            let model = match pulled.iter().find(|&&(_, to)| to == dst) {
-                Some(&(t, _)) => format!("pulled {} from CPU {}", name(t), self.cpu_of(t as EntityId)),
-                None => match why_cpu::last_row(&f.log, EventKind::Balance, dst, usize::MAX) {
-                    Some(i) => why_cpu::balance_words(&f.log, i),
-                    None => format!("{BALANCE_PASSES} passes on CPU {dst} found every domain balanced"),
-                },
+            let model = match pass.pulled.iter().find(|&&(_, _, to)| to == dst) {
+                Some(&(t, from, _)) => format!("pulled {} from CPU {from}", name(t)),
+                None => pass.instead.clone(),
             };
             let task = name(self.f.task_of(se));
             self.report.placements.balance_disagreements.push(BalanceDisagreement {
@@ -236,6 +236,64 @@ impl Replayer<'_> {
                 model,
             });
         }
+    }
+
+    /// Asks a copy of the model, in the state of this moment, to balance `dst` as the record's
+    /// context says the kernel did (`how`): an idle CPU's pass (`CPU_IDLE`); newidle, after the
+    /// running task's blocking dequeue and a pick that finds nothing; or, for any other
+    /// context, `sched_balance_newidle()` if the model's CPU has nothing to run and then busy
+    /// passes. Returns what the copy moved, and in words what it did if nothing came to `dst`.
+    fn ask_balance(&mut self, dst: u32, how: MigrateHow) -> (Vec<(u32, u32, u32)>, String) {
+        // A copy without the log (nothing of the copy's is kept but what it moved).
+        let log = std::mem::take(&mut self.f.log);
+        let mut f = self.f.clone();
+        self.f.log = log;
+        let d = dst as usize;
+        if how == MigrateHow::Newidle {
+            if let Some(prev) = f.rqs[d].curr {
+                f.dequeue_task(prev, DEQUEUE_SLEEP);
+                f.pick_next_task(dst);
+            }
+        }
+        let idle = f.rqs[d].curr.is_none() && f.rqs[d].nr_running == 0;
+        let before: Vec<u32> = (0..f.ents.len() as EntityId).map(|se| self.cpu_of(se)).collect();
+        let smp = f.smp.as_deref_mut().expect("balancing is enabled");
+        smp.lb.moved.clear();
+        if idle && how != MigrateHow::Idle {
+            f.sched_balance_newidle(dst);
+        }
+        let moved = |f: &crate::sched::fair::Fair| f.smp.as_deref().map_or(0, |s| s.lb.moved.len());
+        // The passes that failed before this one are not in the trace (`nr_balance_failed`,
+        // which lets `can_migrate_task()` take a cache-hot task and an active balance push a
+        // running one): a few passes in a row stand for them.
+        for _ in 0..BALANCE_PASSES {
+            if moved(&f) > 0 {
+                break;
+            }
+            for l in &mut f.smp.as_deref_mut().expect("balancing is enabled").lb.last_balance[d] {
+                *l = 0;
+            }
+            // The tick of an idle CPU decided CPU_IDLE (`rq->idle_balance`), even if a
+            // wakeup has queued a task there since.
+            let kind = if idle || how == MigrateHow::Idle {
+                crate::sched::balance::CpuIdle::Idle
+            } else {
+                crate::sched::balance::CpuIdle::NotIdle
+            };
+            f.sched_balance_domains(dst, kind);
+        }
+        let pulled: Vec<(u32, u32, u32)> = f
+            .smp
+            .as_deref()
+            .map_or(&[][..], |s| &s.lb.moved[..])
+            .iter()
+            .map(|&(t, to)| (t, before.get(t as usize).copied().unwrap_or(to), to))
+            .collect();
+        let instead = match why_cpu::last_row(&f.log, EventKind::Balance, dst, usize::MAX) {
+            Some(i) => why_cpu::balance_words(&f.log, i),
+            None => format!("{BALANCE_PASSES} passes on CPU {dst} found every domain balanced"),
+        };
+        (pulled, instead)
     }
 }
 

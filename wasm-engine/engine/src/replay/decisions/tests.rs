@@ -418,3 +418,99 @@ fn post_init_entity_util_avg_reads_the_parents_group_at_a_replayed_fork() {
     let avg = r.f.ents[entity(&r, "a") as usize].avg;
     assert!(avg.util_avg < 100, "{avg:?}");
 }
+
+/// Four hogs on CPU 0 (h0 forks h1–h3 there and they rotate at its ticks) and CPU 1 idle:
+/// the records of one balance pass, `count` of them, written by CPU 1's idle task 1 µs apart.
+fn idle_pull(count: usize) -> Trace {
+    let idle0 = ("swapper/0", 0, 120);
+    let hogs = [("h0", 10, 120), ("h1", 11, 120), ("h2", 12, 120), ("h3", 13, 120)];
+    let mut t = Trace::default();
+    t.switch(1_000, 1, ("x", 9, 120), PrevState::Blocked(state_bits::S), IDLE).switch(
+        2_000,
+        0,
+        idle0,
+        PrevState::Runnable,
+        hogs[0],
+    );
+    for (i, &h) in hogs.iter().enumerate().skip(1) {
+        t.wakeup_in(3_000 + i as u64, 0, hogs[0], h, 0, WakeKind::WakeupNew, "d..2.");
+    }
+    let mut now = 3_000u64;
+    for k in 0..24 {
+        let (cur, next) = (hogs[k % 4], hogs[(k + 1) % 4]);
+        now += 4_000_000;
+        t.stat(now, 0, cur, 4_000_000, "d.h1.").switch(now + 10, 0, cur, PrevState::Preempted, next);
+    }
+    // h0 runs; h1, h2 and h3 are queued, none of them hot (at least 4 ms since it ran).
+    for (i, h) in hogs[1..=count].iter().enumerate() {
+        let migrate = SchedPayload::MigrateTask {
+            comm: h.0.into(),
+            pid: h.1,
+            prio: 120,
+            orig_cpu: 0,
+            dest_cpu: 1,
+            extra: Vec::new(),
+        };
+        t.rec(now + 1_000 + i as u64 * 1_000, 1, IDLE, "sched_migrate_task", "..s1.", migrate);
+    }
+    t.switch(now + 10_000, 1, IDLE, PrevState::Runnable, hogs[1]);
+    t
+}
+
+/// `sched_balance_rq()` of an idle CPU (`CPU_IDLE`, at its tick's softirq) moves as many tasks
+/// as `calculate_imbalance()` asks for in one `detach_tasks()`: here two (four tasks against
+/// none, `sibling_imbalance()` halved). The two records are one pass, scored against the
+/// model's one answer; asked apart, the second would find CPU 1 already holding the first.
+#[test]
+fn detach_tasks_moves_two_tasks_in_one_idle_balance_pass() {
+    let obs = idle_pull(2).observe();
+    let hows: Vec<MigrateHow> = obs
+        .events
+        .iter()
+        .filter_map(|e| if let ObsEvent::Migrate { how, .. } = e.ev { Some(how) } else { None })
+        .collect();
+    assert_eq!(hows, [MigrateHow::Idle, MigrateHow::Idle]);
+    let (shadow, cfg) = shadow(&obs, "");
+    let r = replay(&obs, &shadow, cfg);
+    let p = &r.report.placements;
+    assert_eq!(p.balance_migrations, 2);
+    assert_eq!((p.balance_same_source, p.balance_same_task), (2, 2), "{:?}", p.balance_disagreements);
+}
+
+/// `sched_balance_newidle()` runs in the `__schedule()` of a task that blocks, after its
+/// dequeue and before the `sched_switch`: the pull is written in that task's context on the
+/// destination. Two hogs rotate on CPU 0; s runs 1 ms on CPU 1 and sleeps, pulling h1 there.
+/// The model is asked with s dequeued and nothing left to pick, as the kernel was; asked as a
+/// busy CPU with s still running, it finds CPU 1's spare capacity no reason to pull.
+#[test]
+fn sched_balance_newidle_pulls_in_the_blocking_tasks_schedule() {
+    let idle0 = ("swapper/0", 0, 120);
+    let (h0, h1, s) = (("h0", 10, 120), ("h1", 11, 120), ("s", 12, 120));
+    let mut t = Trace::default();
+    t.switch(1_000, 0, idle0, PrevState::Runnable, h0).wakeup_in(2_000, 0, h0, h1, 0, WakeKind::WakeupNew, "d..2.");
+    let mut now = 2_000u64;
+    for k in 0..24 {
+        let (cur, next) = if k % 2 == 0 { (h0, h1) } else { (h1, h0) };
+        now += 4_000_000;
+        t.stat(now, 0, cur, 4_000_000, "d.h1.").switch(now + 10, 0, cur, PrevState::Preempted, next);
+    }
+    let migrate = SchedPayload::MigrateTask {
+        comm: "h1".into(),
+        pid: 11,
+        prio: 120,
+        orig_cpu: 0,
+        dest_cpu: 1,
+        extra: Vec::new(),
+    };
+    t.switch(now + 1_000, 1, IDLE, PrevState::Runnable, s)
+        .stat(now + 1_001_000, 1, s, 1_000_000, "d..2.")
+        .rec(now + 1_004_000, 1, s, "sched_migrate_task", "d..2.", migrate)
+        .switch(now + 1_010_000, 1, s, PrevState::Blocked(state_bits::S), h1);
+    let obs = t.observe();
+    assert!(obs.events.iter().any(|e| matches!(e.ev, ObsEvent::Migrate { how: MigrateHow::Newidle, .. })));
+    let (shadow, cfg) = shadow(&obs, "");
+    let r = replay(&obs, &shadow, cfg);
+    let p = &r.report.placements;
+    assert_eq!(p.balance_migrations, 1);
+    assert_eq!(p.balance_same_task, 1, "{:?}", p.balance_disagreements);
+}
