@@ -182,12 +182,17 @@ test('shadow re-simulation seeded from the attached EEVDF dump: cgroup-shares wi
   const cg = (file: string) => fileURLToPath(new URL(`../../traces/linux-6.18/${file}`, import.meta.url));
   await importFiles(page, [cg('cgroup-shares/eevdf-state.txt'), cg('cgroup-shares/trace.dat')]);
   await expect(page.getByTestId('eevdf-alignment')).toHaveAttribute('data-accepted', 'true');
+  // Attaching the dump opens the trace anew: the thread tracks still get their states (they
+  // stayed empty when the tracks in view did not change).
+  const threads = page.getByTestId('thread-canvas');
+  await expect.poll(async () => Number(await threads.getAttribute('data-thread-segments'))).toBeGreaterThan(0);
   await page.getByTestId('layout-input').setInputFiles(cg('cgroup-shares.layout.toml'));
   await page.getByTestId('shadow-run').click();
   await expect(page.getByTestId('shadow-table')).toBeVisible({ timeout: 60_000 });
   // wasm-engine/engine/tests/replay_seed.rs: the root and sl_B's queue seeded, 907 of 914
-  // picks (99.2 %) against 85.7 % unseeded.
+  // picks (99.2 %) against 85.7 % unseeded; the groups' weights taken from the dump's 258 G records.
   await expect(page.getByTestId('shadow-seed')).toContainText('seeded from the attached EEVDF dump: 2 queues');
+  await expect(page.getByTestId('shadow-seed')).toContainText('group weights from 258 records');
   const picks = await page.getByTestId('shadow-decisions').first().textContent();
   const pct = Number(/\(\s*([0-9.]+) %\)/.exec(picks ?? '')?.[1]);
   expect(pct).toBeGreaterThan(98);

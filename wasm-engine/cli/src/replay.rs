@@ -172,12 +172,15 @@ fn text(r: &ReplayReport) -> String {
                 let _ = writeln!(
                     s,
                     "eevdf dump: {} records on the trace's switch-outs (offset {} ns, {} of {} S lines matched); \
-                     {} queues seeded from the kernel's state; picks after the seed: {} of {} ({:.1} %)",
+                     {} queues seeded from the kernel's state; group weights taken from {} records ({} changed the \
+                     model's); picks after the seed: {} of {} ({:.1} %)",
                     seed.records,
                     a.offset_ns,
                     a.matched,
                     a.in_trace,
                     seed.queues.len(),
+                    seed.group_weights,
+                    seed.group_reweights,
                     seed.agreed_after,
                     seed.scored_after,
                     seed.agreement_after_pct

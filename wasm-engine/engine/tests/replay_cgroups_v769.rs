@@ -206,6 +206,36 @@ fn bandwidth_throttles_the_trace_shows_and_the_dump_seed() {
     shares_within_a_point(capture, &r);
 }
 
+/// k_c in the session's autogroup, captured with the EEVDF dump (`bandwidth-30-of-100-4`, `-5`):
+/// the autogroup's weight on CPU 1 is a PELT share (`calc_group_shares()` over both CPUs' loads,
+/// some of them from before the trace), and each change re-weighs the running group entity
+/// away from V. At the weights the dump records (`gw`, taken at every `G` record) the picks
+/// after the first seed agree at 288/292 and 287/288; with the weights the model computes
+/// itself they were 252/285 and 272/282, and without the dump 723/876 and 755/899 of all picks.
+#[test]
+fn bandwidth_in_the_autogroup_at_the_kernels_group_weights() {
+    for capture in ["bandwidth-30-of-100-4", "bandwidth-30-of-100-5"] {
+        let dir = common::traces().join("linux-6.18-cgroups-v769").join(capture);
+        let mut obs = observe(capture);
+        obs.eevdf = common::eevdf_dump(&dir.join("eevdf-state.txt"));
+        let r = replay_of(&obs, capture, "bandwidth-30-of-100.layout.toml");
+        let seed = r.decisions.seed.as_ref().expect("seeded");
+        println!(
+            "{capture}: picks {}/{}; after the first seed {}/{}; group weights from {} records, {} changed the model's",
+            r.decisions.agreed,
+            r.decisions.scored,
+            seed.agreed_after,
+            seed.scored_after,
+            seed.group_weights,
+            seed.group_reweights
+        );
+        assert!(seed.group_weights > 200 && seed.group_reweights > 0, "{seed:?}");
+        assert!(seed.scored_after > 250 && seed.agreed_after * 100 >= seed.scored_after * 98, "{capture}");
+        assert!(r.decisions.agreement_pct >= 99.0, "{capture}: {:.1} %", r.decisions.agreement_pct);
+        shares_within_a_point(capture, &r);
+    }
+}
+
 /// The shadow re-simulation starts sl_Q's period timer at the phase the trace shows (its first
 /// expiry past a 100 ms boundary of the trace's start): the free run then throttles and
 /// unthrottles when the kernel did. Same task on the same CPU, phase 0 → the trace's: 59.6 →

@@ -49,16 +49,18 @@ fn cpu(d: &DecisionReport, n: u32) -> (u64, u64, f64) {
     (c.agreed, c.scored, 100.0 * c.agreed as f64 / c.scored as f64)
 }
 
-/// (capture, CPU 1 % seeded as reached, rounded down): the workload ran on CPU 1.
+/// (capture, CPU 1 % seeded as reached, rounded down): the workload ran on CPU 1. Measured
+/// 2026-11-27 with the group weights taken from the dump too (before: late-nice7-hog 98.7,
+/// bandwidth-30-of-100 85.8, yield-in-cgroup 97.9 %).
 const SEEDED_CPU1: [(&str, f64); 8] = [
     ("nice-0-vs-2", 100.0),
     ("yield-vs-hog", 99.8),
     ("sleeper-vs-hog", 100.0),
-    ("late-nice7-hog", 98.7),
+    ("late-nice7-hog", 99.9),
     ("two-sleepers-and-hog", 99.8),
     ("cgroup-shares", 99.2),
-    ("bandwidth-30-of-100", 85.8),
-    ("yield-in-cgroup", 97.9),
+    ("bandwidth-30-of-100", 98.9),
+    ("yield-in-cgroup", 99.5),
 ];
 
 #[test]
@@ -117,11 +119,21 @@ fn the_seed_moves_nothing_where_the_model_already_agrees() {
     }
 }
 
-/// The cgroup captures' root queues do move, by the distance the model kept from the start.
+/// The cgroup captures' group entities start at 0.56–0.71 of their shares (PELT: the load the
+/// tasks left on the other CPU is still in `tg->load_avg`), and every change of weight re-places
+/// the running group entity. At the weights the dump records (taken at every `G` record), the
+/// model's root queue of cgroup-shares is within 0.1 ms of the kernel's when it is first fully
+/// recorded (29.5 ms: moved +79 µs and −93 µs). At the weights the model computed itself it
+/// was first seeded at 33.5 ms, moved by +0.78 and −1.56 ms: that distance was the weights'.
 #[test]
-fn the_cgroup_captures_root_queues_start_apart_from_the_kernels() {
+fn the_cgroup_captures_root_queues_follow_the_kernels_group_weights() {
     let d = decisions("cgroup-shares", true);
-    let root = d.seed.as_ref().unwrap().queues.iter().find(|q| q.depth == 0).expect("the root queue is seeded");
-    println!("cgroup-shares root seeded at {} ns: {:?} moved {:?}", root.at_ns, root.entities, root.moved_ns);
-    assert!(root.moved_ns.iter().any(|m| m.unsigned_abs() > 500_000), "{:?}", root.moved_ns);
+    let seed = d.seed.as_ref().unwrap();
+    let root = seed.queues.iter().find(|q| q.depth == 0).expect("the root queue is seeded");
+    println!(
+        "cgroup-shares root seeded at {} ns: {:?} moved {:?}; group weights from {} records, {} changed the model's",
+        root.at_ns, root.entities, root.moved_ns, seed.group_weights, seed.group_reweights
+    );
+    assert!(seed.group_reweights > 0);
+    assert!(root.moved_ns.iter().all(|m| m.unsigned_abs() < 200_000), "{:?}", root.moved_ns);
 }

@@ -1351,6 +1351,12 @@ export type SeedReport = {
    */
   unthrottle_reseeds: number;
   /**
+   * Group entity records whose weight (`gw`) the model took, and of those, the ones that
+   * changed the model's weight (`reweight_entity()` there).
+   */
+  group_weights: number;
+  group_reweights: number;
+  /**
    * Picks scored on a CPU after its first seeded queue, and those that agreed (all CPUs).
    */
   scored_after: number;

@@ -70,6 +70,10 @@ pub struct CfsRq {
     pub prop_runnable_sum: i64,
     /// `last_update_tg_load_avg` (None: never, as for the kernel's 0 on a long-running clock).
     pub last_update_tg_load_avg: Option<u64>,
+    /// Trace replay only (`replay::decisions::seed`): the group entity's weight the kernel
+    /// recorded last (an EEVDF dump's `gw`), which `calc_group_shares()` returns instead of its
+    /// own until the next record. None in a simulation.
+    pub recorded_shares: Option<u64>,
 }
 
 impl CfsRq {
@@ -102,6 +106,7 @@ impl CfsRq {
             propagate: false,
             prop_runnable_sum: 0,
             last_update_tg_load_avg: None,
+            recorded_shares: None,
         }
     }
 

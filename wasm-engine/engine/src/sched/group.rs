@@ -176,6 +176,9 @@ impl Fair {
     /// docs), where load_sum/contrib hold runnable weights.
     pub fn calc_group_shares(&self, gq: CfsRqId) -> u64 {
         let cq = &self.qs[gq as usize];
+        if let Some(w) = cq.recorded_shares {
+            return w;
+        }
         let g = &self.tgs[cq.tg as usize];
         let mut load = scale_load_down(cq.load_weight);
         if self.pelt_shares() {

@@ -205,7 +205,7 @@ export const ShadowPanel = memo(function ShadowPanel({ runs, running, error, onR
               {' '}
               {r.report.decisions.seed.queues.length === 0
                 ? "(the attached EEVDF dump seeded no queue: none had its whole population recorded at the model's weights and hierarchy; does the layout give the kernel's cgroups and autogroups?)"
-                : `(seeded from the attached EEVDF dump: ${r.report.decisions.seed.queues.length} queues moved to the kernel's lags; after the first seed ${r.report.decisions.seed.agreed_after.toLocaleString('en-US')} of ${r.report.decisions.seed.scored_after.toLocaleString('en-US')} picks, ${r.report.decisions.seed.agreement_after_pct.toFixed(1)} %)`}
+                : `(seeded from the attached EEVDF dump: ${r.report.decisions.seed.queues.length} queues moved to the kernel's lags, group weights from ${r.report.decisions.seed.group_weights.toLocaleString('en-US')} records; after the first seed ${r.report.decisions.seed.agreed_after.toLocaleString('en-US')} of ${r.report.decisions.seed.scored_after.toLocaleString('en-US')} picks, ${r.report.decisions.seed.agreement_after_pct.toFixed(1)} %)`}
             </span>
           )}
           {r.report.decisions.placements.balance_migrations > 0 &&

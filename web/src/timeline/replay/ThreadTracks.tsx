@@ -97,9 +97,11 @@ function ThreadTracksImpl(p: ThreadTracksProps) {
   const offset = scrollTop - first * THREAD_ROW_H;
 
   const visibleKey = visibleTasks(rows, first, last).join(',');
+  // Reported again for each trace: opening one (or attaching a dump to it, which opens it
+  // anew) forgets the rows asked for, and its rows can be the last trace's task ids.
   useEffect(() => {
     onVisible(visibleKey ? visibleKey.split(',').map(Number) : []);
-  }, [visibleKey, onVisible]);
+  }, [visibleKey, onVisible, trace]);
 
   // A task selected elsewhere (a CPU lane) is scrolled into view.
   useEffect(() => {

@@ -26,8 +26,21 @@
 //! The running entity's slice protection moves with its vruntime. One event the trace cannot
 //! time is seeded again: an unthrottle (the replay places it where the trace first shows it,
 //! the kernel's period timer ran earlier while the CPU's other entities ran on), after which
-//! the CPU's queues are seeded anew at their next fully recorded switch. Nothing here is fitted: the
-//! dump is the kernel's state, read, and the picks scored after the seed are still the model's.
+//! the CPU's queues are seeded anew at their next fully recorded switch.
+//!
+//! Group entity weights are taken from the dump at every `G` record, from the start, not only
+//! at a seed: a group's weight is `calc_group_shares()` of PELT loads summed over every CPU,
+//! including load the trace cannot show (what the session's other tasks left on the other CPU
+//! before the trace, bpftrace itself), and it changes at every tick. Each change re-weighs the
+//! running group entity, and `place_entity()` then moves it by more than the weight alone
+//! (`reweight_entity_of_the_running_entity_pushes_it_away_from_v`), so the weights decide which
+//! group is eligible at the next pick. The recorded `gw` is what `calc_group_shares()` returns
+//! for that group cfs_rq until the next record ([`CfsRq::recorded_shares`]). Named shortcut:
+//! the kernel changed the weight at a tick before the switch-out that recorded it; the model
+//! takes it at that switch-out. Nothing here is fitted: the dump is the kernel's state, read,
+//! and the picks scored after the seed are still the model's.
+//!
+//! [`CfsRq::recorded_shares`]: crate::sched::cfs_rq::CfsRq::recorded_shares
 
 use super::{ObsEvent, Replayer};
 use crate::import::align::{align_index, shifted, Alignment, SwitchIndex, TOLERANCE_NS};
@@ -69,6 +82,10 @@ pub struct SeedReport {
     pub queues: Vec<SeededQueue>,
     /// Times the queues of a CPU were released for seeding again after an unthrottle.
     pub unthrottle_reseeds: u64,
+    /// Group entity records whose weight (`gw`) the model took, and of those, the ones that
+    /// changed the model's weight (`reweight_entity()` there).
+    pub group_weights: u64,
+    pub group_reweights: u64,
     /// Picks scored on a CPU after its first seeded queue, and those that agreed (all CPUs).
     pub scored_after: u64,
     pub agreed_after: u64,
@@ -172,6 +189,17 @@ impl Replayer<'_> {
                     continue;
                 }
                 let q = self.f.ents[ent as usize].cfs_rq;
+                if group {
+                    // The kernel's `calc_group_shares()` at its last update, held until the
+                    // next record (see the module doc).
+                    let gq = self.f.ents[ent as usize].my_q.expect("group entity");
+                    self.f.qs[gq as usize].recorded_shares = Some(st.weight);
+                    s.report.group_weights += 1;
+                    if self.f.ents[ent as usize].load.weight != st.weight {
+                        s.report.group_reweights += 1;
+                        self.f.update_cfs_group(ent);
+                    }
+                }
                 nr_ok &= self.f.qs[q as usize].nr_queued == x.entity.cfs_rq().nr_queued;
                 s.known[ent as usize] = Some(Known {
                     v: st.vruntime,
