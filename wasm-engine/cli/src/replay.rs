@@ -248,6 +248,16 @@ fn text(r: &ReplayReport) -> String {
     if d.cgroup_moves > 0 {
         let _ = writeln!(s, "cgroup moves replayed where the trace shows them: {}", d.cgroup_moves);
     }
+    if !r.unseen_moves.is_empty() {
+        let _ = writeln!(
+            s,
+            "moves not in the trace: {} were forked in the trace into another cgroup than their parent's, and the \
+             trace has no cgroup_attach_task of theirs: each starts in its cgroup here, where the kernel moved it \
+             later, and where the groups' lags start decides the picks (tools/capture records the moves; an EEVDF \
+             dump seeds the start)",
+            r.unseen_moves.join(", ")
+        );
+    }
     let p = &d.placements;
     let _ = writeln!(
         s,

@@ -1141,6 +1141,12 @@ export type ReplayReport = {
    * The model's picks along the real schedule (`decisions`).
    */
   decisions: DecisionReport;
+  /**
+   * Tasks forked in the trace that the layout puts in another cgroup than their parent
+   * while the trace shows no `cgroup_attach_task` of theirs: each is in its layout cgroup
+   * from its fork, where the kernel moved it later (`Shadow::unseen_moves`).
+   */
+  unseen_moves: Array<string>;
 };
 
 /** The replay view of a window of an imported trace (times in ns after the origin). Spans merged below the bucket (`span_count` > 1); wakeups with the wakee's next switch-in (`wake_run_t` −1 when none) and migrations, unless the window holds more than the limit: `omitted` = [wakeups, migrations] left out. Each CPU's runqueue depth as segments `[depth_start, depth_end)` (`import::depth`), merged below the bucket keeping the largest depth (`depth_count` > 1). */

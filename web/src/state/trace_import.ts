@@ -151,3 +151,14 @@ export function bandwidthLine(d: ReplayReport['decisions']): string | null {
   if (d.cgroup_moves > 0) parts.push(`${d.cgroup_moves} cgroup moves replayed where the trace shows them`);
   return parts.length ? `${parts.join('; ')}.` : null;
 }
+
+/** The tasks the layout puts in another cgroup than their parent while the trace does not show
+ * them moving (`ReplayReport.unseen_moves`, as `schedlab replay` says it), or null. */
+export function unseenMovesLine(r: Pick<ReplayReport, 'unseen_moves'>): string | null {
+  if (r.unseen_moves.length === 0) return null;
+  return (
+    `Moves not in the trace: ${r.unseen_moves.join(', ')} were forked in the trace into another cgroup than their parent's, ` +
+    `and the trace has no cgroup_attach_task of theirs: each starts in its cgroup here, where the kernel moved it later, and ` +
+    `where the groups' lags start decides the picks (tools/capture records the moves; an EEVDF dump seeds the start).`
+  );
+}

@@ -79,6 +79,10 @@ pub struct ReplayReport {
     pub placement_agreement_pct: f64,
     /// The model's picks along the real schedule (`decisions`).
     pub decisions: DecisionReport,
+    /// Tasks forked in the trace that the layout puts in another cgroup than their parent
+    /// while the trace shows no `cgroup_attach_task` of theirs: each is in its layout cgroup
+    /// from its fork, where the kernel moved it later (`Shadow::unseen_moves`).
+    pub unseen_moves: Vec<String>,
 }
 
 /// Builds the shadow scenario, applies `variants`, runs it and compares. An error names where
@@ -234,6 +238,7 @@ pub fn compare(
         wakeup_switch_latency_ns: sim.cfg.host.wakeup_switch_latency_ns,
         schedule_clock_lead_ns: sim.cfg.host.schedule_clock_lead_ns,
         placement_agreement_pct: decisions.placements.agreement_pct,
+        unseen_moves: shadow.unseen_moves.clone(),
         scenario: shadow.scenario.name.clone(),
         variants: variants.to_vec(),
         window_ns: obs.t1.saturating_sub(t0),

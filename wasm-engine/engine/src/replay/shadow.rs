@@ -303,6 +303,10 @@ pub struct Shadow {
     pub scenario: ScenarioFile,
     /// Observed task index → scenario task id.
     pub task_of: Vec<Option<u32>>,
+    /// Tasks forked in the trace that the layout puts in another cgroup than their parent,
+    /// with no `cgroup_attach_task` of theirs in the trace: they start in their layout cgroup,
+    /// though they moved there at a time the trace does not show (scenario names).
+    pub unseen_moves: Vec<String>,
 }
 
 /// What a trace is called in errors.
@@ -439,6 +443,7 @@ pub fn shadow_scenario(obs: &Observed, layout: &Layout, name: &str) -> Result<Sh
     // Per scenario task: the observed task, and the source line of each program step.
     let mut origin: Vec<(usize, Vec<u64>)> = Vec::new();
     let mut task_of = vec![None; obs.tasks.len()];
+    let mut unseen_moves = Vec::new();
     for (i, t) in obs.tasks.iter().enumerate() {
         let Some(plan) = &plans[i] else { continue };
         let name = plan.name.clone();
@@ -455,12 +460,16 @@ pub fn shadow_scenario(obs: &Observed, layout: &Layout, name: &str) -> Result<Sh
         let moves = ops.iter().any(|o| matches!(*o, ShadowOp::Cgroup(p) if known(p).is_some()));
         let layout_cgroup =
             |i: usize, name: &str| layout.tasks.get(name).or_else(|| layout.tasks.get(names[i].as_str())).cloned();
-        let cgroup = if moves {
-            t.parent
-                .and_then(|p| layout_cgroup(p as usize, plans[p as usize].as_ref().map_or("", |pl| pl.name.as_str())))
-        } else {
-            layout_cgroup(i, &name)
-        };
+        let parents = t
+            .parent
+            .and_then(|p| layout_cgroup(p as usize, plans[p as usize].as_ref().map_or("", |pl| pl.name.as_str())));
+        let own = layout_cgroup(i, &name);
+        // Forked in the trace into another group than its parent's, with no move recorded: it
+        // moved at a time the trace does not show (it starts in its own group here).
+        if !moves && t.parent.is_some() && own.as_deref().unwrap_or("/") != parents.as_deref().unwrap_or("/") {
+            unseen_moves.push(name.clone());
+        }
+        let cgroup = if moves { parents } else { own };
         // A wall-paced task's bursts are spins: as long as each ran, or the median whole burst
         // where the kernel preempted it.
         // Only whole bursts (the first, or one after a block), as `wall_paced` judges them;
@@ -625,7 +634,7 @@ pub fn shadow_scenario(obs: &Observed, layout: &Layout, name: &str) -> Result<Sh
         };
         return Err(trace_error(obs, line, &format!("the shadow scenario's {path}: {msg}")));
     }
-    Ok(Shadow { scenario, task_of })
+    Ok(Shadow { scenario, task_of, unseen_moves })
 }
 
 #[cfg(test)]

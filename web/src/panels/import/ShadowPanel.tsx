@@ -5,7 +5,7 @@
 // simulated shares to one table, so variants compare side by side with the observed shares.
 import { memo, useRef, useState } from 'react';
 import { PRESETS, parseOverrides } from '../../state/variants';
-import { bandwidthLine, shadowRows, type ShadowRun } from '../../state/trace_import';
+import { bandwidthLine, shadowRows, unseenMovesLine, type ShadowRun } from '../../state/trace_import';
 import { errorMessage } from '../../base/errors';
 
 interface Props {
@@ -217,6 +217,7 @@ export const ShadowPanel = memo(function ShadowPanel({ runs, running, error, onR
             {wallPaced(r.report).length > 0 && `; bursts of ${wallPaced(r.report).join(', ')} replayed as wall-clock spins`}.
           </span>
           {bandwidthLine(r.report.decisions) && <span data-testid="shadow-bandwidth"> {bandwidthLine(r.report.decisions)}</span>}
+          {unseenMovesLine(r.report) && <span data-testid="shadow-unseen-moves"> {unseenMovesLine(r.report)}</span>}
           {r.report.left_out.length > 0 && ` Left out (not fair class): ${r.report.left_out.map((l) => `${l.comm} (prio ${l.prio})`).join(', ')}.`}
         </p>
       ))}
