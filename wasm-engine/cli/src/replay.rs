@@ -273,6 +273,14 @@ fn text(r: &ReplayReport) -> String {
             p.balance_migrations, p.balance_same_source, p.balance_same_task
         );
     }
+    if p.wakeup_of_queued > 0 {
+        let _ = writeln!(
+            s,
+            "wakeups that moved a task the model still held queued (a dequeue it delayed and the kernel did not): {}; \
+             dequeued there and scored as placements, not as balance migrations",
+            p.wakeup_of_queued
+        );
+    }
     let w = &d.preemptions;
     let _ = writeln!(
         s,

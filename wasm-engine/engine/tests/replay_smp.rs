@@ -132,8 +132,9 @@ fn free_shadow_of_the_smp_captures() {
          a pass that finds them balanced, and at the kernel's averages every one is made: replay_cpu_avg.rs)"
     );
     assert!(balance > 0 && same_task <= same_source && same_source <= balance);
-    // 22 of 26 measured 2026-11-27, with each pass asked as its record's context says
-    // (`MigrateHow`) and a pass's migrations scored together (`place::PASS_NS`); 20 before.
+    // 22 of 25 measured 2026-11-27, with each pass asked as its record's context says
+    // (`MigrateHow`), a pass's migrations scored together (`place::PASS_NS`) and a wakeup's
+    // move of a task the model held delayed not counted as a balance; 20 of 26 before.
     assert!(same_source >= 22, "balance migrations pulled from the kernel's source CPU: {same_source}/{balance}");
     assert!(pct >= 95.0, "placement agreement over the five captures {pct:.1} %");
     assert!(failures.is_empty(), "{failures:#?}");

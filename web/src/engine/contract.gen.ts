@@ -1017,6 +1017,12 @@ export type PlacementReport = {
   balance_same_source: number;
   balance_same_task: number;
   /**
+   * Not balance migrations: a wakeup's move (`MigrateHow::Wakeup`) of a task the model still
+   * held queued, mostly a dequeue the model delayed and the kernel did not; dequeued there,
+   * its wakeup scored as a placement.
+   */
+  wakeup_of_queued: number;
+  /**
    * The first disagreements, in time order.
    */
   first_disagreements: Array<PlacementDisagreement>;

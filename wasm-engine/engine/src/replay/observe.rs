@@ -81,6 +81,7 @@ mod cpus;
 mod migrate;
 use context::bandwidth_timer;
 use migrate::stopper_cpu;
+pub use migrate::WAKEUP_MIGRATION_NS;
 
 /// A causal wakeup is taken as synchronous (`WF_SYNC`) when its waker blocks next, having run
 /// at most this much CPU time since (a yield or another wakeup in between cancels it): what a
@@ -658,6 +659,9 @@ impl Observed {
             if let Some(slot) = self.stopper_woken_by.get_mut(rec.cpu as usize) {
                 *slot = waker;
             }
+        }
+        if kind == WakeKind::Wakeup {
+            self.wakeup_migration(ts, i as u32, rec);
         }
         if kind != WakeKind::Waking {
             if let Some(cpu) = self.named_cpu(*target_cpu) {

@@ -228,7 +228,18 @@ impl Replayer<'_> {
         if self.running_somewhere(se) || self.cpu_of(se) == to {
             return;
         }
-        if self.f.ents[se as usize].on_rq {
+        if how == MigrateHow::Wakeup && self.f.ents[se as usize].on_rq {
+            // The kernel had it off its runqueue (a wakeup's move); the model still holds it,
+            // mostly a delayed dequeue the kernel did not delay. It is dequeued here, not
+            // scored as a balance, and its wakeup is scored as a placement from this CPU.
+            let src = self.cpu_of(se);
+            self.clock_at(src, t);
+            let flags =
+                if self.f.ents[se as usize].sched_delayed { DEQUEUE_SLEEP | DEQUEUE_DELAYED } else { DEQUEUE_SLEEP };
+            self.f.dequeue_task(se, flags);
+            self.prev_cpu[se as usize].get_or_insert(src);
+            self.report.placements.wakeup_of_queued += 1;
+        } else if self.f.ents[se as usize].on_rq {
             // A delayed task is queued too: the balancer takes one only when it migrates load
             // (`can_migrate_task()`), and `sched_exec()` never sees one (it runs).
             let src = self.cpu_of(se);

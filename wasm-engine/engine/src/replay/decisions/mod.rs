@@ -133,8 +133,12 @@ pub enum MigrateHow {
     /// Written on the destination by the task that then switches out blocked (within
     /// `observe::NEWIDLE_SWITCH_NS`): `sched_balance_newidle()` in that task's `__schedule()`.
     Newidle,
+    /// `try_to_wake_up()`'s `set_task_cpu()`: the task's `sched_wakeup` follows from the same
+    /// context (`observe::WAKEUP_MIGRATION_NS`); the kernel had it off its runqueue.
+    Wakeup,
     /// Anything else: a busy CPU's periodic balance (in the interrupted task's context), an
-    /// active balance's stopper, or a wakeup's `set_task_cpu()`.
+    /// active balance's stopper, or a wakeup's `set_task_cpu()` whose wakeup record is not
+    /// right after it.
     Other,
 }
 

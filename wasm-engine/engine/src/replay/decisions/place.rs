@@ -23,7 +23,8 @@
 //! task's dequeue; otherwise newidle if the model's CPU has nothing to run, else
 //! `sched_balance_domains()` as a busy CPU), and the answer is whether it pulls a task from
 //! the same source CPU, and whether it is the same task. The records of one pass
-//! ([`PASS_NS`]) are scored against one answer. Named shortcut: the pass is
+//! ([`PASS_NS`]) are scored against one answer. A wakeup's move of a task the model still
+//! holds queued is not a balance (`follow.rs`: `MigrateHow::Wakeup`). Named shortcut: the pass is
 //! asked for at the moment of the real migration (every domain's interval taken as due),
 //! because the trace shows neither the tick nor `next_balance`; an active balance (the
 //! stopper's push after failed passes) is asked as a plain pass.
@@ -98,6 +99,10 @@ pub struct PlacementReport {
     pub balance_migrations: u64,
     pub balance_same_source: u64,
     pub balance_same_task: u64,
+    /// Not balance migrations: a wakeup's move (`MigrateHow::Wakeup`) of a task the model still
+    /// held queued, mostly a dequeue the model delayed and the kernel did not; dequeued there,
+    /// its wakeup scored as a placement.
+    pub wakeup_of_queued: u64,
     /// The first disagreements, in time order.
     pub first_disagreements: Vec<PlacementDisagreement>,
     /// The first balance migrations the model did not make from the same source, in time

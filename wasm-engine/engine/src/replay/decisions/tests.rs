@@ -244,7 +244,8 @@ fn try_to_wake_up_places_at_the_clock_of_its_own_update_curr() {
 
 /// `move_queued_task()` moves a delayed task as it is: dequeued without DEQUEUE_SLEEP, so
 /// PLACE_REL_DEADLINE keeps its deadline relative (0.4 ms left of its slice), and its
-/// wakeup on the new CPU (lag still negative) does not place it afresh.
+/// wakeup on the new CPU (lag still negative) does not place it afresh. (The move here is
+/// CPU 1's idle balance, a `migrate_load` pass that may take a delayed task.)
 #[test]
 fn move_queued_task_keeps_a_delayed_tasks_relative_deadline() {
     let (a, x) = (("a", 10, 120), ("x", 11, 120));
@@ -254,7 +255,7 @@ fn move_queued_task_keeps_a_delayed_tasks_relative_deadline() {
     t.switch(1_000, 0, ("swapper/0", 0, 120), PrevState::Runnable, a)
         .stat(1_001_000, 0, a, 1_000_000, "d..2.")
         .switch(1_001_010, 0, a, PrevState::Blocked(state_bits::D), x)
-        .other(1_001_020, 0, x, "sched_migrate_task", migrate)
+        .rec(1_001_020, 1, IDLE, "sched_migrate_task", "..s1.", migrate)
         .wakeup(1_001_030, 0, x, a, 1, WakeKind::Wakeup)
         .switch(1_001_040, 1, IDLE, PrevState::Runnable, a)
         .stat(1_101_040, 1, a, 100_000, "d..2.")
@@ -513,4 +514,36 @@ fn sched_balance_newidle_pulls_in_the_blocking_tasks_schedule() {
     let p = &r.report.placements;
     assert_eq!(p.balance_migrations, 1);
     assert_eq!(p.balance_same_task, 1, "{:?}", p.balance_disagreements);
+}
+
+/// `try_to_wake_up()` requeues a delayed task where it is (`ttwu_runnable()`): a wakeup that
+/// moves a task (its `sched_migrate_task` and then its `sched_wakeup`, from one context) shows
+/// that the kernel had it off its runqueue. Here the model still holds a delayed (its lag was
+/// negative when it blocked): it is dequeued there, not scored as a balance migration, and the
+/// wakeup is scored as a placement from its previous CPU, 0.
+#[test]
+fn a_wakeup_that_moves_a_task_the_model_holds_delayed_is_not_a_balance() {
+    let (a, x) = (("a", 10, 120), ("x", 11, 120));
+    let migrate =
+        SchedPayload::MigrateTask { comm: "a".into(), pid: 10, prio: 120, orig_cpu: 0, dest_cpu: 1, extra: Vec::new() };
+    let mut t = Trace::default();
+    t.switch(1_000, 0, ("swapper/0", 0, 120), PrevState::Runnable, a)
+        .stat(1_001_000, 0, a, 1_000_000, "d..2.")
+        .switch(1_001_010, 0, a, PrevState::Blocked(state_bits::D), x)
+        .other(1_001_020, 0, x, "sched_migrate_task", migrate)
+        .stat(1_001_025, 0, x, 15, "d..4.")
+        .wakeup(1_001_030, 0, x, a, 1, WakeKind::Wakeup)
+        .switch(1_001_040, 1, IDLE, PrevState::Runnable, a)
+        .stat(1_101_040, 1, a, 100_000, "d..2.")
+        .switch(1_101_050, 1, a, PrevState::Blocked(state_bits::S), IDLE)
+        .stat(2_001_030, 0, x, 1_000_000, "d.h1.");
+    let obs = t.observe();
+    assert!(obs.events.iter().any(|e| matches!(e.ev, ObsEvent::Migrate { how: MigrateHow::Wakeup, .. })));
+    let (shadow, cfg) = shadow(&obs, "");
+    let r = replay(&obs, &shadow, cfg);
+    let p = &r.report.placements;
+    assert_eq!((p.balance_migrations, p.wakeup_of_queued), (0, 1));
+    assert_eq!(p.scored, 1, "the wakeup is scored as a placement");
+    let e = &r.f.ents[entity(&r, "a") as usize];
+    assert_eq!(r.f.qs[e.cfs_rq as usize].cpu, 1);
 }

@@ -3,6 +3,11 @@
 //! CPU's next switch, or anything else).
 
 use super::{Observed, NEWIDLE_SWITCH_NS};
+
+/// How soon after a task's `sched_migrate_task` its `sched_wakeup` from the same context shows
+/// the move was the wakeup's: one `try_to_wake_up()` writes both, microseconds apart (3 µs in
+/// `linux-6.18-smp/pipe-pair-and-hog` at +1,261 ms).
+pub const WAKEUP_MIGRATION_NS: u64 = 20_000;
 use crate::import::record::{SchedPayload, TraceRecord};
 use crate::replay::decisions::{MigrateHow, ObsEvent, Timed};
 
@@ -34,6 +39,25 @@ impl Observed {
         self.events.push(Timed { ts, ev: ObsEvent::Migrate { task: i, to, by: rec.cpu, how } });
     }
 
+    /// A `sched_wakeup` of `task` written right after a `sched_migrate_task` of it by the same
+    /// context (within [`WAKEUP_MIGRATION_NS`]): that move was `try_to_wake_up()`'s
+    /// `set_task_cpu()`, so the kernel had the task off its runqueue (a delayed task is requeued
+    /// where it is, `ttwu_runnable()`), whatever the model holds.
+    pub(super) fn wakeup_migration(&mut self, ts: u64, task: u32, rec: &TraceRecord) {
+        // The wakeup's `update_curr()` (a `sched_stat_runtime`) may come between.
+        let last = self.events.iter_mut().rev().find(|e| !matches!(e.ev, ObsEvent::Runtime { .. }));
+        let Some(Timed { ts: at, ev: ObsEvent::Migrate { task: moved, by, how, .. } }) = last else {
+            return;
+        };
+        if *moved == task
+            && *by == rec.cpu
+            && *how == MigrateHow::Other
+            && ts.saturating_sub(*at) <= WAKEUP_MIGRATION_NS
+        {
+            *how = MigrateHow::Wakeup;
+        }
+    }
+
     /// At a `sched_switch` on `cpu` of the task with `prev_pid`: the migrations onto `cpu` its
     /// context wrote just before were `sched_balance_newidle()`'s if it blocks now.
     pub(super) fn newidle_switch(&mut self, cpu: u32, ts: u64, prev_pid: i32, blocks: bool) {
@@ -44,7 +68,7 @@ impl Observed {
             return;
         }
         for i in at {
-            if let ObsEvent::Migrate { how, .. } = &mut self.events[i].ev {
+            if let ObsEvent::Migrate { how: how @ MigrateHow::Other, .. } = &mut self.events[i].ev {
                 *how = MigrateHow::Newidle;
             }
         }
