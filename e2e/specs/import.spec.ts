@@ -190,9 +190,9 @@ test('shadow re-simulation seeded from the attached EEVDF dump: cgroup-shares wi
   await page.getByTestId('shadow-run').click();
   await expect(page.getByTestId('shadow-table')).toBeVisible({ timeout: 60_000 });
   // wasm-engine/engine/tests/replay_seed.rs: the root and sl_B's queue seeded, 907 of 914
-  // picks (99.2 %) against 85.7 % unseeded; the groups' weights taken from the dump's 258 G records.
+  // picks (99.2 %) against 85.7 % unseeded; the groups' weights taken from the dump's 256 G records.
   await expect(page.getByTestId('shadow-seed')).toContainText('seeded from the attached EEVDF dump: 2 queues');
-  await expect(page.getByTestId('shadow-seed')).toContainText('group weights from 258 records');
+  await expect(page.getByTestId('shadow-seed')).toContainText('group weights from 256 records');
   const picks = await page.getByTestId('shadow-decisions').first().textContent();
   const pct = Number(/\(\s*([0-9.]+) %\)/.exec(picks ?? '')?.[1]);
   expect(pct).toBeGreaterThan(98);

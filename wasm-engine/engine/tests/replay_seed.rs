@@ -1,12 +1,12 @@
 //! Issue 16: the per-decision replay seeded from the kernel's own EEVDF state (each capture's
 //! `eevdf-state.txt`, `replay::decisions::seed`). Unseeded, the three cgroup captures' workload
-//! CPU agreed with the kernel at only 31–53 % of its picks; every disagreement was a choice
+//! CPU agreed with the kernel at only 52–53 % of its picks; every disagreement was a choice
 //! between two group entities at the root whose distance in virtual time the model had from the
 //! unobservable start (tasks moved into their cgroups before the trace shows them, group weights
-//! still climbing from PELT) and kept, since hogs never sleep. Seeded once each queue's whole
-//! population is recorded at the model's weights, the same model agrees at 97–99 % there: the
-//! mechanisms hold, the start-up state was what differed. Nothing is fitted: the dump is read,
-//! the picks after the seed are still the model's own.
+//! still climbing from PELT) and kept, since hogs never sleep. With the group weights the dump
+//! records and each queue seeded once its whole population is recorded, the same model agrees
+//! at 99 % there: the mechanisms hold, the start-up state and the weights were what differed.
+//! Nothing is fitted: the dump is read, the picks after the seed are still the model's own.
 #![allow(clippy::disallowed_methods)] // reads trace files
 
 mod common;
@@ -123,7 +123,7 @@ fn the_seed_moves_nothing_where_the_model_already_agrees() {
 /// tasks left on the other CPU is still in `tg->load_avg`), and every change of weight re-places
 /// the running group entity. At the weights the dump records (taken at every `G` record), the
 /// model's root queue of cgroup-shares is within 0.1 ms of the kernel's when it is first fully
-/// recorded (29.5 ms: moved +79 µs and −93 µs). At the weights the model computed itself it
+/// recorded (29.5 ms: moved +79 µs and −93 µs; held here under 0.2 ms). At the weights the model computed itself it
 /// was first seeded at 33.5 ms, moved by +0.78 and −1.56 ms: that distance was the weights'.
 #[test]
 fn the_cgroup_captures_root_queues_follow_the_kernels_group_weights() {

@@ -466,7 +466,8 @@ pub fn shadow_scenario(obs: &Observed, layout: &Layout, name: &str) -> Result<Sh
         let own = layout_cgroup(i, &name);
         // Forked in the trace into another group than its parent's, with no move recorded: it
         // moved at a time the trace does not show (it starts in its own group here).
-        if !moves && t.parent.is_some() && own.as_deref().unwrap_or("/") != parents.as_deref().unwrap_or("/") {
+        let recorded = t.ops.iter().any(|o| matches!(o, ShadowOp::Cgroup(_)));
+        if !recorded && t.parent.is_some() && own.as_deref().unwrap_or("/") != parents.as_deref().unwrap_or("/") {
             unseen_moves.push(name.clone());
         }
         let cgroup = if moves { parents } else { own };

@@ -121,6 +121,23 @@ pub enum SwitchOut {
     Exit,
 }
 
+impl ObsEvent {
+    /// The CPUs the event is about (none for an event of a task alone).
+    pub fn cpus(&self) -> Vec<u32> {
+        match *self {
+            ObsEvent::Wake { cpu, from, .. } => vec![cpu, from],
+            ObsEvent::Switch { cpu, .. }
+            | ObsEvent::Yield { cpu, .. }
+            | ObsEvent::Vanished { cpu, .. }
+            | ObsEvent::Runtime { cpu, .. }
+            | ObsEvent::Repick { cpu, .. }
+            | ObsEvent::BandwidthTimer { cpu, .. } => vec![cpu],
+            ObsEvent::Migrate { to, by, .. } => vec![to, by],
+            ObsEvent::Nice { .. } | ObsEvent::Exiting { .. } | ObsEvent::CgroupMove { .. } => Vec::new(),
+        }
+    }
+}
+
 /// What a `sched_migrate_task` record's context says of the code that wrote it (`observe`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum MigrateHow {
@@ -384,7 +401,9 @@ impl Replayer<'_> {
     /// timer is armed (the period timer runs where the trace shows its expiry or an unthrottle, see the
     /// module doc), and unthrottled tasks need no simulation state.
     fn apply(&mut self, e: Timed) {
-        if !matches!(e.ev, ObsEvent::Migrate { .. }) {
+        if !matches!(e.ev, ObsEvent::Migrate { .. })
+            && !self.balance_pass.as_ref().is_some_and(|p| p.unrelated(&e.ev.cpus()))
+        {
             self.balance_pass = None;
         }
         self.event(e.ts.saturating_sub(self.t0), e.ev);

@@ -187,21 +187,35 @@ impl Replayer<'_> {
     }
 }
 
-/// Balance migrations written this close together on one CPU, onto one destination, with no
-/// other event between, are one pass's `detach_tasks()` (1 µs apart in
-/// `linux-6.18-smp/cgroup-shares-smp` and `linux-6.18-smp-cpuavg/nice-imbalance-smp`).
+/// Balance migrations written this close one after the other on one CPU, onto one
+/// destination, with no other event of the CPUs involved between, are one pass's
+/// `detach_tasks()` (1 µs apart in `linux-6.18-smp/cgroup-shares-smp` and
+/// `linux-6.18-smp-cpuavg/nice-imbalance-smp`).
 pub const PASS_NS: u64 = 20_000;
 
 /// The model's answer to the balance pass a run of real migrations came from.
 #[derive(Debug, Clone)]
 pub(super) struct BalancePass {
+    /// The last record of the pass so far.
     at: u64,
     by: u32,
     dst: u32,
     /// (task, source CPU, destination CPU) of each task the model's passes moved.
     pulled: Vec<(u32, u32, u32)>,
+    /// The kernel's records of the pass so far, by source CPU.
+    recorded: Vec<u32>,
     /// What the model did instead, when it pulled nothing to the destination.
     instead: String,
+}
+
+impl BalancePass {
+    /// Whether an event on `cpus` may fall inside this pass (one on other CPUs may: their
+    /// work goes on while `detach_tasks()` runs).
+    pub(super) fn unrelated(&self, cpus: &[u32]) -> bool {
+        !cpus.is_empty()
+            && cpus.iter().all(|&c| c != self.by && c != self.dst && !self.pulled.iter().any(|&(_, f, _)| f == c))
+            && cpus.iter().all(|&c| !self.recorded.contains(&c))
+    }
 }
 
 impl Replayer<'_> {
@@ -217,11 +231,18 @@ impl Replayer<'_> {
         let same_pass = self.balance_pass.as_ref().is_some_and(|b| b.by == by && b.dst == dst && t - b.at <= PASS_NS);
         if !same_pass {
             let (pulled, instead) = self.ask_balance(dst, how);
-            self.balance_pass = Some(BalancePass { at: t, by, dst, pulled, instead });
+            self.balance_pass = Some(BalancePass { at: t, by, dst, pulled, recorded: Vec::new(), instead });
         }
-        let pass = self.balance_pass.as_ref().expect("asked above");
-        let from_src = pass.pulled.iter().any(|&(_, from, to)| to == dst && from == src);
+        let pass = self.balance_pass.as_mut().expect("asked above");
+        // The k-th record from `src` in this pass agrees if the model moved more than k tasks
+        // from there.
+        let before = pass.recorded.iter().filter(|&&c| c == src).count();
+        let moved = pass.pulled.iter().filter(|&&(_, from, to)| to == dst && from == src).count();
+        let from_src = moved > before;
         let same_task = pass.pulled.iter().any(|&(t, _, to)| t == se && to == dst);
+        pass.recorded.push(src);
+        pass.at = t;
+        let pass = self.balance_pass.as_ref().expect("asked above");
         let p = &mut self.report.placements;
         p.balance_same_source += from_src as u64;
         p.balance_same_task += same_task as u64;

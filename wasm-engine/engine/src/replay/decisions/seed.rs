@@ -35,9 +35,15 @@
 //! running group entity, and `place_entity()` then moves it by more than the weight alone
 //! (`reweight_entity_of_the_running_entity_pushes_it_away_from_v`), so the weights decide which
 //! group is eligible at the next pick. The recorded `gw` is what `calc_group_shares()` returns
-//! for that group cfs_rq until the next record ([`CfsRq::recorded_shares`]). Named shortcut:
-//! the kernel changed the weight at a tick before the switch-out that recorded it; the model
-//! takes it at that switch-out. Nothing here is fitted: the dump is the kernel's state, read,
+//! for that group cfs_rq until the next record ([`CfsRq::recorded_shares`]), and only where
+//! the task's `S` record is at the model task's depth (a group is matched by depth). Named
+//! shortcuts: the kernel changed the weight at a tick before the switch-out that recorded it,
+//! and the model takes it at that switch-out; the kernel's `update_cfs_group()` also
+//! recomputes it at each enqueue and dequeue on that queue, where the model keeps the
+//! recorded weight. The kernel's change there is small while the queue's own load dominates
+//! the group's; the model's own shares would jump to the group's full weight, since it does
+//! not know the other CPUs' load (recomputing at those points cost two-sleepers-and-hog
+//! 85 of its CPU 1 picks). Nothing here is fitted: the dump is the kernel's state, read,
 //! and the picks scored after the seed are still the model's.
 //!
 //! [`CfsRq::recorded_shares`]: crate::sched::cfs_rq::CfsRq::recorded_shares
@@ -178,6 +184,12 @@ impl Replayer<'_> {
         let this = s.take_for(ts, cpu, pid);
         let mut nr_ok = true;
         if let Some(pse) = self.se(prev).filter(|&se| self.cpu_of(se) == cpu) {
+            // Group weights only where the task sits at the kernel's depth: a group is matched
+            // by its depth, and a layout with another hierarchy would take another group's.
+            let same_depth = this.iter().any(|x| {
+                matches!(x.entity, EevdfEntity::Task { .. })
+                    && x.entity.se().depth == self.f.ents[pse as usize].depth as i32
+            });
             for x in &this {
                 let st = x.entity.se();
                 let Some(ent) = self.ancestor_at(pse, st.depth) else { continue };
@@ -189,10 +201,10 @@ impl Replayer<'_> {
                     continue;
                 }
                 let q = self.f.ents[ent as usize].cfs_rq;
-                if group {
+                let gq = self.f.ents[ent as usize].my_q;
+                if let Some(gq) = gq.filter(|&gq| group && same_depth && self.f.qs[gq as usize].load_weight > 0) {
                     // The kernel's `calc_group_shares()` at its last update, held until the
                     // next record (see the module doc).
-                    let gq = self.f.ents[ent as usize].my_q.expect("group entity");
                     self.f.qs[gq as usize].recorded_shares = Some(st.weight);
                     s.report.group_weights += 1;
                     if self.f.ents[ent as usize].load.weight != st.weight {

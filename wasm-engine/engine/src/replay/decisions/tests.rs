@@ -460,8 +460,11 @@ fn idle_pull(count: usize) -> Trace {
 
 /// `sched_balance_rq()` of an idle CPU (`CPU_IDLE`, at its tick's softirq) moves as many tasks
 /// as `calculate_imbalance()` asks for in one `detach_tasks()`: here two (four tasks against
-/// none, `sibling_imbalance()` halved). The two records are one pass, scored against the
-/// model's one answer; asked apart, the second would find CPU 1 already holding the first.
+/// none, `sibling_imbalance()` halved). The records name the idle task: asked as newidle, the
+/// model's pass stops after one task (a preemptible kernel's newidle `detach_tasks()` does),
+/// and the second record, asked as a busy CPU holding the first, finds nothing to pull. (The two
+/// records are also one pass here, scored against one answer; `replay_smp.rs`'s 22 of 25
+/// balance migrations hold the grouping: 21 without it.)
 #[test]
 fn detach_tasks_moves_two_tasks_in_one_idle_balance_pass() {
     let obs = idle_pull(2).observe();

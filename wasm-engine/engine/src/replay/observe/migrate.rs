@@ -8,7 +8,7 @@ use super::{Observed, NEWIDLE_SWITCH_NS};
 /// the move was the wakeup's: one `try_to_wake_up()` writes both, microseconds apart (3 µs in
 /// `linux-6.18-smp/pipe-pair-and-hog` at +1,261 ms).
 pub const WAKEUP_MIGRATION_NS: u64 = 20_000;
-use crate::import::record::{SchedPayload, TraceRecord};
+use crate::import::record::{trace_flags, SchedPayload, TraceRecord};
 use crate::replay::decisions::{MigrateHow, ObsEvent, Timed};
 
 impl Observed {
@@ -28,11 +28,16 @@ impl Observed {
             MigrateHow::Other
         };
         let Some(to) = self.named_cpu(*dest_cpu) else { return };
-        if how == MigrateHow::Other && to == rec.cpu {
+        // `sched_balance_newidle()` runs in `__schedule()` with interrupts off, never in an
+        // interrupt: a pull written in softirq context is a busy CPU's periodic balance.
+        let task_context = rec.flags.is_some_and(|f| f & (trace_flags::HARDIRQ | trace_flags::SOFTIRQ) == 0);
+        if how == MigrateHow::Other && to == rec.cpu && task_context {
             // Perhaps a newidle pull: decided at this CPU's next switch.
             let pending = &mut self.newidle_pending[rec.cpu as usize];
             match pending {
-                Some((pid, at, _)) if *pid == rec.pid => at.push(self.events.len()),
+                Some((pid, at, first)) if *pid == rec.pid && ts.saturating_sub(*first) <= NEWIDLE_SWITCH_NS => {
+                    at.push(self.events.len())
+                }
                 _ => *pending = Some((rec.pid, vec![self.events.len()], ts)),
             }
         }
