@@ -212,9 +212,10 @@ impl BalancePass {
     /// Whether an event on `cpus` may fall inside this pass (one on other CPUs may: their
     /// work goes on while `detach_tasks()` runs).
     pub(super) fn unrelated(&self, cpus: &[u32]) -> bool {
-        !cpus.is_empty()
-            && cpus.iter().all(|&c| c != self.by && c != self.dst && !self.pulled.iter().any(|&(_, f, _)| f == c))
-            && cpus.iter().all(|&c| !self.recorded.contains(&c))
+        let involved = |c: u32| {
+            c == self.by || c == self.dst || self.recorded.contains(&c) || self.pulled.iter().any(|p| p.1 == c)
+        };
+        !cpus.is_empty() && !cpus.iter().any(|&c| involved(c))
     }
 }
 
@@ -282,7 +283,6 @@ impl Replayer<'_> {
             }
         }
         let idle = f.rqs[d].curr.is_none() && f.rqs[d].nr_running == 0;
-        let before: Vec<u32> = (0..f.ents.len() as EntityId).map(|se| self.cpu_of(se)).collect();
         let smp = f.smp.as_deref_mut().expect("balancing is enabled");
         smp.lb.moved.clear();
         if idle && how != MigrateHow::Idle {
@@ -313,7 +313,8 @@ impl Replayer<'_> {
             .as_deref()
             .map_or(&[][..], |s| &s.lb.moved[..])
             .iter()
-            .map(|&(t, to)| (t, before.get(t as usize).copied().unwrap_or(to), to))
+            // The source: where the task is in the model (the copy has moved it).
+            .map(|&(t, to)| (t, self.cpu_of(t as EntityId), to))
             .collect();
         let instead = match why_cpu::last_row(&f.log, EventKind::Balance, dst, usize::MAX) {
             Some(i) => why_cpu::balance_words(&f.log, i),

@@ -242,26 +242,37 @@ fn try_to_wake_up_places_at_the_clock_of_its_own_update_curr() {
     assert_eq!(vdiff(ea.deadline, placed), 1_400_000);
 }
 
+/// a runs 1 ms on CPU 0 and blocks (x runs there next); `moved` writes the records of its move
+/// to CPU 1 (given the `sched_migrate_task` payload), then x wakes it onto CPU 1, where it runs
+/// 0.1 ms and sleeps.
+fn a_moved_after_blocking(moved: impl FnOnce(&mut Trace, SchedPayload) -> &mut Trace) -> Observed {
+    let (a, x) = (("a", 10, 120), ("x", 11, 120));
+    let migrate =
+        SchedPayload::MigrateTask { comm: "a".into(), pid: 10, prio: 120, orig_cpu: 0, dest_cpu: 1, extra: Vec::new() };
+    let mut t = Trace::default();
+    t.switch(1_000, 0, ("swapper/0", 0, 120), PrevState::Runnable, a).stat(1_001_000, 0, a, 1_000_000, "d..2.").switch(
+        1_001_010,
+        0,
+        a,
+        PrevState::Blocked(state_bits::D),
+        x,
+    );
+    moved(&mut t, migrate)
+        .wakeup(1_001_030, 0, x, a, 1, WakeKind::Wakeup)
+        .switch(1_001_040, 1, IDLE, PrevState::Runnable, a)
+        .stat(1_101_040, 1, a, 100_000, "d..2.")
+        .switch(1_101_050, 1, a, PrevState::Blocked(state_bits::S), IDLE)
+        .stat(2_001_030, 0, x, 1_000_000, "d.h1.");
+    t.observe()
+}
+
 /// `move_queued_task()` moves a delayed task as it is: dequeued without DEQUEUE_SLEEP, so
 /// PLACE_REL_DEADLINE keeps its deadline relative (0.4 ms left of its slice), and its
 /// wakeup on the new CPU (lag still negative) does not place it afresh. (The move here is
 /// CPU 1's idle balance, a `migrate_load` pass that may take a delayed task.)
 #[test]
 fn move_queued_task_keeps_a_delayed_tasks_relative_deadline() {
-    let (a, x) = (("a", 10, 120), ("x", 11, 120));
-    let migrate =
-        SchedPayload::MigrateTask { comm: "a".into(), pid: 10, prio: 120, orig_cpu: 0, dest_cpu: 1, extra: Vec::new() };
-    let mut t = Trace::default();
-    t.switch(1_000, 0, ("swapper/0", 0, 120), PrevState::Runnable, a)
-        .stat(1_001_000, 0, a, 1_000_000, "d..2.")
-        .switch(1_001_010, 0, a, PrevState::Blocked(state_bits::D), x)
-        .rec(1_001_020, 1, IDLE, "sched_migrate_task", "..s1.", migrate)
-        .wakeup(1_001_030, 0, x, a, 1, WakeKind::Wakeup)
-        .switch(1_001_040, 1, IDLE, PrevState::Runnable, a)
-        .stat(1_101_040, 1, a, 100_000, "d..2.")
-        .switch(1_101_050, 1, a, PrevState::Blocked(state_bits::S), IDLE)
-        .stat(2_001_030, 0, x, 1_000_000, "d.h1.");
-    let obs = t.observe();
+    let obs = a_moved_after_blocking(|t, migrate| t.rec(1_001_020, 1, IDLE, "sched_migrate_task", "..s1.", migrate));
     let (shadow, cfg) = shadow(&obs, "");
     let r = replay(&obs, &shadow, cfg);
     let e = &r.f.ents[entity(&r, "a") as usize];
@@ -526,21 +537,10 @@ fn sched_balance_newidle_pulls_in_the_blocking_tasks_schedule() {
 /// wakeup is scored as a placement from its previous CPU, 0.
 #[test]
 fn a_wakeup_that_moves_a_task_the_model_holds_delayed_is_not_a_balance() {
-    let (a, x) = (("a", 10, 120), ("x", 11, 120));
-    let migrate =
-        SchedPayload::MigrateTask { comm: "a".into(), pid: 10, prio: 120, orig_cpu: 0, dest_cpu: 1, extra: Vec::new() };
-    let mut t = Trace::default();
-    t.switch(1_000, 0, ("swapper/0", 0, 120), PrevState::Runnable, a)
-        .stat(1_001_000, 0, a, 1_000_000, "d..2.")
-        .switch(1_001_010, 0, a, PrevState::Blocked(state_bits::D), x)
-        .other(1_001_020, 0, x, "sched_migrate_task", migrate)
-        .stat(1_001_025, 0, x, 15, "d..4.")
-        .wakeup(1_001_030, 0, x, a, 1, WakeKind::Wakeup)
-        .switch(1_001_040, 1, IDLE, PrevState::Runnable, a)
-        .stat(1_101_040, 1, a, 100_000, "d..2.")
-        .switch(1_101_050, 1, a, PrevState::Blocked(state_bits::S), IDLE)
-        .stat(2_001_030, 0, x, 1_000_000, "d.h1.");
-    let obs = t.observe();
+    let x = ("x", 11, 120);
+    let obs = a_moved_after_blocking(|t, migrate| {
+        t.other(1_001_020, 0, x, "sched_migrate_task", migrate).stat(1_001_025, 0, x, 15, "d..4.")
+    });
     assert!(obs.events.iter().any(|e| matches!(e.ev, ObsEvent::Migrate { how: MigrateHow::Wakeup, .. })));
     let (shadow, cfg) = shadow(&obs, "");
     let r = replay(&obs, &shadow, cfg);
