@@ -3,7 +3,7 @@
 # scripts/fuzz.sh --reseed                           (rebuild the committed corpus from the seeds)
 #
 # Builds the cargo-fuzz targets of wasm-engine/fuzz (one per parser: tracefs, perf_script,
-# eevdf_dump, cpu_avg_dump, systrace_html, chunking, dat, perfetto, layout, scenario; and replay, the shadow generator on
+# eevdf_dump, cpu_avg_dump, balance_dump, systrace_html, chunking, dat, perfetto, layout, scenario; and replay, the shadow generator on
 # tracefs text) and runs each for a bounded time from its committed corpus
 # (wasm-engine/fuzz/corpus/<target>/; new finds go to a scratch corpus under the target dir, not
 # into git). Exits non-zero when any target crashed; the crashing input stays in
@@ -15,7 +15,7 @@
 source "$(dirname "$0")/lib.sh"
 
 FUZZ_DIR=wasm-engine/fuzz
-TARGETS=(tracefs perf_script eevdf_dump cpu_avg_dump systrace_html chunking dat perfetto layout scenario replay)
+TARGETS=(tracefs perf_script eevdf_dump cpu_avg_dump balance_dump systrace_html chunking dat perfetto layout scenario replay)
 CARGO_FUZZ_VERSION=0.13.2
 FUZZ_TARGET_DIR="${CARGO_TARGET_DIR:-$ROOT/target}/fuzz"
 

@@ -235,6 +235,26 @@ test("the kernel's CPU averages attached to an SMP capture reach the shadow's pl
   await page.screenshot({ path: 'artifacts/import-shadow-cpu-avg.png' });
 });
 
+test("the kernel's balance passes attached to an SMP capture are asked of the model, as `schedlab replay --balance`", async ({ page }) => {
+  await openApp(page);
+  const bp = (file: string) => fileURLToPath(new URL(`../../traces/linux-6.18-smp-balance/${file}`, import.meta.url));
+  // Named in either order, the dump is imported after the trace and attached to it.
+  await importFiles(page, [bp('three-hogs-two-cpus-3/balance.txt'), bp('three-hogs-two-cpus-3/trace.dat')]);
+  await expect(page.getByTestId('replay-view')).toContainText('balance passes balance.txt');
+  await page.getByTestId('layout-input').setInputFiles(bp('three-hogs-two-cpus-3.layout.toml'));
+  await page.getByTestId('shadow-run').click();
+  await expect(page.getByTestId('shadow-table')).toBeVisible({ timeout: 60_000 });
+  // wasm-engine/engine/tests/replay_balance_passes.rs and the CLI: 63 of the 65 passes.
+  await expect(page.getByTestId('shadow-balance-passes')).toContainText('of the 65 balance passes the attached dump recorded');
+  await expect(page.getByTestId('shadow-balance-passes')).toContainText('ended 63 as the kernel did (96.9 %');
+  await page.getByTestId('shadow-balance-passes').scrollIntoViewIfNeeded();
+  await page.getByTestId('shadow-agreement').screenshot({ path: 'artifacts/import-shadow-balance-passes.png' });
+  // A balance dump without its trace is refused with what to do.
+  await openApp(page);
+  await page.getByTestId('trace-input').setInputFiles([bp('nice-imbalance-smp-1/balance.txt')]);
+  await expect(page.getByTestId('import-error')).toContainText('a dump of the balance passes goes with its trace: open the trace first, then the dump');
+});
+
 test('a CPU-averages dump without its trace is refused with what to do', async ({ page }) => {
   await openApp(page);
   const cg = (file: string) => fileURLToPath(new URL(`../../traces/linux-6.18-smp-cpuavg/${file}`, import.meta.url));

@@ -23,6 +23,8 @@ const OTHER_DAT = repo('traces/linux-6.18-ab/base-2/trace.dat');
 const CGROUPS = repo('e2e/fixtures/traces/cgroups.trace.txt');
 const SMP_DAT = repo('traces/linux-6.18-smp-cpuavg/nice-imbalance-smp/trace.dat');
 const SMP_CPU_AVG = repo('traces/linux-6.18-smp-cpuavg/nice-imbalance-smp/cpu-avg.txt');
+const BAL_DAT = repo('traces/linux-6.18-smp-balance/nice-imbalance-smp-1/trace.dat');
+const BAL_DUMP = repo('traces/linux-6.18-smp-balance/nice-imbalance-smp-1/balance.txt');
 
 const aCanvas = (page: Page) => page.locator('.timeline-wrap > div > [data-testid="replay-timeline"] [data-testid="replay-canvas"]').first();
 const labels = (page: Page) => page.locator('[data-testid="thread-tracks"] .thread-name');
@@ -155,6 +157,22 @@ test('named: an SMP capture and its CPU-averages dump are both asked for and com
   await expect(need.nth(1)).toContainText(/A's CPU-averages dump: cpu-avg\.txt .* — needed/);
   await page.getByTestId('share-prompt-input').setInputFiles([SMP_DAT, SMP_CPU_AVG]);
   await expect(page.getByTestId('replay-view')).toContainText('CPU averages cpu-avg.txt', { timeout: 30_000 });
+  await expect(page.getByTestId('share-prompt')).toHaveCount(0);
+});
+
+test('named: an SMP capture and its balance-pass dump are both asked for and come back attached', async ({ page }) => {
+  test.setTimeout(120_000);
+  await importA(page, BAL_DAT);
+  await page.getByTestId('trace-input').setInputFiles(BAL_DUMP);
+  await expect(page.getByTestId('replay-view')).toContainText('balance passes balance.txt');
+  const url = await takeLink(page);
+  await reopen(page, url);
+  const need = page.getByTestId('share-need');
+  await expect(need).toHaveCount(2, { timeout: 30_000 });
+  await expect(need.nth(1)).toHaveAttribute('data-slot', 'balance');
+  await expect(need.nth(1)).toContainText(/A's balance-pass dump: balance\.txt .* — needed/);
+  await page.getByTestId('share-prompt-input').setInputFiles([BAL_DAT, BAL_DUMP]);
+  await expect(page.getByTestId('replay-view')).toContainText('balance passes balance.txt', { timeout: 30_000 });
   await expect(page.getByTestId('share-prompt')).toHaveCount(0);
 });
 

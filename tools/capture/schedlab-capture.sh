@@ -39,6 +39,11 @@ Options:
                            (schedlab-cpu-avg.bt, kept in a bpftrace map and written at the end,
                            so bpftrace does not wake during the recording) into cpu-avg.txt, for
                            `schedlab replay DIR/trace.txt --cpu-avg DIR/cpu-avg.txt`
+      --balance            also record each run of the SCHED softirq with its CPU's balance state
+                           before and after (schedlab-balance.bt: sd->nr_balance_failed,
+                           balance_interval, last_balance; kept in a map, written at the end)
+                           into balance.txt: the periodic balance passes that moved nothing,
+                           which the trace does not show
       --dat                also save the buffer as a trace-cmd .dat (needs trace-cmd)
   -h, --help               this text
 
@@ -46,6 +51,7 @@ Writes to the output directory:
   trace.txt         the tracefs text (kernel TP_printk form); its first line names the trace clock
   eevdf-state.txt   the bpftrace dump (when bpftrace ran)
   cpu-avg.txt       each CPU's root cfs_rq averages (with --cpu-avg)
+  balance.txt       each SCHED softirq's balance state before and after (with --balance)
   workload.txt      what COMMAND printed (stdout and stderr)
   capture.txt       kernel, CPUs, clock, options, events lost, and the command line used
   trace.dat         with --dat
@@ -78,6 +84,7 @@ events="sched_switch,sched_waking,sched_wakeup,sched_wakeup_new,sched_migrate_ta
 eevdf=1
 bw_timer=1
 cpu_avg=0
+balance=0
 dat=0
 cmd=()
 
@@ -93,6 +100,7 @@ while [ "$#" -gt 0 ]; do
     --no-eevdf) eevdf=0; shift ;;
     --no-bandwidth-timer) bw_timer=0; shift ;;
     --cpu-avg) cpu_avg=1; shift ;;
+    --balance) balance=1; shift ;;
     --dat) dat=1; shift ;;
     --) shift; cmd=("$@"); break ;;
     *) echo "schedlab-capture: unknown option $1 (see --help)" >&2; exit 2 ;;
@@ -195,6 +203,9 @@ fi
 if [ "$cpu_avg" = 1 ] && { ! command -v bpftrace >/dev/null 2>&1 || [ ! -r /sys/kernel/btf/vmlinux ]; }; then
   die "--cpu-avg needs bpftrace and the kernel's BTF (/sys/kernel/btf/vmlinux)"
 fi
+if [ "$balance" = 1 ] && { ! command -v bpftrace >/dev/null 2>&1 || [ ! -r /sys/kernel/btf/vmlinux ]; }; then
+  die "--balance needs bpftrace and the kernel's BTF (/sys/kernel/btf/vmlinux)"
+fi
 if [ "$dat" = 1 ] && ! command -v trace-cmd >/dev/null 2>&1; then
   die "--dat needs trace-cmd (apt-get install trace-cmd)"
 fi
@@ -208,6 +219,7 @@ saved_mask="$(cat "$T/tracing_cpumask")"
 saved_events="$(cat "$T/set_event")"
 bt_pid=""
 ca_pid=""
+lb_pid=""
 # bpftrace ends on SIGINT once it has installed its handler (by the time it prints its header); an
 # asynchronous command of a script starts with SIGINT ignored, so before that only SIGTERM works.
 # Escalate if it does not end.
@@ -240,6 +252,8 @@ stop_bpftrace() {
   bt_pid=""
   stop_one "$ca_pid" "$out/cpu-avg.txt" '# schedlab-cpu-avg'
   ca_pid=""
+  stop_one "$lb_pid" "$out/balance.txt" '# schedlab-balance'
+  lb_pid=""
 }
 restored=0
 restore() {
@@ -320,6 +334,11 @@ if [ "$cpu_avg" = 1 ]; then
     env BPFTRACE_MAP_KEYS_MAX=131072 bpftrace "$here/schedlab-cpu-avg.bt"
   ca_pid=$started_pid
 fi
+if [ "$balance" = 1 ]; then
+  start_bpftrace "$out/balance.txt" "$out/bpftrace-balance.err" '# schedlab-balance' 'balance passes' -- \
+    env BPFTRACE_MAP_KEYS_MAX=131072 bpftrace "$here/schedlab-balance.bt"
+  lb_pid=$started_pid
+fi
 
 # --- record ---
 start_ns="$(date +%s%N)"
@@ -341,10 +360,10 @@ trap 'echo "schedlab-capture: interrupted" >&2; exit 130' INT TERM
 end_ns="$(date +%s%N)"
 [ "$interrupted" = 1 ] && echo "schedlab-capture: interrupted: saving what was recorded" >&2
 
-if [ -n "$bt_pid$ca_pid" ]; then
+if [ -n "$bt_pid$ca_pid$lb_pid" ]; then
   stop_bpftrace
   # bpftrace 0.17 warns about RLIMIT_MEMLOCK on kernels that account BPF memory to cgroups.
-  for err in "$out/bpftrace.err" "$out/bpftrace-cpu-avg.err"; do
+  for err in "$out/bpftrace.err" "$out/bpftrace-cpu-avg.err" "$out/bpftrace-balance.err"; do
     [ -e "$err" ] || continue
     grep -v 'RLIMIT_MEMLOCK' "$err" >"$err.tmp" || true
     mv "$err.tmp" "$err"
@@ -376,6 +395,7 @@ done
   echo "trace_clock: $clock"
   echo "eevdf_dump: $([ "$eevdf" = 1 ] && echo "bpftrace $(bpftrace --version 2>/dev/null | awk '{print $2}'), comm prefix '${comm}'" || echo none)"
   echo "cpu_avg_dump: $([ "$cpu_avg" = 1 ] && echo "schedlab-cpu-avg.bt, $(grep -c '^@c\[' "$out/cpu-avg.txt") samples" || echo none)"
+  echo "balance_dump: $([ "$balance" = 1 ] && echo "schedlab-balance.bt, $(grep -c '^@s\[' "$out/balance.txt") records" || echo none)"
   echo "events: $events"
   echo "cgroup_moves: $([ "$cgroup_moves" = 1 ] && echo cgroup:cgroup_attach_task || echo none)"
   echo "bandwidth_timer: $([ "$bw_timer" = 1 ] && echo "timer:hrtimer_expire_entry of sched_cfs_period_timer (0x$bw_timer_addr)" || echo none)"

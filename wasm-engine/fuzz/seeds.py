@@ -16,6 +16,8 @@ this, then `cargo fuzz cmin` into wasm-engine/fuzz/corpus/<target>/ (the committ
   (tools/capture/schedlab-eevdf.bt's dialect, with its header);
 * cpu_avg_dump: the banner, header and slices of each traces/linux-6.18-smp-cpuavg dump
   (tools/capture/schedlab-cpu-avg.bt);
+* balance_dump: the banner, header and slices of each traces/linux-6.18-smp-balance dump
+  (tools/capture/schedlab-balance.bt);
 * systrace_html: 6.18.44 slices wrapped in systrace's HTML (one with a TGID column and 4-character
   flags, as Android's atrace prints them);
 * chunking: a few of the above behind chunk-size bytes (see fuzz_targets/chunking.rs);
@@ -194,6 +196,9 @@ put("tracefs", "capture-example.txt", header_and_slices(os.path.join(example, "t
 
 for cap in ["three-hogs-two-cpus", "nice-imbalance-smp", "pipe-pair-and-hog", "sleepers-and-hogs-smp", "cgroup-shares-smp"]:
     put("cpu_avg_dump", cap + ".txt", header_and_slices(os.path.join(ROOT, "traces/linux-6.18-smp-cpuavg", cap, "cpu-avg.txt"), 3, 20))
+
+for cap in ["three-hogs-two-cpus-1", "three-hogs-two-cpus-2", "three-hogs-two-cpus-3", "nice-imbalance-smp-1"]:
+    put("balance_dump", cap + ".txt", header_and_slices(os.path.join(ROOT, "traces/linux-6.18-smp-balance", cap, "balance.txt"), 3, 24))
 
 # --- replay: capture slices and the shadow generator's corners ---
 def switch(ts, prev, state, nxt, cpu=1):

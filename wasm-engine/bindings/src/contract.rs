@@ -15,7 +15,7 @@ use crate::columns::{
     COLUMN_SETS,
 };
 use crate::diff::DiffOutcome;
-use crate::protocol::{CpuAvgAttach, LoadOutcome, Request, Response, ShadowOutcome};
+use crate::protocol::{BalanceAttach, CpuAvgAttach, LoadOutcome, Request, Response, ShadowOutcome};
 use schedlab_engine::import::diff::TraceDiff;
 use schedlab_engine::import::metrics::{MetricsWindow, StateSegment, WindowMetrics};
 use schedlab_engine::import::record::state_bits;
@@ -182,6 +182,7 @@ pub fn typescript() -> String {
     c.visit::<LoadOutcome>();
     c.visit::<ShadowOutcome>();
     c.visit::<CpuAvgAttach>();
+    c.visit::<BalanceAttach>();
     c.visit::<DiffOutcome>();
     // Every column set, also those only flattened into a message.
     c.visit::<SliceCols>();

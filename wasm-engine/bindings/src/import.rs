@@ -5,10 +5,11 @@
 //! summary gives that origin in trace-clock ns).
 
 use crate::columns::{Columns, EevdfWindowCols, ReplayWindowCols, ThreadStateCols};
-use crate::protocol::CpuAvgAttach;
+use crate::protocol::{BalanceAttach, CpuAvgAttach};
 use crate::reader::Reader;
 use crate::{ns, to_json};
 use schedlab_engine::import::align::{align, shifted, Alignment};
+use schedlab_engine::import::balance::BalancePassRecord;
 use schedlab_engine::import::cpu_avg::CpuAvgSample;
 use schedlab_engine::import::diff::DiffInput;
 use schedlab_engine::import::inspect::record_near;
@@ -36,6 +37,8 @@ pub struct ImportHandle {
     alignment: Option<Alignment>,
     /// An attached dump of each CPU's PELT averages (`attach_cpu_avg`), for the replay.
     cpu_avg: Vec<CpuAvgSample>,
+    /// An attached dump of the balance passes (`attach_balance`), for the replay.
+    balance: Vec<BalancePassRecord>,
     error: Option<String>,
     /// Trace-clock ns of relative time 0.
     origin: u64,
@@ -62,6 +65,7 @@ impl ImportHandle {
             eevdf: Vec::new(),
             alignment: None,
             cpu_avg: Vec::new(),
+            balance: Vec::new(),
             error: None,
             origin: 0,
             end: 0,
@@ -323,6 +327,21 @@ impl ImportHandle {
         }
     }
 
+    /// Keeps a dump of the balance passes (`tools/capture/schedlab-balance.bt`; `file` its name,
+    /// `text` its contents) for the replay of this trace, as `schedlab replay --balance` reads
+    /// it. Returns `BalanceAttach` as JSON: the passes read, or the first bad line
+    /// (`file:line:column: expected …`). Whether the dump lines up with the trace is the
+    /// replay's to decide (`replay::decisions::passes`), and its report says.
+    pub fn attach_balance(&mut self, file: &str, text: &str) -> String {
+        match schedlab_engine::import::balance::parse(file, text) {
+            Ok(records) => {
+                self.balance = schedlab_engine::import::balance::passes(&records);
+                to_json(&BalanceAttach::Attached { passes: self.balance.len() as u64 })
+            }
+            Err(message) => to_json(&BalanceAttach::Error { message }),
+        }
+    }
+
     /// Puts the EEVDF samples of `dump` (an imported bpftrace dump) on this trace's clock
     /// (`import::align`) and keeps them for `eevdf_window` when the fit is accepted. Returns
     /// the alignment as JSON.
@@ -347,6 +366,11 @@ impl ImportHandle {
     /// The attached CPU-averages dump's samples (empty without one).
     pub(crate) fn cpu_avg_samples(&self) -> &[CpuAvgSample] {
         &self.cpu_avg
+    }
+
+    /// The attached balance-pass dump's passes (empty without one).
+    pub(crate) fn balance_passes(&self) -> &[BalancePassRecord] {
+        &self.balance
     }
 }
 

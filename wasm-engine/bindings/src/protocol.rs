@@ -118,6 +118,9 @@ pub struct ImportedTrace {
     /// Set when a dump of each CPU's PELT averages was attached to this trace (the replay reads it).
     #[ts(rename = "cpuAvgFile")]
     pub cpu_avg_file: Option<String>,
+    /// Set when a dump of the balance passes was attached to this trace (the replay reads it).
+    #[ts(rename = "balanceFile")]
+    pub balance_file: Option<String>,
 }
 
 /// What the worker holds (for tests: a cancelled import frees its handle).
@@ -366,6 +369,16 @@ pub enum LoadOutcome {
 pub enum CpuAvgAttach {
     /// The dump was read: its samples, kept for the replay.
     Attached { samples: u64 },
+    /// The dump's first bad line, `file:line:column: expected …`.
+    Error { message: String },
+}
+
+/// What `ImportHandle.attach_balance` returns (JSON).
+#[derive(Serialize, TS)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum BalanceAttach {
+    /// The dump was read: its passes, kept for the replay.
+    Attached { passes: u64 },
     /// The dump's first bad line, `file:line:column: expected …`.
     Error { message: String },
 }

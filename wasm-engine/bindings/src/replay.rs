@@ -64,10 +64,13 @@ impl ReplayHandle {
     /// already on the trace's clock), from which the per-decision replay seeds its queues
     /// (`replay::decisions::seed`, `schedlab replay --eevdf`), and the CPU-averages dump
     /// (`ImportHandle::attach_cpu_avg`), which sets its root cfs_rqs (`replay::decisions::cpu_avg`,
-    /// `schedlab replay --cpu-avg`).
+    /// `schedlab replay --cpu-avg`), and the balance-pass dump (`ImportHandle::attach_balance`),
+    /// whose passes it asks of the model (`replay::decisions::passes`, `schedlab replay
+    /// --balance`).
     pub fn seed_from(&mut self, trace: &crate::import::ImportHandle) {
         self.obs.eevdf = trace.eevdf_samples().to_vec();
         self.obs.cpu_avg = trace.cpu_avg_samples().to_vec();
+        self.obs.balance = trace.balance_passes().to_vec();
     }
 
     /// Runs the shadow scenario named `name` with the layout file's text (empty: none) and
@@ -201,5 +204,37 @@ mod tests {
         let with: Value = serde_json::from_str(&h.run("replay/cgroup-shares-smp", &layout, "", "[]")).unwrap();
         assert_eq!(with["report"]["decisions"]["cpu_avg"]["used"], true);
         assert_eq!((agreed(&plain), agreed(&with)), (70, 73));
+    }
+
+    /// A balance-pass dump attached to the import reaches the per-decision replay, as
+    /// `schedlab replay --balance` reads it (three-hogs-two-cpus-3 of
+    /// `traces/linux-6.18-smp-balance`: 63 of its 65 passes decided as the kernel did); a bad
+    /// dump is refused at its line and column.
+    #[test]
+    fn an_attached_balance_dump_reaches_the_replay() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../traces/linux-6.18-smp-balance");
+        let read = |rel: &str| std::fs::read(dir.join(rel)).unwrap_or_else(|e| panic!("{rel}: {e}"));
+        let layout = String::from_utf8(read("three-hogs-two-cpus-3.layout.toml")).unwrap();
+        let bytes = read("three-hogs-two-cpus-3/trace.dat");
+        let mut h = ReplayHandle::new(bytes.len() as f64);
+        h.feed(&bytes);
+        h.finish();
+        while h.step(5000) {}
+        let mut trace = crate::import::fed(&bytes);
+        let bad: Value =
+            serde_json::from_str(&trace.attach_balance("bad.txt", "@s[1, 0, 3]: (0, 4, 1, 2, 1, 0)")).unwrap();
+        assert_eq!(bad["kind"], "error");
+        assert!(bad["message"].as_str().unwrap().starts_with("bad.txt:1:10:"), "{bad}");
+        let text = String::from_utf8(read("three-hogs-two-cpus-3/balance.txt")).unwrap();
+        let ok: Value = serde_json::from_str(&trace.attach_balance("balance.txt", &text)).unwrap();
+        assert_eq!((ok["kind"].as_str(), ok["passes"].as_u64()), (Some("attached"), Some(134)), "{ok}");
+        h.seed_from(&trace);
+        let with: Value = serde_json::from_str(&h.run("replay/three-hogs-two-cpus-3", &layout, "", "[]")).unwrap();
+        let b = &with["report"]["decisions"]["balance_passes"];
+        assert_eq!(
+            (b["used"].as_bool(), b["agreed"].as_u64(), b["scored"].as_u64()),
+            (Some(true), Some(63), Some(65)),
+            "{b}"
+        );
     }
 }

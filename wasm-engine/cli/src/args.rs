@@ -421,6 +421,12 @@ pub struct ReplayArgs {
     /// kernel's averages.
     #[arg(long, value_name = "DUMP")]
     pub cpu_avg: Option<String>,
+    /// A dump of each CPU's SCHED softirqs taken with the trace on the `mono` clock
+    /// (tools/capture/schedlab-balance.bt): the per-decision replay asks the model each
+    /// periodic balance pass it recorded, from the kernel's `nr_balance_failed` and
+    /// `balance_interval` before it, and scores the outcome (balanced, failed, moved).
+    #[arg(long, value_name = "DUMP")]
+    pub balance: Option<String>,
     #[command(flatten)]
     pub variants: VariantArgs,
     /// Print the report as JSON.

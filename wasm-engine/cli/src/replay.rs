@@ -70,6 +70,14 @@ pub fn run(a: &ReplayArgs) -> Result<String, String> {
         })?;
         obs.cpu_avg = schedlab_engine::import::cpu_avg::parse(dump, &text)?;
     }
+    if let Some(dump) = a.balance.as_deref() {
+        let bytes = std::fs::read(dump).map_err(|e| format!("{dump}: cannot read: {e}"))?;
+        let text = String::from_utf8(bytes).map_err(|_| {
+            format!("{dump}: expected a schedlab-balance.bt dump (text), found binary data (is it the trace?)")
+        })?;
+        let records = schedlab_engine::import::balance::parse(dump, &text)?;
+        obs.balance = schedlab_engine::import::balance::passes(&records);
+    }
     let name = format!("replay/{}", std::path::Path::new(file).file_stem().and_then(|s| s.to_str()).unwrap_or("trace"));
     let (shadow, report) = replay(&obs, &layout, &name, variants)?;
     if a.emit_scenario {
@@ -221,6 +229,49 @@ fn text(r: &ReplayReport) -> String {
                 "cpu averages dump: not on the trace's clock ({} of {} samples inside the trace on their switch; \
                  capture with the trace clock `mono`); nothing seeded",
                 c.matched, c.in_trace
+            );
+        }
+    }
+    if let Some(b) = &d.balance_passes {
+        if b.used {
+            let counts: Vec<String> = b
+                .outcomes
+                .iter()
+                .map(|o| format!("kernel {} / model {} {}", o.kernel.word(), o.model.word(), o.count))
+                .collect();
+            let _ = writeln!(
+                s,
+                "balance passes: the model, asked each pass the kernel ran from the kernel's nr_balance_failed and \
+                 balance_interval, decided as the kernel did at {} of {} ({:.1} %): {}; its nr_running was the \
+                 kernel's at {}",
+                b.agreed,
+                b.scored,
+                b.agreement_pct,
+                counts.join(", "),
+                b.same_nr_running
+            );
+            for x in &b.first_disagreements {
+                let _ = writeln!(
+                    s,
+                    "  {:>12.3} ms cpu {}: kernel {}, model {} (nr_balance_failed {}, interval {} ms, nr_running {} in \
+                     the kernel, {} in the model): {}",
+                    x.t as f64 / 1e6,
+                    x.cpu,
+                    x.kernel.word(),
+                    x.model.word(),
+                    x.failed,
+                    x.interval_ms,
+                    x.nr_running,
+                    x.model_nr_running,
+                    x.why
+                );
+            }
+        } else {
+            let _ = writeln!(
+                s,
+                "balance passes dump: not on the trace's clock ({} of {} passes inside the trace; capture with the \
+                 trace clock `mono`); nothing asked",
+                b.in_trace, b.passes
             );
         }
     }

@@ -359,7 +359,7 @@ const COMMANDS: &[(&str, &[&str])] = &[
     ),
     ("bench-kvm", &["--preset", "--locks", "--placement", "--groups", "--layout-seed"]),
     ("import", &["--eevdf", "--json"]),
-    ("replay", &["--cgroups", "--pin", "--eevdf", "--cpu-avg", "--variant", "--json", "--emit-scenario"]),
+    ("replay", &["--cgroups", "--pin", "--eevdf", "--cpu-avg", "--balance", "--variant", "--json", "--emit-scenario"]),
     ("diff", &["--json", "--match", "--noise", "--cpus"]),
     ("bench-import", &["--mb", "--perfetto"]),
     ("export", &["--compact", "--output", "--perfetto"]),
@@ -775,4 +775,35 @@ fn replay_at_the_kernels_cpu_averages() {
     assert!(
         fails(&["replay", &trace, "--cpu-avg", &layout]).contains("cgroup-shares-smp.layout.toml:1:1: expected `@c[`")
     );
+}
+
+/// `replay --balance`: a capture of `traces/linux-6.18-smp-balance` with its dump of the balance
+/// passes, in text and JSON; the dump given to `import`, a trace given as the dump, and a
+/// malformed line are named for what they are.
+#[test]
+fn replay_asks_each_balance_pass() {
+    let dir = "traces/linux-6.18-smp-balance";
+    let (trace, dump, layout) = (
+        format!("{dir}/three-hogs-two-cpus-3/trace.dat"),
+        format!("{dir}/three-hogs-two-cpus-3/balance.txt"),
+        format!("{dir}/three-hogs-two-cpus-3.layout.toml"),
+    );
+    let o = schedlab(&["replay", &trace, "--cgroups", &layout, "--balance", &dump]);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    assert!(o.stdout.contains("balance passes: the model, asked each pass the kernel ran"), "{}", o.stdout);
+    assert!(o.stdout.contains("decided as the kernel did at 63 of 65 (96.9 %)"), "{}", o.stdout);
+    let j = ok_json(&["replay", &trace, "--cgroups", &layout, "--balance", &dump, "--json"]);
+    let b = &j["decisions"]["balance_passes"];
+    assert_eq!(
+        (b["used"].as_bool(), b["scored"].as_u64(), b["agreed"].as_u64()),
+        (Some(true), Some(65), Some(63)),
+        "{b}"
+    );
+    assert!(b["outcomes"].as_array().unwrap().iter().any(|o| o["kernel"] == "moved" && o["model"] == "moved"), "{b}");
+    let without = ok_json(&["replay", &trace, "--cgroups", &layout, "--json"]);
+    assert_eq!(without["decisions"]["balance_passes"], Value::Null);
+    assert!(fails(&["import", &dump]).contains("--balance THIS-FILE"));
+    assert!(fails(&["replay", &trace, "--balance", &trace]).contains("found binary data (is it the trace?)"));
+    assert!(fails(&["replay", &trace, "--balance", &layout])
+        .contains("three-hogs-two-cpus-3.layout.toml:1:1: expected `@s[`"));
 }

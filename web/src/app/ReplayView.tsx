@@ -46,6 +46,7 @@ export function ReplayView({ replay, ab, alignment, onClose, onCancel }: Props) 
             {s.format_name} · {formatBytes(trace.size)} · {formatNs(trace.report.timeline.duration_ns)} · {trace.report.timeline.cpus} CPUs · {s.total_events.toLocaleString('en-US')} events
             {trace.eevdfFile && ` · EEVDF dump ${trace.eevdfFile}`}
             {trace.cpuAvgFile && ` · CPU averages ${trace.cpuAvgFile}`}
+            {trace.balanceFile && ` · balance passes ${trace.balanceFile}`}
           </span>
           <span className="replay-window muted">
             window {formatNs(st.view.t0)} – {formatNs(st.view.t1)}

@@ -20,8 +20,8 @@ import { detach, type ShellCtx } from './shell_ctx';
 import type { TraceImportActions } from './trace_imports';
 
 /** The captures a link may carry, by their place in it. */
-export type Slot = 'a' | 'dump' | 'cpuAvg' | 'b';
-export const SLOT_WORDS: Record<Slot, string> = { a: 'capture A', dump: "A's EEVDF dump", cpuAvg: "A's CPU-averages dump", b: 'capture B' };
+export type Slot = 'a' | 'dump' | 'cpuAvg' | 'balance' | 'b';
+export const SLOT_WORDS: Record<Slot, string> = { a: 'capture A', dump: "A's EEVDF dump", cpuAvg: "A's CPU-averages dump", balance: "A's balance-pass dump", b: 'capture B' };
 
 export interface ShareLinkState {
   /** A link waiting for the files it names: each needed slot and the file given for it. */
@@ -45,7 +45,7 @@ export function describeCapture(c: CaptureRef): string {
 
 /** The files by slot. */
 function filesOf(need: { slot: Slot; file: File | null }[]): Record<Slot, File | null> {
-  const files: Record<Slot, File | null> = { a: null, dump: null, cpuAvg: null, b: null };
+  const files: Record<Slot, File | null> = { a: null, dump: null, cpuAvg: null, balance: null, b: null };
   for (const n of need) files[n.slot] = n.file;
   return files;
 }
@@ -86,6 +86,7 @@ export function createReplayShare(ctx: ShellCtx, traces: TraceImportActions, rep
       a: await captureOf(files.trace, trace),
       dump: files.dump && trace.eevdfFile ? await captureOf(files.dump, null) : null,
       cpuAvg: files.cpuAvg && trace.cpuAvgFile ? await captureOf(files.cpuAvg, null) : null,
+      balance: files.balance && trace.balanceFile ? await captureOf(files.balance, null) : null,
       b: b === null ? null : b.kind === 'file' ? { kind: 'capture', capture: await captureOf(b.file, abs.b) } : { kind: 'shadow', key: b.key, layout: b.layout, pin: b.pin, variants: b.variants },
       window: [r.view.t0, r.view.t1],
       cursor: r.cursor,
@@ -98,7 +99,7 @@ export function createReplayShare(ctx: ShellCtx, traces: TraceImportActions, rep
       layout: r.layout,
     };
     const { fragment, bundled } = await encodeReplay(share);
-    const named = [...(bundled.a ? [] : [share.a, ...(share.dump ? [share.dump] : []), ...(share.cpuAvg ? [share.cpuAvg] : [])]), ...(!bundled.b && share.b?.kind === 'capture' ? [share.b.capture] : [])];
+    const named = [...(bundled.a ? [] : [share.a, ...[share.dump, share.cpuAvg, share.balance].filter((c): c is CaptureRef => c !== null)]), ...(!bundled.b && share.b?.kind === 'capture' ? [share.b.capture] : [])];
     if (named.length > 0)
       ctx.session.set({
         notice: `The link names ${named.map((c) => `${c.name} (${formatBytes(c.size)})`).join(' and ')} instead of carrying ${named.length > 1 ? 'them' : 'it'} (over ${BUNDLE_LIMIT_BYTES >> 10} KiB compressed): whoever opens it is asked for ${named.length > 1 ? 'those files' : 'that file'}.`,
@@ -112,7 +113,7 @@ export function createReplayShare(ctx: ShellCtx, traces: TraceImportActions, rep
     if (!a) return;
     store.set({ busy: `opening ${a.name}`, error: null });
     try {
-      await traces.importFiles([a, ...(files.dump ? [files.dump] : []), ...(files.cpuAvg ? [files.cpuAvg] : [])], false);
+      await traces.importFiles([a, ...[files.dump, files.cpuAvg, files.balance].filter((f): f is File => f !== null)], false);
       const imported = ctx.imports.get();
       if (!imported.trace || imported.trace.file !== a.name) {
         store.set({ busy: null, error: imported.error ? null : `${a.name} was not opened (cancelled).` });
@@ -155,6 +156,7 @@ export function createReplayShare(ctx: ShellCtx, traces: TraceImportActions, rep
       ['a', share.a],
       ['dump', share.dump],
       ['cpuAvg', share.cpuAvg],
+      ['balance', share.balance],
       ['b', share.b?.kind === 'capture' ? share.b.capture : null],
     ];
     const need: NonNullable<ShareLinkState['pending']>['need'] = [];

@@ -1,6 +1,6 @@
 // Importing traces into the engine worker: files in import order (a trace before its dumps),
 // progress per file, cancel, close. A newer import supersedes the trace on screen; an EEVDF
-// dump or a CPU-averages dump attaches to the trace imported before it.
+// dump, a CPU-averages dump or a balance-pass dump attaches to the trace imported before it.
 
 import type { ImportedTrace, ImportProgress } from '../engine/protocol';
 import { importOrder } from '../state/trace_import';
@@ -10,17 +10,18 @@ import type { Playback } from './playback';
 import type { Replay } from './replay';
 import { detach, type ShellCtx } from './shell_ctx';
 
-export const NO_IMPORT: TraceImports = { trace: null, files: { trace: null, dump: null, cpuAvg: null }, alignment: null, progress: null, error: null };
+export const NO_IMPORT: TraceImports = { trace: null, files: { trace: null, dump: null, cpuAvg: null, balance: null }, alignment: null, progress: null, error: null };
 
 /** The files on screen after `f` was imported and the worker answered `trace`. */
 function filesAfter(prev: TraceImports['files'], f: File, trace: ImportedTrace): TraceImports['files'] {
   if (trace.file === f.name && trace.size === f.size) {
     // A trace after its dump (imported first, alone) takes the dump.
     const dump = trace.eevdfFile !== null && prev.trace?.name === trace.eevdfFile ? prev.trace : null;
-    return { trace: f, dump, cpuAvg: null };
+    return { trace: f, dump, cpuAvg: null, balance: null };
   }
   if (trace.eevdfFile === f.name) return { ...prev, dump: f };
   if (trace.cpuAvgFile === f.name) return { ...prev, cpuAvg: f };
+  if (trace.balanceFile === f.name) return { ...prev, balance: f };
   return prev;
 }
 

@@ -32,6 +32,7 @@ const view = (a: CaptureRef, b: ReplayShare['b'], dump: CaptureRef | null = null
   a,
   dump,
   cpuAvg,
+  balance: null,
   b,
   window: [1_000_000, 250_000_000],
   cursor: 12_345,
@@ -71,7 +72,7 @@ describe('replay share links', () => {
     expect(r.share.b?.kind === 'capture' && r.share.b.capture.bytes).toEqual(b.bytes);
     const strip = (c: CaptureRef | null | undefined) => (c ? { ...c, bytes: undefined } : c);
     expect(strip(r.share.a)).toEqual(strip(a));
-    expect({ ...r.share, a: null, dump: null, cpuAvg: null, b: null }).toEqual({ ...s, a: null, dump: null, cpuAvg: null, b: null });
+    expect({ ...r.share, a: null, dump: null, cpuAvg: null, balance: null, b: null }).toEqual({ ...s, a: null, dump: null, cpuAvg: null, balance: null, b: null });
   });
 
   it('name a capture that does not fit once compressed, and still bundle B', async () => {

@@ -57,6 +57,8 @@ export interface ReplayShare {
   dump: CaptureRef | null;
   /** The CPU-averages dump attached to A (`tools/capture/schedlab-cpu-avg.bt`). */
   cpuAvg: CaptureRef | null;
+  /** The balance-pass dump attached to A (`tools/capture/schedlab-balance.bt`). */
+  balance: CaptureRef | null;
   b: BRef | null;
   window: [number, number];
   cursor: number;
@@ -87,7 +89,7 @@ export async function encodeReplay(s: ReplayShare): Promise<{ fragment: string; 
   if (typeof check === 'string') throw new Error(`Cannot share this view: ${check}`);
   const hasBytes = (c: CaptureRef | null | undefined) => !c || (c.bytes !== undefined && c.size <= BUNDLE_MAX_RAW_BYTES);
   const bCap = s.b?.kind === 'capture' ? s.b.capture : null;
-  const canA = hasBytes(s.a) && hasBytes(s.dump) && hasBytes(s.cpuAvg);
+  const canA = hasBytes(s.a) && hasBytes(s.dump) && hasBytes(s.cpuAvg) && hasBytes(s.balance);
   const canB = bCap !== null && hasBytes(bCap);
   const tries: Bundle[] = [
     { a: canA, b: canB },
@@ -111,11 +113,11 @@ export async function decodeReplay(fragment: string): Promise<ReplayDecode> {
   }
 }
 
-/** The container: JSON length, JSON, bundled bytes (A, dump, CPU-averages dump, B). */
+/** The container: JSON length, JSON, bundled bytes (A, dump, CPU-averages dump, balance-pass dump, B). */
 function container(s: ReplayShare, t: Bundle): Uint8Array<ArrayBuffer> {
   const json = new TextEncoder().encode(JSON.stringify(toCompact(s, t)));
   const parts: Uint8Array[] = [];
-  if (t.a) parts.push(s.a.bytes as Uint8Array, ...(s.dump ? [s.dump.bytes as Uint8Array] : []), ...(s.cpuAvg ? [s.cpuAvg.bytes as Uint8Array] : []));
+  if (t.a) parts.push(s.a.bytes as Uint8Array, ...[s.dump, s.cpuAvg, s.balance].flatMap((c) => (c ? [c.bytes as Uint8Array] : [])));
   if (t.b && s.b?.kind === 'capture') parts.push(s.b.capture.bytes as Uint8Array);
   const out = new Uint8Array(4 + json.length + parts.reduce((n, p) => n + p.length, 0));
   new DataView(out.buffer).setUint32(0, json.length);
@@ -128,7 +130,7 @@ function container(s: ReplayShare, t: Bundle): Uint8Array<ArrayBuffer> {
   return out;
 }
 
-/** Compact keys: A, D dump, P CPU-averages dump, B capture or S shadow, w window, c cursor, l selection, r area,
+/** Compact keys: A, D dump, P CPU-averages dump, Q balance-pass dump, B capture or S shadow, w window, c cursor, l selection, r area,
  * f filter, p pinned, n noise, m matches, L layout. A capture is [name, size, hash, duration,
  * origin, bundled 0/1]. */
 function toCompact(s: ReplayShare, t: Bundle): Record<string, unknown> {
@@ -138,6 +140,7 @@ function toCompact(s: ReplayShare, t: Bundle): Record<string, unknown> {
     A: cap(s.a, t.a),
     ...(s.dump ? { D: cap(s.dump, t.a) } : {}),
     ...(s.cpuAvg ? { P: cap(s.cpuAvg, t.a) } : {}),
+    ...(s.balance ? { Q: cap(s.balance, t.a) } : {}),
     ...(b?.kind === 'capture' ? { B: cap(b.capture, t.b) } : {}),
     ...(b?.kind === 'shadow' ? { S: [b.key, b.layout, b.pin, b.variants] } : {}),
     w: s.window,
@@ -185,7 +188,7 @@ async function decodeUnsafe(fragment: string): Promise<ReplayDecode> {
   // The bundled captures' bytes, in order, must fill the rest exactly.
   let at = 4 + jsonLen;
   const b = share.b;
-  for (const c of [share.a, share.dump, share.cpuAvg, b?.kind === 'capture' ? b.capture : null]) {
+  for (const c of [share.a, share.dump, share.cpuAvg, share.balance, b?.kind === 'capture' ? b.capture : null]) {
     if (!c?.bytes) continue;
     const end = at + c.size;
     if (end > inflated.length) return fail(`The shared link is cut short: ${c.name} needs ${c.size} bytes, ${inflated.length - at} are there.`);
@@ -233,6 +236,8 @@ function fromCompact(raw: unknown): ReplayShare | string {
   if (typeof dump === 'string') return dump;
   const cpuAvg = attached('P', 'the CPU-averages dump');
   if (typeof cpuAvg === 'string') return cpuAvg;
+  const balance = attached('Q', 'the balance-pass dump');
+  if (typeof balance === 'string') return balance;
   let b: BRef | null = null;
   const [B, S] = [get('B'), get('S')];
   if (B !== undefined && S !== undefined) return 'it names both a capture and a shadow run as B.';
@@ -283,5 +288,5 @@ function fromCompact(raw: unknown): ReplayShare | string {
       return 'the layout must be a name of at most 255 characters and a text of at most 256 Ki characters.';
     layout = { name, text };
   }
-  return { a, dump, cpuAvg, b, window: [t0, t1], cursor, selection, area, filter, pinned, noisePct, matches, layout };
+  return { a, dump, cpuAvg, balance, b, window: [t0, t1], cursor, selection, area, filter, pinned, noisePct, matches, layout };
 }

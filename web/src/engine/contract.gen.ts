@@ -36,6 +36,11 @@ export type Alignment = {
 };
 
 /**
+ * What `ImportHandle.attach_balance` returns (JSON).
+ */
+export type BalanceAttach = { 'kind': 'attached'; passes: number } | { 'kind': 'error'; message: string };
+
+/**
  * A balance migration the model's balancer, asked at that moment, did not make.
  */
 export type BalanceDisagreement = {
@@ -54,6 +59,39 @@ export type BalanceDisagreement = {
    * it pulled, or its last pass that found an imbalance, or that every pass found none.
    */
   model: string;
+};
+
+/**
+ * What the balance-pass dump gave the replay.
+ */
+export type BalancePassReport = {
+  /**
+   * Passes in the dump; those inside the trace's span.
+   */
+  passes: number;
+  in_trace: number;
+  /**
+   * The dump agreed with the trace's clock and was used.
+   */
+  used: boolean;
+  /**
+   * Passes asked of the model, and those it answered as the kernel did.
+   */
+  scored: number;
+  /**
+   * Of the scored: passes where the model's `nr_running` on the CPU was the kernel's.
+   */
+  same_nr_running: number;
+  agreed: number;
+  agreement_pct: number;
+  /**
+   * Of the scored: the kernel's outcome against the model's.
+   */
+  outcomes: Array<PassOutcomeCount>;
+  /**
+   * The first disagreements, in time order.
+   */
+  first_disagreements: Array<PassDisagreement>;
 };
 
 /**
@@ -421,6 +459,11 @@ export type DecisionReport = {
    * root cfs_rqs (`cpu_avg`).
    */
   cpu_avg: CpuAvgReport | null;
+  /**
+   * With a dump of the balance passes read with the trace: each recorded pass asked of the
+   * model (`passes`).
+   */
+  balance_passes: BalancePassReport | null;
 };
 
 /** Wakeup latencies of the A/B diff's task rows, for their CDFs: per row of `TraceDiff.tasks` and side, every wakeup latency of that comm's tasks in that trace (`WindowMetrics` `latencies_ns`), ascending; rows in order, A before B. */
@@ -740,6 +783,10 @@ export type ImportedTrace = {
    * Set when a dump of each CPU's PELT averages was attached to this trace (the replay reads it).
    */
   cpuAvgFile: string | null;
+  /**
+   * Set when a dump of the balance passes was attached to this trace (the replay reads it).
+   */
+  balanceFile: string | null;
 };
 
 /**
@@ -894,6 +941,43 @@ export type OffsetEstimate = {
    */
   runner_up: number;
 };
+
+/**
+ * A recorded pass the model answered differently.
+ */
+export type PassDisagreement = {
+  /**
+   * Trace time (ns from the trace's first record).
+   */
+  t: number;
+  cpu: number;
+  kernel: PassOutcome;
+  model: PassOutcome;
+  /**
+   * The kernel's `nr_balance_failed` and `balance_interval` before the pass.
+   */
+  failed: number;
+  interval_ms: number;
+  /**
+   * The CPU's `rq->nr_running` at the pass, the kernel's and the model's.
+   */
+  nr_running: number;
+  model_nr_running: number;
+  /**
+   * In words: what the model's pass found, with each CPU's root averages.
+   */
+  why: string;
+};
+
+/**
+ * One pass's outcome, read from the domain's state before and after.
+ */
+export type PassOutcome = 'balanced' | 'failed' | 'moved' | 'other';
+
+/**
+ * How often the kernel's outcome met the model's.
+ */
+export type PassOutcomeCount = { kernel: PassOutcome; model: PassOutcome; count: number };
 
 /**
  * One pick decision at one level, with its reasoning in words.

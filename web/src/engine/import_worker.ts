@@ -16,6 +16,7 @@ import {
   REPLAY_WINDOW_COLS_LAYOUT,
   takeColumns,
   type Alignment,
+  type BalanceAttach,
   type CpuAvgAttach,
   type DiffOutcome,
   type ImportedTrace,
@@ -77,8 +78,8 @@ function parse<T>(json: string): T {
   return JSON.parse(json) as T;
 }
 
-function describe(h: ImportHandle, file: File, eevdfFile: string | null, cpuAvgFile: string | null = null): ImportedTrace {
-  return { file: file.name, size: file.size, report: parse<ImportReport>(h.summary()), tasks: parse<TraceTask[]>(h.tasks()), eevdfFile, cpuAvgFile };
+function describe(h: ImportHandle, file: File, eevdfFile: string | null, cpuAvgFile: string | null = null, balanceFile: string | null = null): ImportedTrace {
+  return { file: file.name, size: file.size, report: parse<ImportReport>(h.summary()), tasks: parse<TraceTask[]>(h.tasks()), eevdfFile, cpuAvgFile, balanceFile };
 }
 
 /** The EEVDF alignment last reported (kept when a CPU-averages dump is attached after it). */
@@ -86,28 +87,37 @@ let lastAlignment: Alignment | null = null;
 
 /** Bytes of a file's start read to tell a CPU-averages dump (`schedlab-cpu-avg.bt`) from a trace. */
 const SNIFF_BYTES = 4096;
-/** A CPU-averages dump is read whole (a minute of two busy CPUs is ~15 MB). */
+/** A CPU-averages or balance-pass dump is read whole (a minute of two busy CPUs is ~15 MB). */
 const CPU_AVG_MAX_BYTES = 256 << 20;
 
-async function isCpuAvgDump(file: File): Promise<boolean> {
+/** The bpftrace dumps read whole beside a trace, told apart by their first lines. */
+type SideDump = 'cpuAvg' | 'balance';
+
+async function sideDump(file: File): Promise<SideDump | null> {
   const head = await file.slice(0, SNIFF_BYTES).text();
-  return /^(# schedlab-cpu-avg|@c\[)/m.test(head);
+  if (/^(# schedlab-cpu-avg|@c\[)/m.test(head)) return 'cpuAvg';
+  if (/^(# schedlab-balance|@s\[)/m.test(head)) return 'balance';
+  return null;
 }
 
-/** Attaches a CPU-averages dump to the trace on screen (the shadow's replay reads it). */
-async function attachCpuAvg(ctx: WorkerCtx, id: number, file: File) {
+const SIDE_WORDS: Record<SideDump, string> = { cpuAvg: "a dump of each CPU's PELT averages", balance: 'a dump of the balance passes' };
+
+/** Attaches a CPU-averages dump or a balance-pass dump to the trace on screen (the shadow's
+ * replay reads it: `schedlab replay --cpu-avg` / `--balance`). */
+async function attachSide(ctx: WorkerCtx, id: number, file: File, kind: SideDump) {
   if (!current || current.kind !== 'trace') {
-    const message = "a dump of each CPU's PELT averages goes with its trace: open the trace first, then the dump";
+    const message = `${SIDE_WORDS[kind]} goes with its trace: open the trace first, then the dump`;
     return ctx.post({ id, type: 'error', error: { file: file.name, line: 0, column: 0, message } });
   }
   if (file.size > CPU_AVG_MAX_BYTES) {
-    const message = `a CPU-averages dump of ${file.size} bytes is larger than the ${CPU_AVG_MAX_BYTES >> 20} MiB read whole`;
+    const message = `${SIDE_WORDS[kind]} of ${file.size} bytes is larger than the ${CPU_AVG_MAX_BYTES >> 20} MiB read whole`;
     return ctx.post({ id, type: 'error', error: { file: file.name, line: 0, column: 0, message } });
   }
-  const out = parse<CpuAvgAttach>(current.h.attach_cpu_avg(file.name, await file.text()));
+  const text = await file.text();
+  const out = kind === 'cpuAvg' ? parse<CpuAvgAttach>(current.h.attach_cpu_avg(file.name, text)) : parse<BalanceAttach>(current.h.attach_balance(file.name, text));
   // The message is located already (`file:line:column: expected …`), as a layout's errors are.
   if (out.kind === 'error') return ctx.post({ id, type: 'error', error: { file: file.name, line: 0, column: 0, message: out.message } });
-  current.trace = { ...current.trace, cpuAvgFile: file.name };
+  current.trace = kind === 'cpuAvg' ? { ...current.trace, cpuAvgFile: file.name } : { ...current.trace, balanceFile: file.name };
   ctx.post({ id, type: 'imported', trace: current.trace, alignment: lastAlignment });
 }
 
@@ -163,7 +173,8 @@ async function readHandle(ctx: WorkerCtx, id: number, file: File, chunkBytes: nu
 
 async function importFile(ctx: WorkerCtx, id: number, req: Req<'import'>) {
   const file = req.file;
-  if (await isCpuAvgDump(file)) return attachCpuAvg(ctx, id, file);
+  const side = await sideDump(file);
+  if (side) return attachSide(ctx, id, file, side);
   const h = await readHandle(ctx, id, file, req.chunkBytes);
   if (!h) return;
   const report = parse<ImportReport>(h.summary());
@@ -174,7 +185,7 @@ async function importFile(ctx: WorkerCtx, id: number, req: Req<'import'>) {
     alignment = parse<Alignment>(current.h.attach_eevdf(h));
     free(attached);
     attached = h;
-    current.trace = describe(current.h, current.file, alignment.accepted ? file.name : null, current.trace.cpuAvgFile);
+    current.trace = describe(current.h, current.file, alignment.accepted ? file.name : null, current.trace.cpuAvgFile, current.trace.balanceFile);
   } else if (req.attach && !isDump && current?.kind === 'dump') {
     // The dump came first: attach it to this trace.
     alignment = parse<Alignment>(h.attach_eevdf(current.h));
@@ -320,8 +331,8 @@ async function runShadow(
     const ok = await readInto(ctx, id, file, r, () => ({ lines: 0, records: 0 }), CHUNK_BYTES);
     if (!ok) return ctx.post({ id, type: 'cancelled' });
     // The dumps attached to the trace reach the per-decision replay (`schedlab replay --eevdf`,
-    // `--cpu-avg`).
-    if (current.trace.eevdfFile || current.trace.cpuAvgFile) r.seed_from(current.h);
+    // `--cpu-avg`, `--balance`).
+    if (current.trace.eevdfFile || current.trace.cpuAvgFile || current.trace.balanceFile) r.seed_from(current.h);
     const name = `replay/${file.name.replace(/\.[^.]*$/, '')}`;
     const out = parse<ShadowOutcome>(r.run(name, req.layout, req.pin, JSON.stringify(req.variants)));
     if (out.kind === 'error') return ctx.post({ id, type: 'error', error: { file: 'layout', line: 0, column: 0, message: out.message } });

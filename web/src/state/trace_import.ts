@@ -9,9 +9,10 @@ export function isScenarioFile(name: string): boolean {
 }
 
 /** Likely a bpftrace dump that goes with a trace rather than replacing it: an EEVDF dump
- * (`eevdf-state.txt`) or a CPU-averages dump (`cpu-avg.txt`). */
+ * (`eevdf-state.txt`), a CPU-averages dump (`cpu-avg.txt`) or a balance-pass dump
+ * (`balance.txt`). */
 export function looksLikeDump(name: string): boolean {
-  return /eevdf|cpu-avg/i.test(name);
+  return /eevdf|cpu-avg|balance/i.test(name);
 }
 
 /** Traces first, then likely dumps (which attach to the trace imported before them). */

@@ -70,7 +70,7 @@ export interface TraceImports {
   trace: ImportedTrace | null;
   /** The files on screen (for a share link): the trace's, its attached EEVDF dump's and its
    * attached CPU-averages dump's. */
-  files: { trace: File | null; dump: File | null; cpuAvg: File | null };
+  files: { trace: File | null; dump: File | null; cpuAvg: File | null; balance: File | null };
   alignment: Alignment | null;
   progress: { file: string; progress: ImportProgress } | null;
   error: string | null;

@@ -59,7 +59,7 @@ pub const MAX_AVG: u64 = 1 << 27;
 
 /// Comma-separated unsigned numbers between `open` and `close` starting at byte `from` of
 /// `line`: their values and where each starts.
-fn numbers(
+pub(super) fn numbers(
     line: &str,
     from: usize,
     open: u8,

@@ -155,6 +155,11 @@ pub fn describe_unknown(head: &[u8]) -> String {
                     command line reads it with its trace, `schedlab replay TRACE --cpu-avg THIS-FILE`"
                 .to_string();
         }
+        if first.lines().take(4).any(|l| l.starts_with("# schedlab-balance") || l.starts_with("@s[")) {
+            return "a dump of each CPU's balance passes (tools/capture/schedlab-balance.bt), not a trace: the \
+                    command line reads it with its trace, `schedlab replay TRACE --balance THIS-FILE`"
+                .to_string();
+        }
         let line = first.lines().find(|l| !l.trim().is_empty()).unwrap_or("").trim();
         let line: String = line.chars().take(80).collect();
         return format!("text of an unknown tool (first line: `{line}`)");
@@ -183,6 +188,8 @@ mod tests {
     fn a_cpu_averages_dump_is_named() {
         let head = b"Attaching 3 probes...\n# schedlab-cpu-avg version=1 fields=lut\n";
         assert!(describe_unknown(head).contains("--cpu-avg"), "{}", describe_unknown(head));
+        let head = b"Attaching 3 probes...\n# schedlab-balance version=1 fields=nr_balance_failed\n";
+        assert!(describe_unknown(head).contains("--balance THIS-FILE"), "{}", describe_unknown(head));
     }
 
     #[test]

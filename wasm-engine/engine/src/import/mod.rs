@@ -31,6 +31,7 @@
 //! its difference and a flag above the run-to-run noise: `schedlab diff`).
 
 pub mod align;
+pub mod balance;
 mod buckets;
 pub mod cgroups;
 pub mod clock;

@@ -32,7 +32,7 @@ export const ImportControl = memo(function ImportControl({ onFiles, traceOpen, b
         <>
           <button
             disabled={busy}
-            title="Attach a bpftrace dump captured with this trace: the EEVDF-state dump (eevdf-state.txt: real vruntime/deadline lanes, and the shadow's queues seeded from it) or the CPU-averages dump (cpu-avg.txt: the shadow's placements asked at the kernel's CPU averages)"
+            title="Attach a bpftrace dump captured with this trace: the EEVDF-state dump (eevdf-state.txt: real vruntime/deadline lanes, and the shadow's queues seeded from it), the CPU-averages dump (cpu-avg.txt: the shadow's placements asked at the kernel's CPU averages) or the balance-pass dump (balance.txt: each balance pass the kernel ran asked of the model)"
             onClick={() => dump.current?.click()}
           >
             Add dump…

@@ -210,6 +210,13 @@ export const ShadowPanel = memo(function ShadowPanel({ runs, running, error, onR
           )}
           {r.report.decisions.placements.balance_migrations > 0 &&
             `; of ${r.report.decisions.placements.balance_migrations} balance migrations, the model's balancer pulls from the same CPU at ${r.report.decisions.placements.balance_same_source}`}
+          {r.report.decisions.balance_passes && (
+            <span data-testid="shadow-balance-passes">
+              {r.report.decisions.balance_passes.used
+                ? `; of the ${r.report.decisions.balance_passes.scored} balance passes the attached dump recorded, the model, given the kernel's nr_balance_failed and interval, ended ${r.report.decisions.balance_passes.agreed} as the kernel did (${r.report.decisions.balance_passes.agreement_pct.toFixed(1)} %: balanced, failed or moved)`
+                : `; the attached balance-pass dump is not on the trace's clock (${r.report.decisions.balance_passes.in_trace} of ${r.report.decisions.balance_passes.passes} passes inside the trace, not at its ticks; capture both with the trace clock mono): no pass was asked`}
+            </span>
+          )}
           ; tasks {r.report.pin === 'free' ? `free, ${r.report.causal_wakeups.toLocaleString('en-US')} wakeups replayed from their wakers` : 'pinned where each ran most'}.{' '}
           <span data-testid="shadow-switch-gaps">
             Switches take {(r.report.wakeup_switch_latency_ns / 1e3).toFixed(1)} µs after a preempting wakeup (charged to the wakee) and{' '}

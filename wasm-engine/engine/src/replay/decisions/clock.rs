@@ -171,8 +171,14 @@ impl Replayer<'_> {
     /// Under `group_shares = pelt` the record is taken for a tick: `entity_tick()`'s
     /// `update_load_avg()` and `update_cfs_group()` at every level, then the blocked-load
     /// updates (`Fair::pelt_periodic`); a record written elsewhere than the tick ages the
-    /// averages early, which changes nothing but the rate-limited `tg->load_avg` timing.
-    pub(super) fn update_curr_chain(&mut self, se: EntityId) {
+    /// averages early, which changes nothing but the rate-limited `tg->load_avg` timing. With
+    /// the instantaneous shares, a record of the tick itself (`tick`: `sched_tick()` holds the
+    /// runqueue lock in hard-irq context, `d.h1.`) re-weighs the group entities as
+    /// `entity_tick()`'s `update_cfs_group()` does: a group's weight on a CPU follows its load
+    /// elsewhere only there (a hog pulled away left the group entity on its old CPU at the
+    /// weight of that moment until its next enqueue or dequeue; on three-hogs-two-cpus the
+    /// lone hog's group entity stayed at 512 where the kernel's root load was about 350).
+    pub(super) fn update_curr_chain(&mut self, se: EntityId, tick: bool) {
         let mut cur = Some(se);
         while let Some(s) = cur {
             let q = self.f.ents[s as usize].cfs_rq;
@@ -182,7 +188,7 @@ impl Replayer<'_> {
             if self.f.pelt() {
                 self.f.update_load_avg(q, s, crate::sched::group_pelt::UPDATE_TG);
             }
-            if self.f.pelt_shares() {
+            if self.f.pelt_shares() || tick {
                 self.f.update_cfs_group(s);
             }
             cur = self.f.ents[s as usize].parent;
@@ -192,4 +198,11 @@ impl Replayer<'_> {
             self.f.pelt_periodic(cpu);
         }
     }
+}
+
+/// Whether a record was written by the tick (`sched_tick()`: hard-irq context, the runqueue
+/// lock its only preempt depth, `d.h1.`); a wakeup from an interrupt holds more (`d.h3.`).
+pub(super) fn tick_section(ctx: u8) -> bool {
+    use crate::import::record::trace_flags::{preempt_depth, HARDIRQ, SOFTIRQ};
+    ctx != UNKNOWN_SECTION && ctx & HARDIRQ != 0 && ctx & SOFTIRQ == 0 && preempt_depth(ctx) == 1
 }

@@ -217,7 +217,7 @@ impl Replayer<'_> {
                     self.report.resynced += 1;
                 }
                 self.f.now = now;
-                self.update_curr_chain(se);
+                self.update_curr_chain(se, super::clock::tick_section(ctx));
             }
         }
     }

@@ -86,6 +86,7 @@ mod bandwidth;
 mod clock;
 mod cpu_avg;
 mod follow;
+mod passes;
 mod place;
 mod preempt;
 mod score;
@@ -95,6 +96,7 @@ mod tests;
 
 pub use clock::{section, UNKNOWN_SECTION};
 pub use cpu_avg::CpuAvgReport;
+pub use passes::{BalancePassReport, PassDisagreement, PassOutcome, PassOutcomeCount};
 pub use place::{PlacementDisagreement, PlacementReport};
 pub use preempt::{PreemptDisagreement, PreemptReport};
 pub use seed::{SeedReport, SeededQueue};
@@ -275,6 +277,9 @@ pub struct DecisionReport {
     /// With a dump of each CPU's PELT averages read with the trace: what it gave the model's
     /// root cfs_rqs (`cpu_avg`).
     pub cpu_avg: Option<CpuAvgReport>,
+    /// With a dump of the balance passes read with the trace: each recorded pass asked of the
+    /// model (`passes`).
+    pub balance_passes: Option<BalancePassReport>,
 }
 
 struct Replayer<'a> {
@@ -300,6 +305,8 @@ struct Replayer<'a> {
     seed: Option<seed::Seeder>,
     /// The kernel's per-CPU averages, when a dump came with the trace.
     cpu_avg: Option<cpu_avg::CpuAvgSeeder>,
+    /// The kernel's balance passes, when a dump came with the trace.
+    passes: Option<passes::PassAsker>,
     /// Per event: a switch-out the trace shows to be the throttle task_work's
     /// (`bandwidth::kernel_throttles`), and the index of the event being applied.
     kernel_throttled: Vec<bool>,
@@ -337,6 +344,7 @@ fn replay<'a>(obs: &'a Observed, shadow: &'a Shadow, cfg: SimConfig) -> Replayer
         t0: obs.t0.unwrap_or(0),
         seed,
         cpu_avg: cpu_avg::CpuAvgSeeder::new(obs),
+        passes: passes::PassAsker::new(obs),
         kernel_throttled: Vec::new(),
         event_at: 0,
         balance_pass: None,
@@ -365,6 +373,7 @@ fn replay<'a>(obs: &'a Observed, shadow: &'a Shadow, cfg: SimConfig) -> Replayer
         if moved[i] {
             continue;
         }
+        r.ask_passes(e.ts);
         r.seed_cpu_avg(e.ts);
         // ttwu_runnable() requeues a delayed task before wakeup_preempt()'s update_curr():
         // that sched_stat_runtime comes first in the trace.
@@ -392,6 +401,13 @@ fn replay<'a>(obs: &'a Observed, shadow: &'a Shadow, cfg: SimConfig) -> Replayer
         r.report.seed = Some(s);
     }
     r.report.cpu_avg = r.cpu_avg.as_ref().map(|s| s.report.clone());
+    r.ask_passes(u64::MAX);
+    r.report.balance_passes = r.passes.as_ref().map(|a| {
+        let mut a = a.report.clone();
+        a.agreement_pct = if a.scored == 0 { 0.0 } else { 100.0 * a.agreed as f64 / a.scored as f64 };
+        a.outcomes.sort_by_key(|o| (o.kernel, o.model));
+        a
+    });
     r
 }
 
