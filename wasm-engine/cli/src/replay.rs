@@ -269,8 +269,9 @@ fn text(r: &ReplayReport) -> String {
         } else {
             let _ = writeln!(
                 s,
-                "balance passes dump: not on the trace's clock ({} of {} passes inside the trace; capture with the \
-                 trace clock `mono`); nothing asked",
+                "balance passes dump: does not line up with the trace ({} of its {} passes inside it; a busy pass \
+                 must follow its tick's record and a balance move lie within a pass; capture both with the trace \
+                 clock `mono`); nothing asked",
                 b.in_trace, b.passes
             );
         }

@@ -18,7 +18,9 @@ fuzz_target!(|data: &[u8]| {
     if let Ok(text) = std::str::from_utf8(data) {
         match parse("d.txt", text) {
             Ok(records) => {
-                assert!(records.windows(2).all(|w| (w[0].ts_ns, w[0].cpu, w[0].exit) <= (w[1].ts_ns, w[1].cpu, w[1].exit)));
+                assert!(records
+                    .windows(2)
+                    .all(|w| (w[0].ts_ns, w[0].cpu, w[0].exit) <= (w[1].ts_ns, w[1].cpu, w[1].exit)));
                 let p = passes(&records);
                 assert!(p.len() * 2 <= records.len());
                 assert!(p.iter().all(|x| x.entry_ns <= x.exit_ns));

@@ -88,7 +88,7 @@ let lastAlignment: Alignment | null = null;
 /** Bytes of a file's start read to tell a CPU-averages dump (`schedlab-cpu-avg.bt`) from a trace. */
 const SNIFF_BYTES = 4096;
 /** A CPU-averages or balance-pass dump is read whole (a minute of two busy CPUs is ~15 MB). */
-const CPU_AVG_MAX_BYTES = 256 << 20;
+const SIDE_DUMP_MAX_BYTES = 256 << 20;
 
 /** The bpftrace dumps read whole beside a trace, told apart by their first lines. */
 type SideDump = 'cpuAvg' | 'balance';
@@ -109,8 +109,8 @@ async function attachSide(ctx: WorkerCtx, id: number, file: File, kind: SideDump
     const message = `${SIDE_WORDS[kind]} goes with its trace: open the trace first, then the dump`;
     return ctx.post({ id, type: 'error', error: { file: file.name, line: 0, column: 0, message } });
   }
-  if (file.size > CPU_AVG_MAX_BYTES) {
-    const message = `${SIDE_WORDS[kind]} of ${file.size} bytes is larger than the ${CPU_AVG_MAX_BYTES >> 20} MiB read whole`;
+  if (file.size > SIDE_DUMP_MAX_BYTES) {
+    const message = `${SIDE_WORDS[kind]} of ${file.size} bytes is larger than the ${SIDE_DUMP_MAX_BYTES >> 20} MiB read whole`;
     return ctx.post({ id, type: 'error', error: { file: file.name, line: 0, column: 0, message } });
   }
   const text = await file.text();

@@ -51,6 +51,8 @@ describe('trace import helpers', () => {
     expect(isScenarioFile('trace.txt')).toBe(false);
     const order = importOrder([{ name: 'eevdf-state.txt' }, { name: 'balance.txt' }, { name: 'cpu-avg.txt' }, { name: 'trace.dat' }]).map((f) => f.name);
     expect(order).toEqual(['trace.dat', 'eevdf-state.txt', 'balance.txt', 'cpu-avg.txt']);
+    // A workload named for an imbalance is a trace, not a balance-pass dump.
+    expect(importOrder([{ name: 'cpu-avg.txt' }, { name: 'nice-imbalance-smp.trace.txt' }]).map((f) => f.name)).toEqual(['nice-imbalance-smp.trace.txt', 'cpu-avg.txt']);
   });
 
   it('formats progress', () => {

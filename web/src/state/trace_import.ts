@@ -12,7 +12,7 @@ export function isScenarioFile(name: string): boolean {
  * (`eevdf-state.txt`), a CPU-averages dump (`cpu-avg.txt`) or a balance-pass dump
  * (`balance.txt`). */
 export function looksLikeDump(name: string): boolean {
-  return /eevdf|cpu-avg|balance/i.test(name);
+  return /eevdf|cpu-avg|(?<!im)balance/i.test(name);
 }
 
 /** Traces first, then likely dumps (which attach to the trace imported before them). */

@@ -132,8 +132,10 @@ pub fn parse(file: &str, text: &str) -> Result<Vec<BalanceRecord>, String> {
     Ok(out)
 }
 
-/// The passes: each entry paired with its CPU's next exit, kept where `last_balance` moved. An
-/// entry without its exit (the map filled, or bpftrace stopped in between) is dropped.
+/// The passes, in order of their entries (then CPU): each entry paired with its CPU's next
+/// exit, kept where `last_balance` moved. The CPUs' softirqs of one tick overlap, so the order
+/// of their exits is not that of their entries. An entry without its exit (the map filled, or
+/// bpftrace stopped in between) is dropped.
 pub fn passes(records: &[BalanceRecord]) -> Vec<BalancePassRecord> {
     let mut open: std::collections::BTreeMap<u32, BalanceRecord> = Default::default();
     let mut out = Vec::new();
@@ -155,6 +157,7 @@ pub fn passes(records: &[BalanceRecord]) -> Vec<BalancePassRecord> {
             });
         }
     }
+    out.sort_by_key(|p| (p.entry_ns, p.cpu));
     out
 }
 

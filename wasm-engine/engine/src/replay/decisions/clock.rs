@@ -173,8 +173,9 @@ impl Replayer<'_> {
     /// updates (`Fair::pelt_periodic`); a record written elsewhere than the tick ages the
     /// averages early, which changes nothing but the rate-limited `tg->load_avg` timing. With
     /// the instantaneous shares, a record of the tick itself (`tick`: `sched_tick()` holds the
-    /// runqueue lock in hard-irq context, `d.h1.`) re-weighs the group entities as
-    /// `entity_tick()`'s `update_cfs_group()` does: a group's weight on a CPU follows its load
+    /// runqueue lock in hard-irq context, `d.h1.`) re-weighs the group entities where
+    /// `entity_tick()` calls `update_cfs_group()` (with the model's instantaneous shares, not
+    /// the kernel's PELT ones: `sched/group.rs`): a group's weight on a CPU follows its load
     /// elsewhere only there (a hog pulled away left the group entity on its old CPU at the
     /// weight of that moment until its next enqueue or dequeue; on three-hogs-two-cpus the
     /// lone hog's group entity stayed at 512 where the kernel's root load was about 350).
@@ -202,6 +203,11 @@ impl Replayer<'_> {
 
 /// Whether a record was written by the tick (`sched_tick()`: hard-irq context, the runqueue
 /// lock its only preempt depth, `d.h1.`); a wakeup from an interrupt holds more (`d.h3.`).
+/// Named shortcut: it reads the preempt depth the trace prints (a kernel without
+/// CONFIG_PREEMPT_COUNT shows none, and no record is taken for the tick), a tick inside a
+/// softirq is not taken, and an IPI that updates the running task under the runqueue lock alone
+/// (a remote wakeup's `sched_ttwu_pending()` on a machine of several LLCs) would be; the
+/// re-weighing it adds there changes nothing the kernel would not do at its next tick.
 pub(super) fn tick_section(ctx: u8) -> bool {
     use crate::import::record::trace_flags::{preempt_depth, HARDIRQ, SOFTIRQ};
     ctx != UNKNOWN_SECTION && ctx & HARDIRQ != 0 && ctx & SOFTIRQ == 0 && preempt_depth(ctx) == 1

@@ -3,27 +3,34 @@
 //!
 //! The trace shows the passes that moved a task (`sched_migrate_task`), not the ones that found
 //! the domain balanced or failed to move anything; yet those decide when the next move comes:
-//! a failure halves `balance_interval` back to its minimum and raises `nr_balance_failed`,
-//! which lets `detach_tasks()` take a task too heavy for the imbalance and `can_migrate_task()`
-//! a cache-hot one; a balanced pass doubles the interval. A dump of
+//! a failure sets `balance_interval` back to its minimum and raises `nr_balance_failed`, which
+//! lets `detach_tasks()` take a task too heavy for the imbalance and `can_migrate_task()` a
+//! cache-hot one; a balanced pass doubles the interval. A dump of
 //! `tools/capture/schedlab-balance.bt` taken beside the trace records each CPU's
 //! `nr_balance_failed` and `balance_interval` before and after every SCHED softirq
 //! (`import::balance`). As the replay reaches a recorded pass, a copy of the model, in the
-//! state of that moment, is given the kernel's `nr_balance_failed` and `balance_interval` of
-//! that CPU's domain before the pass and runs the pass (`sched_balance_domains()`, the
-//! domain due, busy or `CPU_IDLE` as the interrupted task says); the kernel's transition and
-//! the copy's are each read as one outcome:
+//! state of that moment (with `--cpu-avg`, every sample up to the pass applied), is given the
+//! kernel's `nr_balance_failed` and `balance_interval` of that CPU's lowest domain and runs that
+//! domain's pass (`update_blocked_averages()`, then `sched_balance_rq()`, busy or `CPU_IDLE` as
+//! the interrupted task says: pid 0, the idle task, is a named shortcut for
+//! `rq->idle_balance`, which a softirq run from ksoftirqd would not show). The kernel's
+//! transition and the copy's are each read as one outcome ([`PassOutcome::of`], the ends of
+//! 6.18's `sched_balance_rq()`):
 //!
-//! * balanced: `nr_balance_failed` back to 0 and the interval doubled or kept at its maximum
-//!   (`out_balanced`);
-//! * failed: `nr_balance_failed` one up (an imbalance, nothing moved);
-//! * moved: `nr_balance_failed` back to 0 and the interval at its minimum (`ld_moved`).
+//! * balanced: `nr_balance_failed` back to 0, the interval doubled below its maximum or kept at
+//!   it (`out_balanced`, `out_all_pinned`);
+//! * failed: `nr_balance_failed` one up, the interval at its minimum (an imbalance and nothing
+//!   moved; an active balance's pass too: the stopper's push comes after it);
+//! * moved: `nr_balance_failed` back to 0, the interval at its minimum (`ld_moved`);
+//! * other: anything else (`out_one_pinned` doubles the interval and keeps the count).
 //!
 //! Agreement is the same outcome. Nothing is fitted; the model's averages are its own, or the
-//! kernel's with `--cpu-avg`. The dump is used only if its busy passes inside the trace each
-//! find a record of their CPU just before them (their tick's): the same `mono` clock.
+//! kernel's with `--cpu-avg`. The dump is used only if it is on the trace's clock (`mono`, as
+//! both): its busy passes each find their tick's record just before them, and the busy CPUs'
+//! balance moves the trace shows (`MigrateHow::Other`, written by the destination) each fall
+//! within a recorded pass of that CPU.
 
-use super::Replayer;
+use super::{MigrateHow, ObsEvent, Replayer};
 use crate::import::balance::BalancePassRecord;
 use crate::replay::observe::Observed;
 use crate::sched::balance::CpuIdle;
@@ -36,7 +43,7 @@ pub enum PassOutcome {
     Balanced,
     Failed,
     Moved,
-    /// Any other transition (an active balance's, or a state the three do not explain).
+    /// Any other transition (`out_one_pinned`, or a state the three do not explain).
     Other,
 }
 
@@ -44,11 +51,14 @@ impl PassOutcome {
     /// The outcome of a pass that took `failed` and `interval` (ms) from their first values to
     /// their second, in a domain whose interval runs from `min` to `max` ms.
     pub fn of(failed: [u32; 2], interval: [u32; 2], min: u32, max: u32) -> PassOutcome {
-        let doubled = interval[1] == (interval[0] * 2).min(max.max(interval[0]));
-        match (failed, interval[1]) {
-            ([_, 0], i) if i != min && doubled => PassOutcome::Balanced,
-            ([a, b], i) if b == a + 1 && i == min => PassOutcome::Failed,
-            ([_, 0], i) if i == min => PassOutcome::Moved,
+        let (from, to) = (interval[0] as u64, interval[1] as u64);
+        // `out_balanced`/`out_all_pinned` double the interval below `max_interval` (below
+        // MAX_PINNED_INTERVAL when every task was pinned) and keep it there.
+        let balanced = to == from * 2 && from < max.max(MAX_PINNED_INTERVAL) as u64 || to == from && from >= max as u64;
+        match (failed, to) {
+            ([_, 0], i) if i != min as u64 && balanced => PassOutcome::Balanced,
+            ([a, b], i) if b as u64 == a as u64 + 1 && i == min as u64 => PassOutcome::Failed,
+            ([_, 0], i) if i == min as u64 => PassOutcome::Moved,
             _ => PassOutcome::Other,
         }
     }
@@ -112,10 +122,15 @@ pub struct BalancePassReport {
 
 /// Disagreements listed.
 const LISTED: usize = 12;
+/// `MAX_PINNED_INTERVAL` (ms): how far a pass that found every task pinned doubles the interval.
+const MAX_PINNED_INTERVAL: u32 = 512;
+/// How long after a pass's softirq exit the `sched_migrate_task` it wrote may be recorded.
+const MOVE_NS: u64 = 50_000;
 /// How far before a busy pass's softirq entry its tick's records lie (they are µs apart).
 pub const MATCH_NS: u64 = 100_000;
 /// The share of the busy passes inside the trace that must find a record of their CPU within
-/// [`MATCH_NS`] before them (per mille), for the dump to be on the trace's clock.
+/// [`MATCH_NS`] before them, and of the busy balance moves that must fall within a pass (per
+/// mille), for the dump to be on the trace's clock.
 pub const MIN_MATCHED_PER_MILLE: u64 = 900;
 
 pub(super) struct PassAsker {
@@ -156,20 +171,38 @@ impl PassAsker {
         };
         let mut report = BalancePassReport { passes: obs.balance.len() as u64, ..Default::default() };
         let mut passes = Vec::new();
-        let (mut busy, mut matched) = (0u64, 0u64);
+        let (mut busy, mut at_tick) = (0u64, 0u64);
         for p in &obs.balance {
             let Some(cpu) = model_cpu(p.cpu) else { continue };
             if (t0..=t1).contains(&p.entry_ns) {
                 report.in_trace += 1;
                 if !p.idle {
                     busy += 1;
-                    matched += near(cpu, p.entry_ns) as u64;
+                    at_tick += near(cpu, p.entry_ns) as u64;
                 }
                 passes.push((p.entry_ns, cpu, *p));
             }
         }
-        // A dump on another clock than the trace's finds no tick records before its passes.
-        report.used = busy > 0 && matched * 1000 >= busy * MIN_MATCHED_PER_MILLE;
+        // The busy CPUs' balance moves inside the dump's span: each within a pass of its CPU.
+        let span = passes.first().zip(passes.last()).map(|(a, b)| (a.0, b.2.exit_ns));
+        let (mut moves, mut within) = (0u64, 0u64);
+        for e in &obs.events {
+            let ObsEvent::Migrate { to, by, how: MigrateHow::Other, .. } = e.ev else { continue };
+            if to != by || !span.is_some_and(|(a, b)| (a..=b).contains(&e.ts)) {
+                continue;
+            }
+            moves += 1;
+            let i = passes.partition_point(|q| q.0 <= e.ts);
+            within += passes[..i]
+                .iter()
+                .rev()
+                .take_while(|q| e.ts - q.0 <= 1_000_000)
+                .any(|q| q.1 == to && e.ts <= q.2.exit_ns + MOVE_NS) as u64;
+        }
+        // A dump on another clock than the trace's finds neither its ticks (alone they line up
+        // by chance at about one offset in twenty: the tick's period) nor its moves.
+        let enough = |n: u64, of: u64| n * 1000 >= of * MIN_MATCHED_PER_MILLE;
+        report.used = busy > 0 && enough(at_tick, busy) && enough(within, moves);
         if !report.used {
             passes.clear();
         }
@@ -180,16 +213,16 @@ impl PassAsker {
 impl Replayer<'_> {
     /// Asks the model every recorded pass that began before `ts` (trace clock).
     pub(super) fn ask_passes(&mut self, ts: u64) {
-        loop {
-            let Some(a) = self.passes.as_mut() else { return };
-            let Some(&(at, cpu, p)) = a.passes.get(a.next).filter(|(at, _, _)| *at < ts) else { return };
-            a.next += 1;
-            let (model, why) = self.ask_pass(cpu, &p);
-            let (min, max) = self.interval_range(cpu);
-            let kernel = PassOutcome::of(p.failed, p.interval, min, max);
-            let t = at.saturating_sub(self.t0);
+        while let Some((at, cpu, p)) =
+            self.passes.as_ref().and_then(|a| a.passes.get(a.next).copied()).filter(|(at, _, _)| *at < ts)
+        {
+            // The kernel's averages of the samples before the pass, when a dump gave them.
+            self.seed_cpu_avg(at);
+            let (kernel, model, why) = self.ask_pass(cpu, &p);
             let model_nr_running = self.f.rqs[cpu as usize].nr_running;
-            let Some(a) = self.passes.as_mut() else { return };
+            let t = at.saturating_sub(self.t0);
+            let a = self.passes.as_mut().expect("checked above");
+            a.next += 1;
             let r = &mut a.report;
             r.scored += 1;
             r.same_nr_running += (model_nr_running == p.nr_running) as u64;
@@ -214,36 +247,24 @@ impl Replayer<'_> {
         }
     }
 
-    /// `min_interval` and `max_interval` (ms) of `cpu`'s lowest domain.
-    fn interval_range(&self, cpu: u32) -> (u32, u32) {
-        let d = &self.f.smp.as_deref().expect("balancing is enabled").topo.cpus[cpu as usize].domains[0];
-        (d.min_interval as u32, d.max_interval as u32)
-    }
-
     /// A copy of the model runs `cpu`'s lowest domain's pass from the kernel's state before
-    /// it: its outcome, and in words what it found.
-    fn ask_pass(&mut self, cpu: u32, p: &BalancePassRecord) -> (PassOutcome, String) {
+    /// it: the kernel's outcome, the copy's, and in words what the copy found.
+    fn ask_pass(&mut self, cpu: u32, p: &BalancePassRecord) -> (PassOutcome, PassOutcome, String) {
         let log = std::mem::take(&mut self.f.log);
         let mut f = self.f.clone();
         self.f.log = log;
         let c = cpu as usize;
-        let jiffies = f.jiffies();
-        let smp = f.smp.as_deref_mut().expect("balancing is enabled");
         let (min, max) = {
-            let d = &mut smp.topo.cpus[c].domains[0];
+            let d = &mut f.smp.as_deref_mut().expect("balancing is enabled").topo.cpus[c].domains[0];
             d.nr_balance_failed = p.failed[0];
             d.balance_interval = p.interval[0];
             (d.min_interval as u32, d.max_interval as u32)
         };
-        // This domain is due; the ones above it are not (the dump shows the lowest only).
-        for (level, l) in smp.lb.last_balance[c].iter_mut().enumerate() {
-            *l = if level == 0 { 0 } else { jiffies };
-        }
-        smp.lb.moved.clear();
         let kind = if p.idle { CpuIdle::Idle } else { CpuIdle::NotIdle };
         f.update_blocked_averages(cpu);
-        f.sched_balance_domains(cpu, kind);
+        f.sched_balance_pass(cpu, 0, kind);
         let d = &f.smp.as_deref().expect("balancing is enabled").topo.cpus[c].domains[0];
+        let kernel = PassOutcome::of(p.failed, p.interval, min, max);
         let model = PassOutcome::of([p.failed[0], d.nr_balance_failed], [p.interval[0], d.balance_interval], min, max);
         let found = match crate::obs::why_cpu::last_row(&f.log, crate::obs::log::EventKind::Balance, cpu, usize::MAX) {
             Some(i) => crate::obs::why_cpu::balance_words(&f.log, i),
@@ -255,7 +276,7 @@ impl Replayer<'_> {
                 format!("CPU {k} load {} util {} ({} running)", q.avg.load_avg, q.avg.util_avg, f.rqs[k].nr_running)
             })
             .collect();
-        (model, format!("the model's pass {}: {found}; {}", model.word(), avgs.join(", ")))
+        (kernel, model, format!("the model's pass {}: {found}; {}", model.word(), avgs.join(", ")))
     }
 }
 
@@ -275,6 +296,13 @@ mod tests {
         assert_eq!(of([1, 0], [2, 2]), Moved);
         assert_eq!(of([0, 0], [4, 2]), Moved);
         assert_eq!(of([3, 3], [2, 2]), Other);
-        assert_eq!(of([0, 1], [4, 4]), Other);
+        // out_one_pinned: the count kept, the interval doubled.
+        assert_eq!(of([1, 1], [2, 4]), Other);
+        // Every task pinned: doubled past the maximum, up to 512 ms.
+        assert_eq!(of([0, 0], [8, 16]), Balanced);
+        assert_eq!(of([0, 0], [512, 512]), Balanced);
+        // Values the parser takes do not overflow.
+        assert_eq!(of([u32::MAX, 0], [u32::MAX, u32::MAX]), Balanced);
+        assert_eq!(of([u32::MAX, u32::MAX], [2, 2]), Other);
     }
 }

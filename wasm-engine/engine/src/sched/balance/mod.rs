@@ -342,6 +342,15 @@ impl Fair {
         self.sched_balance_domains(cpu, idle);
     }
 
+    /// One `sched_balance_rq()` pass of `cpu`'s domain at `level`, due or not (the trace
+    /// replay asks the passes a dump recorded, `replay::decisions::passes`). Returns the
+    /// tasks moved; the domain's `nr_balance_failed` and `balance_interval` change as the pass
+    /// leaves them, `last_balance` does not.
+    pub fn sched_balance_pass(&mut self, cpu: u32, level: usize, idle: CpuIdle) -> u32 {
+        let mut continue_balancing = true;
+        self.sched_balance_rq(cpu, level, idle, &mut continue_balancing)
+    }
+
     /// `sched_balance_domains()`: balance each domain of `cpu` whose interval is due.
     pub fn sched_balance_domains(&mut self, cpu: u32, mut idle: CpuIdle) {
         let mut continue_balancing = true;
