@@ -64,18 +64,10 @@ pub fn run(a: &ReplayArgs) -> Result<String, String> {
         obs.eevdf = read_dump(dump)?;
     }
     if let Some(dump) = a.cpu_avg.as_deref() {
-        let bytes = std::fs::read(dump).map_err(|e| format!("{dump}: cannot read: {e}"))?;
-        let text = String::from_utf8(bytes).map_err(|_| {
-            format!("{dump}: expected a schedlab-cpu-avg.bt dump (text), found binary data (is it the trace?)")
-        })?;
-        obs.cpu_avg = schedlab_engine::import::cpu_avg::parse(dump, &text)?;
+        obs.cpu_avg = schedlab_engine::import::cpu_avg::parse(dump, &read_text_dump(dump, "schedlab-cpu-avg.bt")?)?;
     }
     if let Some(dump) = a.balance.as_deref() {
-        let bytes = std::fs::read(dump).map_err(|e| format!("{dump}: cannot read: {e}"))?;
-        let text = String::from_utf8(bytes).map_err(|_| {
-            format!("{dump}: expected a schedlab-balance.bt dump (text), found binary data (is it the trace?)")
-        })?;
-        let records = schedlab_engine::import::balance::parse(dump, &text)?;
+        let records = schedlab_engine::import::balance::parse(dump, &read_text_dump(dump, "schedlab-balance.bt")?)?;
         obs.balance = schedlab_engine::import::balance::passes(&records);
     }
     let name = format!("replay/{}", std::path::Path::new(file).file_stem().and_then(|s| s.to_str()).unwrap_or("trace"));
@@ -406,4 +398,11 @@ fn text(r: &ReplayReport) -> String {
         );
     }
     s
+}
+
+/// A bpftrace dump's text (`tool` names the script), or what is wrong with the file.
+fn read_text_dump(dump: &str, tool: &str) -> Result<String, String> {
+    let bytes = std::fs::read(dump).map_err(|e| format!("{dump}: cannot read: {e}"))?;
+    String::from_utf8(bytes)
+        .map_err(|_| format!("{dump}: expected a {tool} dump (text), found binary data (is it the trace?)"))
 }

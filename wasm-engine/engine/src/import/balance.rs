@@ -17,7 +17,7 @@
 //! (`sched_balance_domains()` sets it after every pass it runs). The replay asks the model the
 //! same passes (`replay::decisions::passes`).
 
-use super::cpu_avg::numbers;
+use super::bt_map::{map_dump, numbers};
 use super::lex::{err, Located};
 
 /// One record: a softirq's entry or exit.
@@ -110,24 +110,7 @@ pub fn parse_line(line: &str) -> Result<BalanceRecord, Located> {
 /// blank lines and the header (version 1's) are skipped; any other line is an error
 /// `FILE:LINE:COLUMN: expected …`. A dump without a single record is refused.
 pub fn parse(file: &str, text: &str) -> Result<Vec<BalanceRecord>, String> {
-    let mut out = Vec::new();
-    for (i, line) in text.lines().enumerate() {
-        let line = line.trim_end_matches('\r');
-        let located = |l: Located| format!("{file}:{}:{}: expected {}", i + 1, l.at + 1, l.expected);
-        if line.trim().is_empty() || super::eevdf::is_banner(line) {
-            continue;
-        }
-        if line.starts_with("# schedlab-balance") {
-            if line != HEADER {
-                return Err(located(Located { at: 0, expected: "the version 1 header of schedlab-balance.bt" }));
-            }
-            continue;
-        }
-        out.push(parse_line(line).map_err(located)?);
-    }
-    if out.is_empty() {
-        return Err(format!("{file}: expected a schedlab-balance.bt dump (`@s[…]: (…)` lines), found none"));
-    }
+    let mut out = map_dump(file, text, HEADER, "schedlab-balance.bt", "`@s[…]: (…)`", parse_line)?;
     out.sort_by_key(|r| (r.ts_ns, r.cpu, r.exit));
     Ok(out)
 }

@@ -16,7 +16,8 @@
 //! after its last switch). The map prints in no particular order; [`parse`] sorts by time. The
 //! replay sets the model's root cfs_rqs from them (`replay::decisions::cpu_avg`).
 
-use super::lex::{err, parse_u64, Located};
+use super::bt_map::{map_dump, numbers};
+use super::lex::{err, Located};
 
 /// One sample.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -56,34 +57,6 @@ const FIELDS: usize = 14;
 /// (88,761 each); utilization and runnable are at most 1024 per task. Larger values are a
 /// garbled line, not a CPU.
 pub const MAX_AVG: u64 = 1 << 27;
-
-/// Comma-separated unsigned numbers between `open` and `close` starting at byte `from` of
-/// `line`: their values and where each starts.
-pub(super) fn numbers(
-    line: &str,
-    from: usize,
-    open: u8,
-    close: u8,
-    what: &'static str,
-) -> Result<(Vec<(u64, usize)>, usize), Located> {
-    let b = line.as_bytes();
-    if b.get(from) != Some(&open) {
-        return err(from, what);
-    }
-    let Some(end) = line[from..].find(close as char).map(|e| from + e) else { return err(line.len(), what) };
-    let mut out = Vec::new();
-    let mut at = from + 1;
-    for part in line[from + 1..end].split(',') {
-        let lead = part.len() - part.trim_start().len();
-        let v = part.trim();
-        match parse_u64(v) {
-            Some(n) => out.push((n, at + lead)),
-            None => return err(at + lead, "an unsigned number"),
-        }
-        at += part.len() + 1;
-    }
-    Ok((out, end + 1))
-}
 
 /// Parses one `@c[ns, cpu, pid]: (…)` line.
 pub fn parse_line(line: &str) -> Result<CpuAvgSample, Located> {
@@ -140,24 +113,7 @@ pub fn parse_line(line: &str) -> Result<CpuAvgSample, Located> {
 /// header (which must be version 1's) are skipped; any other line is an error
 /// `FILE:LINE:COLUMN: expected …`. A dump without a single sample is refused.
 pub fn parse(file: &str, text: &str) -> Result<Vec<CpuAvgSample>, String> {
-    let mut out = Vec::new();
-    for (i, line) in text.lines().enumerate() {
-        let line = line.trim_end_matches('\r');
-        let located = |l: Located| format!("{file}:{}:{}: expected {}", i + 1, l.at + 1, l.expected);
-        if line.trim().is_empty() || super::eevdf::is_banner(line) {
-            continue;
-        }
-        if line.starts_with("# schedlab-cpu-avg") {
-            if line != HEADER {
-                return Err(located(Located { at: 0, expected: "the version 1 header of schedlab-cpu-avg.bt" }));
-            }
-            continue;
-        }
-        out.push(parse_line(line).map_err(located)?);
-    }
-    if out.is_empty() {
-        return Err(format!("{file}: expected a schedlab-cpu-avg.bt dump (`@c[…]: (…)` lines), found none"));
-    }
+    let mut out = map_dump(file, text, HEADER, "schedlab-cpu-avg.bt", "`@c[…]: (…)`", parse_line)?;
     out.sort_by_key(|s| (s.ts_ns, s.cpu));
     Ok(out)
 }

@@ -32,6 +32,7 @@
 
 pub mod align;
 pub mod balance;
+mod bt_map;
 mod buckets;
 pub mod cgroups;
 pub mod clock;

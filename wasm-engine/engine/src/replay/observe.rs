@@ -425,6 +425,16 @@ impl ShadowOp {
 }
 
 impl Observed {
+    /// The model's number of the trace's CPU `trace_cpu` (`cpu_ids` when the trace's CPUs were
+    /// renumbered), or None for a CPU the model does not have.
+    pub fn model_cpu(&self, trace_cpu: u32) -> Option<u32> {
+        if self.cpu_ids.is_empty() {
+            (trace_cpu < self.cpus.max(1)).then_some(trace_cpu)
+        } else {
+            self.cpu_ids.iter().position(|&c| c == trace_cpu).map(|i| i as u32)
+        }
+    }
+
     /// The trace's wakeup-to-switch latency (`host.wakeup_switch_latency` of the shadow): the
     /// median of [`Observed::wakeup_switch_gaps`] ([`median_gap`]).
     pub fn wakeup_switch_latency(&self) -> Option<u64> {

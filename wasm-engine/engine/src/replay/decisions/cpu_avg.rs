@@ -70,13 +70,6 @@ impl CpuAvgSeeder {
         if obs.cpu_avg.is_empty() {
             return None;
         }
-        let model_cpu = |trace_cpu: u32| -> Option<u32> {
-            if obs.cpu_ids.is_empty() {
-                (trace_cpu < obs.cpus.max(1)).then_some(trace_cpu)
-            } else {
-                obs.cpu_ids.iter().position(|&c| c == trace_cpu).map(|i| i as u32)
-            }
-        };
         let mut outs: BTreeMap<(u32, i32), Vec<u64>> = BTreeMap::new();
         for e in &obs.events {
             if let ObsEvent::Switch { cpu, prev, .. } = e.ev {
@@ -91,7 +84,7 @@ impl CpuAvgSeeder {
         let mut samples = Vec::new();
         let mut tight = 0u64;
         for s in &obs.cpu_avg {
-            let Some(cpu) = model_cpu(s.cpu) else { continue };
+            let Some(cpu) = obs.model_cpu(s.cpu) else { continue };
             if (t0..=t1).contains(&s.ts_ns) {
                 report.in_trace += 1;
                 let within = |w: u64| {

@@ -145,13 +145,6 @@ impl PassAsker {
         if obs.balance.is_empty() {
             return None;
         }
-        let model_cpu = |trace_cpu: u32| -> Option<u32> {
-            if obs.cpu_ids.is_empty() {
-                (trace_cpu < obs.cpus.max(1)).then_some(trace_cpu)
-            } else {
-                obs.cpu_ids.iter().position(|&c| c == trace_cpu).map(|i| i as u32)
-            }
-        };
         let (t0, t1) = (obs.t0.unwrap_or(0), obs.t1);
         // Each CPU's record times: a busy CPU's pass runs at its tick's interrupt exit,
         // microseconds after the tick's own records (`sched_stat_runtime` of the running task).
@@ -173,7 +166,7 @@ impl PassAsker {
         let mut passes = Vec::new();
         let (mut busy, mut at_tick) = (0u64, 0u64);
         for p in &obs.balance {
-            let Some(cpu) = model_cpu(p.cpu) else { continue };
+            let Some(cpu) = obs.model_cpu(p.cpu) else { continue };
             if (t0..=t1).contains(&p.entry_ns) {
                 report.in_trace += 1;
                 if !p.idle {
