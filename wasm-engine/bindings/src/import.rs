@@ -38,7 +38,7 @@ pub struct ImportHandle {
     /// An attached dump of each CPU's PELT averages (`attach_cpu_avg`), for the replay.
     cpu_avg: Vec<CpuAvgSample>,
     /// An attached dump of the balance passes (`attach_balance`), for the replay.
-    balance: Vec<BalancePassRecord>,
+    balance: Option<Vec<BalancePassRecord>>,
     error: Option<String>,
     /// Trace-clock ns of relative time 0.
     origin: u64,
@@ -65,7 +65,7 @@ impl ImportHandle {
             eevdf: Vec::new(),
             alignment: None,
             cpu_avg: Vec::new(),
-            balance: Vec::new(),
+            balance: None,
             error: None,
             origin: 0,
             end: 0,
@@ -335,8 +335,10 @@ impl ImportHandle {
     pub fn attach_balance(&mut self, file: &str, text: &str) -> String {
         match schedlab_engine::import::balance::parse(file, text) {
             Ok(records) => {
-                self.balance = schedlab_engine::import::balance::passes(&records);
-                to_json(&BalanceAttach::Attached { passes: self.balance.len() as u64 })
+                let passes = schedlab_engine::import::balance::passes(&records);
+                let n = passes.len() as u64;
+                self.balance = Some(passes);
+                to_json(&BalanceAttach::Attached { passes: n })
             }
             Err(message) => to_json(&BalanceAttach::Error { message }),
         }
@@ -368,9 +370,9 @@ impl ImportHandle {
         &self.cpu_avg
     }
 
-    /// The attached balance-pass dump's passes (empty without one).
-    pub(crate) fn balance_passes(&self) -> &[BalancePassRecord] {
-        &self.balance
+    /// The attached balance-pass dump's passes (`None` without one).
+    pub(crate) fn balance_passes(&self) -> Option<&[BalancePassRecord]> {
+        self.balance.as_deref()
     }
 }
 

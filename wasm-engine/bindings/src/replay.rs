@@ -70,7 +70,7 @@ impl ReplayHandle {
     pub fn seed_from(&mut self, trace: &crate::import::ImportHandle) {
         self.obs.eevdf = trace.eevdf_samples().to_vec();
         self.obs.cpu_avg = trace.cpu_avg_samples().to_vec();
-        self.obs.balance = trace.balance_passes().to_vec();
+        self.obs.balance = trace.balance_passes().map(<[_]>::to_vec);
     }
 
     /// Runs the shadow scenario named `name` with the layout file's text (empty: none) and
@@ -236,5 +236,14 @@ mod tests {
             (Some(true), Some(63), Some(65)),
             "{b}"
         );
+        // A dump whose softirqs hold no pass (`last_balance` never moved) still reports, with 0.
+        let header = schedlab_engine::import::balance::HEADER;
+        let none = format!("{header}\n@s[5, 1, 0]: (0, 4, 100, 104, 1, 7)\n@s[9, 1, 1]: (0, 4, 100, 104, 1, 7)\n");
+        let ok: Value = serde_json::from_str(&trace.attach_balance("idle.txt", &none)).unwrap();
+        assert_eq!(ok["passes"].as_u64(), Some(0), "{ok}");
+        h.seed_from(&trace);
+        let with: Value = serde_json::from_str(&h.run("replay/three-hogs-two-cpus-3", &layout, "", "[]")).unwrap();
+        let b = &with["report"]["decisions"]["balance_passes"];
+        assert_eq!((b["used"].as_bool(), b["passes"].as_u64()), (Some(false), Some(0)), "{b}");
     }
 }

@@ -68,7 +68,7 @@ pub fn run(a: &ReplayArgs) -> Result<String, String> {
     }
     if let Some(dump) = a.balance.as_deref() {
         let records = schedlab_engine::import::balance::parse(dump, &read_text_dump(dump, "schedlab-balance.bt")?)?;
-        obs.balance = schedlab_engine::import::balance::passes(&records);
+        obs.balance = Some(schedlab_engine::import::balance::passes(&records));
     }
     let name = format!("replay/{}", std::path::Path::new(file).file_stem().and_then(|s| s.to_str()).unwrap_or("trace"));
     let (shadow, report) = replay(&obs, &layout, &name, variants)?;
@@ -258,6 +258,12 @@ fn text(r: &ReplayReport) -> String {
                     x.why
                 );
             }
+        } else if b.passes == 0 {
+            let _ = writeln!(
+                s,
+                "balance passes dump: its softirq records hold no balance pass (no domain's last_balance moved \
+                 while it ran: were the CPUs busy, and did it run through the trace?); nothing asked"
+            );
         } else {
             let _ = writeln!(
                 s,

@@ -806,4 +806,16 @@ fn replay_asks_each_balance_pass() {
     assert!(fails(&["replay", &trace, "--balance", &trace]).contains("found binary data (is it the trace?)"));
     assert!(fails(&["replay", &trace, "--balance", &layout])
         .contains("three-hogs-two-cpus-3.layout.toml:1:1: expected `@s[`"));
+    // Softirqs in which no domain's last_balance moved: read, and reported as holding no pass.
+    let idle = std::env::temp_dir().join(format!("schedlab-no-pass-{}.txt", std::process::id()));
+    let header = schedlab_engine::import::balance::HEADER;
+    std::fs::write(
+        &idle,
+        format!("{header}\n@s[5, 1, 0]: (0, 4, 100, 104, 1, 7)\n@s[9, 1, 1]: (0, 4, 100, 104, 1, 7)\n"),
+    )
+    .unwrap();
+    let o = schedlab(&["replay", &trace, "--cgroups", &layout, "--balance", idle.to_str().unwrap()]);
+    std::fs::remove_file(&idle).ok();
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    assert!(o.stdout.contains("balance passes dump: its softirq records hold no balance pass"), "{}", o.stdout);
 }

@@ -35,7 +35,7 @@ fn passes(capture: &str) -> Vec<BalancePassRecord> {
 
 fn observe(capture: &str, passes: Vec<BalancePassRecord>, kernel_averages: bool) -> Observed {
     let mut obs = common::observe_dat(&dir().join(capture).join("trace.dat"));
-    obs.balance = passes;
+    obs.balance = Some(passes);
     if kernel_averages {
         let (file, text) = read(capture, "cpu-avg.txt");
         obs.cpu_avg = cpu_avg::parse(&file, &text).unwrap_or_else(|e| panic!("{e}"));

@@ -138,6 +138,18 @@ describe('replay share links', () => {
     expect(await refused(await pack({ ...ok, p: [-1] }))).toMatch(/pinned threads/);
     expect(await refused(await pack(JSON.parse('{"__proto__": 1}') as unknown))).toMatch(/forbidden key "__proto__"/);
   });
+
+  it('name the fields of a link made by a newer build instead of calling its bytes corrupt', async () => {
+    // A later build's attachment: a key this one does not know, its bundled bytes after A's.
+    const json = enc.encode(JSON.stringify({ A: ['a.dat', 3, '0123456789abcdef', 1, 0, 1], Z: ['z.txt', 2, '0123456789abcdef', 0, 0, 1], w: [0, 10], c: 0, l: null, f: '', p: [], n: 5, m: [] }));
+    const out = new Uint8Array(4 + json.length + 5);
+    new DataView(out.buffer).setUint32(0, json.length);
+    out.set(json, 4);
+    out.set([1, 2, 3, 8, 9], 4 + json.length);
+    const error = await refused('r1.' + toBase64Url(await deflateRaw(out)));
+    expect(error).toMatch(/a field this build does not know \("Z"\): it was made by a newer schedlab/);
+    expect(error).not.toMatch(/bytes follow/);
+  });
 });
 
 describe('ContentHash', () => {

@@ -219,9 +219,20 @@ function capture(raw: unknown, what: string): CaptureRef | string {
   return { name, size, hash, durationNs, originNs, ...(bundled === 1 ? { bytes: new Uint8Array(0) } : {}) };
 }
 
+/** Every key `toCompact` writes. A link with another key was made by a later build that added
+ * a field (as `Q` was added for the balance-pass dump): it is refused by name, not read as
+ * corrupt (its bundled bytes would not add up). */
+const KNOWN_KEYS = new Set(['A', 'D', 'P', 'Q', 'B', 'S', 'w', 'c', 'l', 'r', 'f', 'p', 'n', 'm', 'L']);
+
 /** Validates the compact form and builds a fresh ReplayShare, or returns what was wrong. */
 function fromCompact(raw: unknown): ReplayShare | string {
   if (!isRecord(raw)) return 'its data is not an object.';
+  const unknown = Object.keys(raw).filter((k) => !KNOWN_KEYS.has(k));
+  if (unknown.length > 0)
+    return `it carries ${unknown.length === 1 ? 'a field' : 'fields'} this build does not know (${unknown
+      .slice(0, 5)
+      .map((k) => JSON.stringify(k.slice(0, 20)))
+      .join(', ')}): it was made by a newer schedlab. Open it with that build, or ask for a link without the newer attachment.`;
   const get = (k: string): unknown => (Object.prototype.hasOwnProperty.call(raw, k) ? raw[k] : undefined);
   const a = capture(get('A'), 'capture A');
   if (typeof a === 'string') return a;

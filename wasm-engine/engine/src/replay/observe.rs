@@ -365,8 +365,9 @@ pub struct Observed {
     /// schedlab-cpu-avg.bt`; the replay seeds from it, `decisions::cpu_avg`).
     pub cpu_avg: Vec<crate::import::cpu_avg::CpuAvgSample>,
     /// The periodic balance passes a dump read with the trace recorded (`tools/capture/
-    /// schedlab-balance.bt`; the replay asks each of the model, `decisions::passes`).
-    pub balance: Vec<crate::import::balance::BalancePassRecord>,
+    /// schedlab-balance.bt`; the replay asks each of the model, `decisions::passes`). `None`
+    /// without a dump; an empty list when the dump's softirqs hold no pass.
+    pub balance: Option<Vec<crate::import::balance::BalancePassRecord>>,
     /// `sched_switch` records.
     pub switches: u64,
     /// The trace's number of each model CPU, when they differ (see the module docs); empty

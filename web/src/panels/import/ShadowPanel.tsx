@@ -214,7 +214,9 @@ export const ShadowPanel = memo(function ShadowPanel({ runs, running, error, onR
             <span data-testid="shadow-balance-passes">
               {r.report.decisions.balance_passes.used
                 ? `; of the ${r.report.decisions.balance_passes.scored} balance passes the attached dump recorded inside the trace, the model, given the kernel's nr_balance_failed and interval, ended ${r.report.decisions.balance_passes.agreed} as the kernel did (${r.report.decisions.balance_passes.agreement_pct.toFixed(1)} %: balanced, failed or moved)`
-                : `; the attached balance-pass dump does not line up with the trace (${r.report.decisions.balance_passes.in_trace} of its ${r.report.decisions.balance_passes.passes} passes inside it; a busy pass must follow its tick's record and a balance move lie within a pass; capture both with the trace clock mono): no pass was asked`}
+                : r.report.decisions.balance_passes.passes === 0
+                  ? "; the attached balance-pass dump's softirq records hold no balance pass (no domain's last_balance moved while it ran): no pass was asked"
+                  : `; the attached balance-pass dump does not line up with the trace (${r.report.decisions.balance_passes.in_trace} of its ${r.report.decisions.balance_passes.passes} passes inside it; a busy pass must follow its tick's record and a balance move lie within a pass; capture both with the trace clock mono): no pass was asked`}
             </span>
           )}
           ; tasks {r.report.pin === 'free' ? `free, ${r.report.causal_wakeups.toLocaleString('en-US')} wakeups replayed from their wakers` : 'pinned where each ran most'}.{' '}

@@ -142,9 +142,7 @@ pub(super) struct PassAsker {
 
 impl PassAsker {
     pub(super) fn new(obs: &Observed) -> Option<PassAsker> {
-        if obs.balance.is_empty() {
-            return None;
-        }
+        let balance = obs.balance.as_deref()?;
         let (t0, t1) = (obs.t0.unwrap_or(0), obs.t1);
         // Each CPU's record times: a busy CPU's pass runs at its tick's interrupt exit,
         // microseconds after the tick's own records (`sched_stat_runtime` of the running task).
@@ -162,10 +160,10 @@ impl PassAsker {
                 v.get(i).is_some_and(|&t| t <= ts)
             })
         };
-        let mut report = BalancePassReport { passes: obs.balance.len() as u64, ..Default::default() };
+        let mut report = BalancePassReport { passes: balance.len() as u64, ..Default::default() };
         let mut passes = Vec::new();
         let (mut busy, mut at_tick) = (0u64, 0u64);
-        for p in &obs.balance {
+        for p in balance {
             let Some(cpu) = obs.model_cpu(p.cpu) else { continue };
             if (t0..=t1).contains(&p.entry_ns) {
                 report.in_trace += 1;
