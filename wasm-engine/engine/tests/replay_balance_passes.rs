@@ -85,9 +85,16 @@ fn the_dumps_are_on_the_traces_clock_and_read_as_the_balancer_runs() {
         .collect();
     let off = run(capture, moved, false);
     assert!(!report(&off).used && report(&off).scored == 0, "{:?}", report(&off));
-    let none = run(capture, Vec::new(), false);
+    // A dump whose softirqs hold no pass reports that it holds none; no dump, no report.
+    let empty = run(capture, Vec::new(), false);
+    assert!(!report(&empty).used && report(&empty).passes == 0, "{:?}", report(&empty));
+    let layout = common::layout_file(&dir().join(format!("{capture}.layout.toml")));
+    let mut obs = observe(capture, Vec::new(), false);
+    obs.balance = None;
+    let none = replay(&obs, &layout, capture, &[]).unwrap_or_else(|e| panic!("{capture}: {e}")).1;
     assert!(none.decisions.balance_passes.is_none());
     assert_eq!(off.decisions.agreed, none.decisions.agreed);
+    assert_eq!(empty.decisions.agreed, none.decisions.agreed);
 }
 
 /// The model, given each pass's `nr_balance_failed` and `balance_interval` and the replay's
