@@ -141,3 +141,37 @@ fn ticks_of_one_jiffy_run_in_cpu_order() {
         assert_eq!((w[0].1, w[1].1), (0, 1), "ticks at {} ns", w[0].0);
     }
 }
+
+/// `detach_task()` of a task that DELAY_DEQUEUE keeps queued: the kernel's `dequeue_entity()`
+/// ages its averages while `sched_delayed` is still set, so `se_runnable()` is 0 for the time
+/// since its last update and its `runnable_avg` only decays. (The engine once un-delayed it
+/// first and credited the whole delay as runnable, leaving its old CPU's root `runnable_avg`
+/// short by that much once the entity's was taken out.)
+#[test]
+fn detach_task_ages_a_delayed_task_as_not_runnable() {
+    // The sleeper may move (so PELT is tracked); the hogs keep both CPUs busy.
+    let sleeper = "[[tasks]]\nname = \"s\"\naffinity = [0, 1]\n\
+                   program = [{ loop = { body = [{ run = \"3ms\" }, { sleep = \"1ms\" }] } }]\n";
+    let hogs = hog("a", 0, "[1]") + &hog("b", 0, "[1]") + &hog("c", 0, "[0]") + &hog("d", 0, "[0]");
+    let text = scenario("fair", 1, "400ms", &(hogs + sleeper));
+    let (_, mut sim) = schedlab_engine::load("balance.toml", &text, &[]).expect("valid scenario");
+    sim.check_invariants = true;
+    // The first moment the sleeper sits delayed on CPU 1 with a millisecond unaccounted.
+    let s = sim.tasks.iter().position(|t| t.cfg.name == "s").expect("s") as u32;
+    let mut found = false;
+    for t in (1..4000).map(|i| i * 100_000) {
+        sim.run_until(t);
+        let e = &sim.fair.ents[s as usize];
+        if e.sched_delayed && e.on_rq && sim.fair.clock_pelt() > e.avg.last_update_time + MS {
+            found = true;
+            break;
+        }
+    }
+    assert!(found, "the sleeper was never left delayed for a millisecond");
+    let before = sim.fair.ents[s as usize].avg.runnable_avg;
+    let to = 1 - sim.fair.qs[sim.fair.ents[s as usize].cfs_rq as usize].cpu;
+    sim.fair.move_queued_task(s, to, MigrateClass::Periodic);
+    let after = sim.fair.ents[s as usize].avg.runnable_avg;
+    println!("delayed sleeper moved: runnable_avg {before} -> {after}");
+    assert!(after <= before, "a delayed task's runnable_avg grew from {before} to {after} at its move");
+}

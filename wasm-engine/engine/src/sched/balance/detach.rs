@@ -122,6 +122,17 @@ impl Fair {
         let se = task;
         let delayed = self.ents[se as usize].sched_delayed;
         if delayed {
+            // The kernel dequeues a delayed task as it is: `dequeue_entity()`'s
+            // `update_load_avg()` runs while `sched_delayed` is set, so `se_runnable()` is 0 for
+            // the time since its last update, and the levels above do not count it runnable
+            // (`dequeue_entities()` leaves their `h_nr_runnable` alone). Here the entity is
+            // un-delayed to be dequeued like any queued task, so every level is brought up to
+            // now first, while it is still delayed: the dequeue then ages nothing.
+            let mut cur = Some(se);
+            while let Some(s) = cur {
+                self.update_load_avg(self.ents[s as usize].cfs_rq, s, 0);
+                cur = self.ents[s as usize].parent;
+            }
             self.mark_delayed(se, false);
         }
         self.smp.as_deref_mut().expect("smp").lb.migrating = Some(se);
