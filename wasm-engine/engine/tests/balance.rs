@@ -175,3 +175,51 @@ fn detach_task_ages_a_delayed_task_as_not_runnable() {
     println!("delayed sleeper moved: runnable_avg {before} -> {after}");
     assert!(after <= before, "a delayed task's runnable_avg grew from {before} to {after} at its move");
 }
+
+/// For each periodic pull of a hog: whether the hog was the one running on its source CPU up
+/// to that jiffy (the one the source's own tick switches out), and how many pulls there were.
+fn pulled_the_hog_that_ran(sim: &Simulation) -> (usize, usize) {
+    let mut running: Vec<Option<u32>> = vec![None; sim.cfg.host.ncpus as usize];
+    let (mut ran, mut pulls) = (0, 0);
+    let mut switches_at_t: Vec<(u16, Option<u32>)> = Vec::new();
+    let mut t_last = 0;
+    for r in sim.fair.log.events.rows() {
+        if r.t != t_last {
+            // Switches at an instant apply after that instant's pulls are read.
+            for (cpu, next) in switches_at_t.drain(..) {
+                running[cpu as usize] = next;
+            }
+            t_last = r.t;
+        }
+        if r.kind == EventKind::Switch as u8 {
+            switches_at_t.push((r.cpu, (r.task != schedlab_engine::obs::log::NO_TASK).then_some(r.task)));
+        } else if r.kind == EventKind::Migrate as u8 && r.arg == MigrateClass::Periodic as u32 {
+            pulls += 1;
+            ran += (running[r.val as usize] == Some(r.task)) as usize;
+        }
+    }
+    (ran, pulls)
+}
+
+/// `host.tick_order = "machine"`: a busy CPU acts on its tick's resched only after its own
+/// SCHED softirq, so at a jiffy where the source has no pass due it has switched before the
+/// destination detaches, and the candidate at the tail of its `cfs_tasks` is the hog that ran
+/// up to the tick (cache-hot: it moves once `nr_balance_failed` has passed `cache_nice_tries`).
+/// The machine's pulls are of that hog: 27 of the 28 in `traces/linux-6.18-smp-balance`
+/// (`balance_timing.rs`). Under "cpu" a pass of CPU 0 runs before CPU 1's tick, so CPU 0 pulls
+/// the hog that waited.
+#[test]
+fn the_machines_tick_order_pulls_the_hog_the_source_just_switched_out() {
+    let tasks = ["a", "b", "c"].map(|n| hog(n, 0, "[0, 1]")).concat();
+    let text = scenario("fair", 1, "3s", &tasks);
+    let mut fractions = Vec::new();
+    for order in ["cpu", "machine"] {
+        let sim = run(&text, &[("tick_order", order)]);
+        let (ran, pulls) = pulled_the_hog_that_ran(&sim);
+        println!("tick_order={order}: {ran} of {pulls} periodic pulls took the hog that ran up to the jiffy");
+        assert!(pulls >= 10, "{order}: {pulls} pulls");
+        fractions.push(ran as f64 / pulls as f64);
+    }
+    assert!(fractions[1] >= 0.9, "machine: {:?}", fractions);
+    assert!(fractions[0] < fractions[1], "{fractions:?}");
+}

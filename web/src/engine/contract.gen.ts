@@ -2642,6 +2642,14 @@ export const ENGINE_VARIANTS: readonly EngineVariant[] = [
       "check_preempt_wakeup_fair() of 6.18.y stable (6.18.26 fair.c l.8802): a fork wakeup runs the pick and may preempt at once, protection is tightened only for a shorter-slice wakee, NEXT_BUDDY marks every wakee, no buddy in the wakeup pick, a delayed winner blocks the preemption. Not what our machine runs: of 291 children forked onto their spinning parent's CPU none preempted it (all waited for a tick, 2.03 ms on average); with this function the mirror has 247 of 290 preempt at once.",
   },
   {
+    key: 'tick-order-machine',
+    overrides: [['tick_order', 'machine']],
+    short: "One jiffy's ticks, balance passes and switches in the machine's order.",
+    source: 'Measured on our 6.18.44 machine (balance-pass probe, tools/capture/schedlab-balance.bt)',
+    doc:
+      "A busy CPU acts on its tick's resched only after its own SCHED softirq: every CPU's tick runs first, then the switches of the CPUs with no balance pass due, then the passes (busiest CPU first), then the switches they held. So a CPU pulling from a source with no pass due finds the source already switched, and its candidate is the hog the source just switched out (cache-hot until nr_balance_failed passes cache_nice_tries): 27 of 28 hog pulls on the machine, 22 of 22 in a three-hog run under this order, 12 of 23 under the default CPU order. Only SMP runs with balancing see a difference.",
+  },
+  {
     key: 'vcpu-pack-6.18',
     overrides: [['vcpu_pack', '6.18']],
     short: "Wakeup placement without this build's vCPU-packing vendor block.",

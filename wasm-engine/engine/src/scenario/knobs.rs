@@ -3,14 +3,14 @@
 //! [`apply_variant`], which writes into a parsed [`ScenarioFile`]; callers validate after.
 
 use super::schema::{
-    GroupSharesSpec, LagClampMode, OnSpinSpec, ScenarioFile, SmpSpec, ThrottleSpec, TunableScaling, VcpuPackMode,
-    WakeupPreemptMode, YieldMode, YieldToSpec,
+    GroupSharesSpec, LagClampMode, OnSpinSpec, ScenarioFile, SmpSpec, ThrottleSpec, TickOrderMode, TunableScaling,
+    VcpuPackMode, WakeupPreemptMode, YieldMode, YieldToSpec,
 };
 use super::units::{parse_duration, DurationSpec};
 use crate::sched::features::SchedFeatures;
 
 /// Names accepted by [`apply_variant`] besides the scheduler features.
-pub const VARIANT_KNOBS: [&str; 37] = [
+pub const VARIANT_KNOBS: [&str; 38] = [
     "yield",
     "yield_to",
     "yield_interval",
@@ -45,6 +45,7 @@ pub const VARIANT_KNOBS: [&str; 37] = [
     "timer_slack",
     "wakeup_switch_latency",
     "schedule_clock_lead",
+    "tick_order",
     "duration",
     "tunable_scaling",
     "cgroup_shares",
@@ -180,6 +181,13 @@ pub fn apply_variant(s: &mut ScenarioFile, name: &str, value: &str) -> Result<()
         "timer_slack" => s.host.timer_slack = Some(parse_dur(name, value)?),
         "wakeup_switch_latency" => s.host.wakeup_switch_latency = Some(parse_dur(name, value)?),
         "schedule_clock_lead" => s.host.schedule_clock_lead = Some(parse_dur(name, value)?),
+        "tick_order" => {
+            s.host.tick_order = Some(match value.trim() {
+                "cpu" => TickOrderMode::Cpu,
+                "machine" => TickOrderMode::Machine,
+                _ => return Err(format!("tick_order={value}: expected cpu or machine")),
+            })
+        }
         "duration" => s.duration = parse_dur(name, value)?,
         "tunable_scaling" => {
             s.host.tunable_scaling = match value.trim() {

@@ -170,6 +170,12 @@ pub struct HostSpec {
     /// `sched_switch`: 1 us on build v769, 8-9 us on v669, 9-10 us on v657.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub schedule_clock_lead: Option<DurationSpec>,
+    /// How one jiffy's ticks, balance passes and switches are ordered across CPUs (default:
+    /// "cpu", each CPU's tick, pass and switch in CPU order; "machine", as measured on our
+    /// machine: every tick, then the switches of the CPUs with no pass due, then the passes,
+    /// then the switches they held).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tick_order: Option<TickOrderMode>,
     /// Each listed CPU's root cfs_rq averages at time 0 (default: none, all zero): the blocked
     /// load and utilization that tasks the scenario does not model left there, decaying from
     /// the start. What a trace cannot show of the time before its first record.
@@ -208,6 +214,7 @@ impl Default for HostSpec {
             timer_slack: None,
             wakeup_switch_latency: None,
             schedule_clock_lead: None,
+            tick_order: None,
             cfs_rq_avg: Vec::new(),
         }
     }
@@ -434,6 +441,22 @@ pub enum SmpSpec {
     /// idle, else the lowest idle allowed CPU, else its previous CPU; nothing ever migrates
     /// a queued task.
     Static,
+}
+
+/// How the CPUs' ticks of one jiffy are ordered (`HostSpec::tick_order`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub enum TickOrderMode {
+    /// Each CPU's tick, its SCHED softirq and the switch its tick asked for, CPU by CPU: a
+    /// named shortcut (the ticks of one jiffy are microseconds apart on the machine).
+    #[serde(rename = "cpu")]
+    Cpu,
+    /// As the balance-pass probe measured on our machine: a busy CPU acts on its tick's
+    /// resched only after its own softirq, so every tick runs first, then the switches of the
+    /// CPUs with no balance pass due, then the passes (the busiest CPU's first), then the
+    /// switches the passes held (`docs/kernel-6.18.44-findings.md`, "The tick's switch waits
+    /// for the CPU's softirq").
+    #[serde(rename = "machine")]
+    Machine,
 }
 
 /// Whether this build's vendor wake placement (`sched/select_vendor.rs`) runs.

@@ -32,6 +32,8 @@ pub struct HostConfig {
     /// How long before another switch `__schedule()` reads the clock
     /// (`HostSpec::schedule_clock_lead`).
     pub schedule_clock_lead_ns: u64,
+    /// The machine's order of one jiffy's ticks, passes and switches (`HostSpec::tick_order`).
+    pub tick_order_machine: bool,
     /// A process-wide profiling timer is armed (cputimer contention model).
     pub profiling_timer: bool,
     /// Where each CPU sits (flat host: socket 0, core = CPU, thread 0).
@@ -407,6 +409,7 @@ impl SimConfig {
                 timer_slack_ns: s.host.timer_slack.map(|d| d.ns()).unwrap_or(DEFAULT_TIMER_SLACK_NS),
                 wakeup_switch_latency_ns: s.host.wakeup_switch_latency.map_or(0, |d| d.ns()),
                 schedule_clock_lead_ns: s.host.schedule_clock_lead.map_or(0, |d| d.ns()),
+                tick_order_machine: s.host.tick_order == Some(crate::scenario::schema::TickOrderMode::Machine),
                 profiling_timer: s.host.profiling_timer,
                 topology: match s.host.topology {
                     Some(t) => x86_topology(t),

@@ -305,8 +305,12 @@ impl Simulation {
                 self.queue.pop_ticks_at(et, &mut cpus);
                 // The CPUs' ticks of one jiffy, in CPU order: see `EventQueue::pop_ticks_at`.
                 cpus.sort_unstable();
-                for &cpu in &cpus {
-                    self.step(et, Ev::Tick { cpu });
+                if self.cfg.host.tick_order_machine {
+                    self.jiffy(et, &cpus);
+                } else {
+                    for &cpu in &cpus {
+                        self.step(et, Ev::Tick { cpu });
+                    }
                 }
                 cpus.clear();
                 self.tick_batch = cpus;
@@ -323,14 +327,50 @@ impl Simulation {
     /// per-CPU counters and (in tests) the invariants.
     fn step(&mut self, et: u64, ev: Ev) {
         self.handle(ev);
-        self.process_resched();
-        self.drain_bandwidth();
+        self.after(et, ev, &[]);
+    }
+
+    /// What follows an event: the reschedules pending on every CPU but `hold`'s, bandwidth
+    /// work, the per-CPU counters and (in tests) the invariants.
+    fn after(&mut self, et: u64, ev: Ev, hold: &[u32]) {
+        self.process_resched(hold);
+        self.drain_bandwidth(hold);
         self.fair.record_cpu_counters();
-        if self.check_invariants {
+        if self.check_invariants && hold.is_empty() {
             if let Err(e) = crate::check::check(self) {
                 panic!("invariant violated at t={} after {:?}: {e}", et, ev);
             }
         }
+    }
+
+    /// `host.tick_order = "machine"`: the CPUs' ticks of one jiffy (`cpus`, in CPU order),
+    /// each `sched_tick()` then its interrupt's exit: the SCHED softirq where the tick raised
+    /// it, then the switch the tick asked for. On the machine the ticks fire within a few µs of each other and the CPUs
+    /// exit them concurrently: a CPU with no balance pass due switches about 11 µs after its
+    /// tick, one with a pass after the pass, and a pass detaches 19–21 µs after its tick
+    /// (`docs/kernel-6.18.44-findings.md`, "The tick's switch waits for the CPU's softirq").
+    /// So every CPU without a pass switches first; then the passes run, the busiest CPU's
+    /// first (a pass that finds its own CPU the busiest ends before another CPU's detaches
+    /// from it: named shortcut for passes that run at once); then the held switches.
+    fn jiffy(&mut self, et: u64, cpus: &[u32]) {
+        let mut raised = Vec::new();
+        for &cpu in cpus {
+            if self.on_tick(cpu) {
+                raised.push(cpu);
+            }
+            self.after(et, Ev::Tick { cpu }, &raised);
+        }
+        let kicked = self.fair.smp.as_deref().is_some_and(|s| !s.lb.ilb_pending.is_empty());
+        if raised.is_empty() && !kicked {
+            return;
+        }
+        // Busiest first: more runnable tasks, then CPU order (stable sort).
+        raised.sort_by_key(|&c| std::cmp::Reverse(self.fair.rqs[c as usize].nr_running));
+        for &cpu in &raised {
+            self.balance_softirq(cpu);
+        }
+        self.balance_kicked();
+        self.after(et, Ev::Tick { cpu: cpus[0] }, &[]);
     }
 
     /// Runs the whole scenario.
@@ -340,7 +380,18 @@ impl Simulation {
 
     fn handle(&mut self, ev: Ev) {
         match ev {
-            Ev::Tick { cpu } => self.on_tick(cpu),
+            // `host.tick_order = "cpu"`: this CPU's tick, its SCHED softirq at the tick's exit,
+            // then the idle load balancer's softirq it kicked (IPI latency 0) and the stopper
+            // work any of them queued, before the next CPU's tick.
+            Ev::Tick { cpu } => {
+                let busy = self.running_task(cpu).is_some();
+                if self.on_tick(cpu) {
+                    self.balance_softirq(cpu);
+                }
+                if busy {
+                    self.balance_kicked();
+                }
+            }
             Ev::HrTick { cpu, gen } => {
                 if gen == self.cpus[cpu as usize].work_gen {
                     self.on_hrtick(cpu)
@@ -390,7 +441,7 @@ impl Simulation {
 
     /// Arms the bandwidth timers the scheduler asked for and brings the task states of
     /// throttled and unthrottled tasks up to date.
-    fn drain_bandwidth(&mut self) {
+    fn drain_bandwidth(&mut self, hold: &[u32]) {
         for t in std::mem::take(&mut self.fair.bw_timers) {
             match t {
                 // Never in the past: armed at a switch whose clock read earlier
@@ -406,18 +457,23 @@ impl Simulation {
             }
         }
         // Unthrottles can raise resched on idle CPUs.
-        self.process_resched();
+        self.process_resched(hold);
     }
 
     /// Reschedules every CPU whose TIF_NEED_RESCHED is set, in CPU order (the return to user
     /// space after the interrupt or syscall that raised it). A wakeup's preemption switches
     /// `host.wakeup_switch_latency` later (see `delay_wakeup_switch`); the rest at once.
-    fn process_resched(&mut self) {
+    fn process_resched(&mut self, hold: &[u32]) {
+        let mut held = Vec::new();
         while !self.fair.resched_pending.is_empty() {
             let mut cpus = std::mem::take(&mut self.fair.resched_pending);
             cpus.sort_unstable();
             cpus.dedup();
             for cpu in cpus {
+                if hold.contains(&cpu) {
+                    held.push(cpu);
+                    continue;
+                }
                 if let Some(reason) = self.fair.rqs[cpu as usize].need_resched {
                     // A task inside a modeled system call is preempted when it returns to user
                     // space (PREEMPT_NONE), not before.
@@ -432,18 +488,21 @@ impl Simulation {
                 }
             }
         }
+        self.fair.resched_pending.extend(held);
     }
 
     pub(crate) fn running_task(&self, cpu: u32) -> Option<u32> {
         self.fair.rqs[cpu as usize].curr.map(|se| self.fair.task_of(se))
     }
 
-    /// The periodic tick: `scheduler_tick()` → `task_tick_fair()`.
-    fn on_tick(&mut self, cpu: u32) {
+    /// The periodic tick: `sched_tick()` → `task_tick_fair()`, then `sched_balance_trigger()`:
+    /// whether the SCHED softirq was raised (its caller runs it: `handle` under `tick_order =
+    /// "cpu"`, [`Simulation::jiffy`] under "machine").
+    fn on_tick(&mut self, cpu: u32) -> bool {
         let Some(task) = self.running_task(cpu) else {
             self.cpus[cpu as usize].tick_armed = false; // NO_HZ idle: the tick stops.
             self.fair.nohz_balance_enter_idle(cpu);
-            return;
+            return false;
         };
         self.fair.log.event(self.fair.now, EventKind::Tick, cpu, task, NO_TASK, 0);
         if let Some(clock) = self.cpus[cpu as usize].switch_due.as_mut() {
@@ -451,9 +510,9 @@ impl Simulation {
             *clock = self.fair.now;
         }
         self.fair.task_tick(cpu);
-        self.balance_tick(cpu);
         let next = self.fair.now + self.cfg.params.tick_nsec;
         self.queue.push(next, Ev::Tick { cpu });
+        self.sched_balance_trigger(cpu)
     }
 
     /// HRTICK: `hrtick()` → `task_tick_fair(queued=1)` → resched.

@@ -139,17 +139,24 @@ impl Simulation {
         }
     }
 
-    /// The balancing part of a busy tick of `cpu`, after `task_tick_fair()`:
-    /// `sched_balance_trigger()`, the SCHED softirq (`sched_balance_softirq()`) at the end of
-    /// the tick event, then the softirq of the idle load balancer it kicked (IPI latency 0),
-    /// then the stopper work any of them queued.
-    pub(crate) fn balance_tick(&mut self, cpu: u32) {
+    /// `sched_balance_trigger()` at a busy tick of `cpu`: whether the SCHED softirq is raised
+    /// (its `nohz_balancer_kick()` queues the idle load balancer's kick).
+    pub(crate) fn sched_balance_trigger(&mut self, cpu: u32) -> bool {
+        self.fair.lb_enabled() && self.fair.sched_balance_trigger(cpu)
+    }
+
+    /// The SCHED softirq of `cpu` at its tick's exit (`sched_balance_softirq()`).
+    pub(crate) fn balance_softirq(&mut self, cpu: u32) {
+        let idle = if self.fair.idle_cpu(cpu) { CpuIdle::Idle } else { CpuIdle::NotIdle };
+        self.fair.sched_balance_softirq(cpu, idle);
+        self.sync_migrations();
+    }
+
+    /// After a jiffy's passes: the softirq of the idle load balancer a tick kicked (IPI
+    /// latency 0), then the stopper work any of them queued.
+    pub(crate) fn balance_kicked(&mut self) {
         if !self.fair.lb_enabled() {
             return;
-        }
-        if self.fair.sched_balance_trigger(cpu) {
-            let idle = if self.fair.idle_cpu(cpu) { CpuIdle::Idle } else { CpuIdle::NotIdle };
-            self.fair.sched_balance_softirq(cpu, idle);
         }
         let pending = std::mem::take(&mut self.fair.smp.as_deref_mut().expect("smp").lb.ilb_pending);
         for ilb in pending {
