@@ -223,3 +223,25 @@ fn the_machines_tick_order_pulls_the_hog_the_source_just_switched_out() {
     assert!(fractions[1] >= 0.9, "machine: {:?}", fractions);
     assert!(fractions[0] < fractions[1], "{fractions:?}");
 }
+
+/// `host.tick_ahead`: the share of jiffies at which a CPU other than the timekeeper reads
+/// `jiffies` one behind in `sched_balance_trigger()`, drawn per CPU and jiffy from the seed
+/// (the machine: 14 of 123 busy passes due on the CPU that did not keep time, `balance_timing.rs`).
+#[test]
+fn tick_ahead_delays_the_passes_of_the_cpus_that_do_not_keep_time() {
+    let mut lb = schedlab_engine::sched::balance::Balance::new(2, &[1, 1], 0, 7, 500_000);
+    assert!((0..10_000).all(|j| !lb.tick_ahead(1, j)), "off by default");
+    lb.tick_ahead_per_mille = 114;
+    lb.timekeeper = 0;
+    let ahead = (0..10_000).filter(|&j| lb.tick_ahead(1, j)).count();
+    assert!((1_040..=1_240).contains(&ahead), "{ahead} of 10000 jiffies");
+    assert!((0..10_000).all(|j| !lb.tick_ahead(0, j)), "the timekeeper is never ahead of itself");
+    // In a run: three hogs on two CPUs take another course with each seed, and none without.
+    let tasks = ["a", "b", "c"].map(|n| hog(n, 0, "[0, 1]")).concat();
+    let text = scenario("fair", 1, "1500ms", &tasks);
+    let digest = |v: &[(&str, &str)]| run(&text, v).fair.log.digest();
+    assert_eq!(digest(&[("seed", "2")]), digest(&[("seed", "3")]));
+    let seeded: std::collections::BTreeSet<u64> =
+        ["2", "3", "4", "5"].iter().map(|s| digest(&[("tick_ahead", "11.4"), ("seed", s)])).collect();
+    assert!(seeded.len() >= 3, "{} courses from four seeds", seeded.len());
+}

@@ -10,7 +10,7 @@ use super::units::{parse_duration, DurationSpec};
 use crate::sched::features::SchedFeatures;
 
 /// Names accepted by [`apply_variant`] besides the scheduler features.
-pub const VARIANT_KNOBS: [&str; 38] = [
+pub const VARIANT_KNOBS: [&str; 40] = [
     "yield",
     "yield_to",
     "yield_interval",
@@ -46,6 +46,8 @@ pub const VARIANT_KNOBS: [&str; 38] = [
     "wakeup_switch_latency",
     "schedule_clock_lead",
     "tick_order",
+    "tick_ahead",
+    "timekeeper",
     "duration",
     "tunable_scaling",
     "cgroup_shares",
@@ -181,6 +183,16 @@ pub fn apply_variant(s: &mut ScenarioFile, name: &str, value: &str) -> Result<()
         "timer_slack" => s.host.timer_slack = Some(parse_dur(name, value)?),
         "wakeup_switch_latency" => s.host.wakeup_switch_latency = Some(parse_dur(name, value)?),
         "schedule_clock_lead" => s.host.schedule_clock_lead = Some(parse_dur(name, value)?),
+        "tick_ahead" => {
+            let v = value.trim().trim_end_matches('%');
+            s.host.tick_ahead = Some(
+                v.parse::<f64>()
+                    .ok()
+                    .filter(|p| (0.0..=100.0).contains(p))
+                    .ok_or_else(|| format!("tick_ahead={value}: expected a percentage from 0 to 100"))?,
+            )
+        }
+        "timekeeper" => s.host.timekeeper = Some(parse_int::<u32>(name, value)?),
         "tick_order" => {
             s.host.tick_order = Some(match value.trim() {
                 "cpu" => TickOrderMode::Cpu,

@@ -235,6 +235,12 @@ fn check(s: &ScenarioFile) -> Vec<Issue> {
         }
     }
 
+    if h.tick_ahead.is_some_and(|p| !(0.0..=100.0).contains(&p)) {
+        c.push(host.key("tick_ahead"), "expected tick_ahead to be a percentage from 0 to 100".to_string());
+    }
+    if let Some(t) = h.timekeeper.filter(|&t| t >= h.ncpus()) {
+        c.push(host.key("timekeeper"), format!("timekeeper = {t} but the host has {} CPUs", h.ncpus()));
+    }
     check_cfs_rq_avg(&mut c, &host.key("cfs_rq_avg"), &h.cfs_rq_avg, h.ncpus());
 
     // Kernel.

@@ -140,6 +140,13 @@ pub const VARIANTS: &[Variant] = &[
         doc: "A busy CPU acts on its tick's resched only after its own SCHED softirq: every CPU's tick runs first, then the switches of the CPUs with no balance pass due, then the passes (busiest CPU first), then the switches they held. So a CPU pulling from a source with no pass due finds the source already switched, and its candidate is the hog the source just switched out (cache-hot until nr_balance_failed passes cache_nice_tries): 27 of 28 hog pulls on the machine, 22 of 22 in a three-hog run under this order, 12 of 23 under the default CPU order. Only SMP runs with balancing see a difference.",
     },
     Variant {
+        name: "tick-ahead",
+        overrides: &[("tick_ahead", "11.4")],
+        short: "Balance passes a jiffy late where a tick runs ahead of the timekeeper's.",
+        source: "Measured on our 6.18.44 machine (traces/linux-6.18-smp-balance; calibrated: 11.4 %)",
+        doc: "Only the timekeeping CPU advances jiffies, at the start of its tick; a CPU whose tick interrupt runs a few microseconds ahead of it reads the previous jiffy in sched_balance_trigger(), and a balance pass due then runs at its next tick. Seeded draws per CPU and jiffy at the rate measured on the machine (14 of 123 busy passes due on the CPU that did not keep time, 11.4 %; calibrated on those captures). It moves the three-hog rotation from one orbit to another, as on the machine; without it a run keeps the orbit it starts on. Only SMP runs with balancing see a difference.",
+    },
+    Variant {
         name: "vcpu-pack-6.18",
         overrides: &[("vcpu_pack", "6.18")],
         short: "Wakeup placement without this build's vCPU-packing vendor block.",

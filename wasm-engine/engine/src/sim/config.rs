@@ -34,6 +34,11 @@ pub struct HostConfig {
     pub schedule_clock_lead_ns: u64,
     /// The machine's order of one jiffy's ticks, passes and switches (`HostSpec::tick_order`).
     pub tick_order_machine: bool,
+    /// Per mille of the jiffies at which a CPU other than `timekeeper` reads `jiffies` one
+    /// behind in `sched_balance_trigger()` (`HostSpec::tick_ahead`).
+    pub tick_ahead_per_mille: u64,
+    /// The CPU that advances `jiffies` (`HostSpec::timekeeper`).
+    pub timekeeper: u32,
     /// A process-wide profiling timer is armed (cputimer contention model).
     pub profiling_timer: bool,
     /// Where each CPU sits (flat host: socket 0, core = CPU, thread 0).
@@ -410,6 +415,8 @@ impl SimConfig {
                 wakeup_switch_latency_ns: s.host.wakeup_switch_latency.map_or(0, |d| d.ns()),
                 schedule_clock_lead_ns: s.host.schedule_clock_lead.map_or(0, |d| d.ns()),
                 tick_order_machine: s.host.tick_order == Some(crate::scenario::schema::TickOrderMode::Machine),
+                tick_ahead_per_mille: s.host.tick_ahead.map_or(0, |p| (p.clamp(0.0, 100.0) * 10.0).round() as u64),
+                timekeeper: s.host.timekeeper.unwrap_or(0),
                 profiling_timer: s.host.profiling_timer,
                 topology: match s.host.topology {
                     Some(t) => x86_topology(t),

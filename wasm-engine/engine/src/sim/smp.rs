@@ -53,6 +53,8 @@ impl Simulation {
         let mut smp = Smp::new(topo, tasks);
         smp.idle_policy_tasks = (0..self.tasks.len() as u32).filter(|&t| self.fair.ents[t as usize].idle).collect();
         smp.lb.seed_rng(self.cfg.seed);
+        smp.lb.tick_ahead_per_mille = self.cfg.host.tick_ahead_per_mille;
+        smp.lb.timekeeper = self.cfg.host.timekeeper;
         smp.lb.normal = self.tasks.iter().map(|t| t.cfg.policy == PolicySpec::Normal).collect();
         // PELT is read by placement and balancing only for tasks that may move: when every
         // task is pinned nothing reads it (balancing is skipped, placement asks no class), so

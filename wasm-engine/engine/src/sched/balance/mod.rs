@@ -167,12 +167,20 @@ pub struct Balance {
     pub moved: Vec<(u32, u32)>,
     /// Stopper work queued by `sched_balance_rq()`: (busiest CPU, push CPU).
     pub stopper: Vec<(u32, u32)>,
+    /// `host.tick_ahead`: per mille of the jiffies at which a CPU other than the timekeeper
+    /// reads `jiffies` one behind in `sched_balance_trigger()` (0: never), the timekeeping CPU
+    /// (`tick_do_timer_cpu`) and the seed of the draws.
+    pub tick_ahead_per_mille: u64,
+    pub timekeeper: u32,
+    pub tick_ahead_seed: u64,
 }
 
 impl Balance {
-    /// Seeds each CPU's `sched_rng()` stream from the scenario seed.
+    /// Seeds each CPU's `sched_rng()` stream, and the `host.tick_ahead` draws, from the
+    /// scenario seed.
     pub fn seed_rng(&mut self, seed: u64) {
         let seeds = SeedTree::new(seed);
+        self.tick_ahead_seed = seeds.sub_seed("tick_ahead", 0);
         for (c, r) in self.rng.iter_mut().enumerate() {
             *r = SplitMix64::new(seeds.sub_seed("sched_rng", c as u64));
         }
@@ -209,7 +217,21 @@ impl Balance {
             nohz_pass: false,
             moved: Vec::new(),
             stopper: Vec::new(),
+            tick_ahead_per_mille: 0,
+            timekeeper: 0,
+            tick_ahead_seed: seeds.sub_seed("tick_ahead", 0),
         }
+    }
+
+    /// Whether `cpu`'s tick at jiffy `j` ran ahead of the timekeeper's `jiffies` update
+    /// (`host.tick_ahead`): a draw of its own for each CPU and jiffy, so that it does not
+    /// depend on how many other draws were made.
+    pub fn tick_ahead(&self, cpu: u32, j: u64) -> bool {
+        if self.tick_ahead_per_mille == 0 || cpu == self.timekeeper {
+            return false;
+        }
+        let mut r = SplitMix64::new(self.tick_ahead_seed ^ j.wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ u64::from(cpu));
+        r.next_u64() % 1000 < self.tick_ahead_per_mille
     }
 }
 
@@ -328,7 +350,11 @@ impl Fair {
         if !self.lb_enabled() {
             return false;
         }
-        let raise = self.jiffies() >= self.smp().lb.next_balance[cpu as usize];
+        // On a CPU whose tick ran ahead of the timekeeper's, `jiffies` is still the previous
+        // jiffy's (`host.tick_ahead`, findings: "The three-hog rotation is a neutral orbit").
+        let j = self.jiffies();
+        let ahead = self.smp().lb.tick_ahead(cpu, j);
+        let raise = j - u64::from(ahead && j > 0) >= self.smp().lb.next_balance[cpu as usize];
         self.nohz_balancer_kick(cpu);
         raise
     }
