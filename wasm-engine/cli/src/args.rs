@@ -156,8 +156,8 @@ pub struct VariantArgs {
     /// kvm_on_spin=mainline|fixed, kvm_ipi_aware, kvm_relaxed_boost, kvm_apicv,
     /// kvm_pv_sched_yield, kvm_pv_spinlock, kvm_pv_spin_threshold=1ms, kvm_ple,
     /// kvm_ple_window, kvm_exit_cost, debooster_rate_limit, hz, cpus, seed, base_slice,
-    /// timer_slack, wakeup_switch_latency, schedule_clock_lead, duration, tunable_scaling,
-    /// cgroup_shares=/path:N.
+    /// timer_slack, wakeup_switch_latency, schedule_clock_lead, tick_order=cpu|machine,
+    /// tick_ahead=11.4, timekeeper, duration, tunable_scaling, cgroup_shares=/path:N.
     #[arg(long = "variant", value_name = "NAME=VALUE", value_parser = name_value, verbatim_doc_comment)]
     pub variant: Vec<(String, String)>,
 }
@@ -435,6 +435,11 @@ pub struct ReplayArgs {
     /// Print the shadow scenario as TOML instead of the report.
     #[arg(long)]
     pub emit_scenario: bool,
+    /// Run the shadow under seeds 1 to N (at most 64) and print each task's CPU time over
+    /// them (least, mean, most) beside the real one: for workloads whose course a seeded
+    /// behaviour decides, such as the late balance passes of `--variant tick_ahead=11.4`.
+    #[arg(long, value_name = "N", conflicts_with_all = ["json", "emit_scenario"])]
+    pub seeds: Option<u32>,
 }
 
 /// `--mb N`: the synthetic trace's size.

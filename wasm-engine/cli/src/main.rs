@@ -26,6 +26,7 @@ mod export;
 mod import;
 mod lessons;
 mod replay;
+mod replay_seeds;
 mod simulate;
 mod wanpeng;
 mod wanpeng_table;

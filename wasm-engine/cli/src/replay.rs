@@ -71,6 +71,9 @@ pub fn run(a: &ReplayArgs) -> Result<String, String> {
         obs.balance = Some(schedlab_engine::import::balance::passes(&records));
     }
     let name = format!("replay/{}", std::path::Path::new(file).file_stem().and_then(|s| s.to_str()).unwrap_or("trace"));
+    if let Some(n) = a.seeds {
+        return crate::replay_seeds::table(&obs, &layout, &name, variants, n);
+    }
     let (shadow, report) = replay(&obs, &layout, &name, variants)?;
     if a.emit_scenario {
         return toml::to_string(&shadow.scenario).map_err(|e| format!("writing the scenario: {e}"));
