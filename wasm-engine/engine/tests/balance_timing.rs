@@ -21,8 +21,7 @@
 mod common;
 
 use schedlab_engine::import::balance::{self, BalanceRecord};
-use schedlab_engine::import::record::trace_flags::{preempt_depth, HARDIRQ, SOFTIRQ};
-use schedlab_engine::replay::decisions::{MigrateHow, ObsEvent};
+use schedlab_engine::replay::decisions::{tick_section, MigrateHow, ObsEvent};
 use schedlab_engine::replay::observe::Observed;
 use std::path::PathBuf;
 
@@ -52,32 +51,20 @@ impl Pass {
     }
 }
 
-/// Every pass of a dump: an entry paired with its CPU's next exit, where `last_balance` moved.
+/// Every pass of a dump, paired as the replay pairs them (`import::balance::pass_records`).
 fn passes(capture: &str) -> Vec<Pass> {
     let p = dir().join(capture).join("balance.txt");
     let text = std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
     let records = balance::parse(&p.display().to_string(), &text).unwrap_or_else(|e| panic!("{e}"));
-    let mut out = Vec::new();
-    for cpu in 0..2 {
-        let mut entry = None;
-        for r in records.iter().filter(|r| r.cpu == cpu) {
-            match (r.exit, entry.take()) {
-                (false, _) => entry = Some(*r),
-                (true, Some(e)) if r.last_balance != e.last_balance => out.push(Pass { entry: e, exit: *r }),
-                _ => {}
-            }
-        }
-    }
-    out.sort_by_key(|p| (p.entry.ts_ns, p.entry.cpu));
-    out
+    balance::pass_records(&records).into_iter().map(|(entry, exit)| Pass { entry, exit }).collect()
 }
 
-/// Each CPU's tick records: a `sched_stat_runtime` written in hard-irq context at preempt depth 1.
+/// Each CPU's tick records: a `sched_stat_runtime` written by the tick (`tick_section`).
 fn ticks(obs: &Observed) -> [Vec<u64>; 2] {
     let mut out = [Vec::new(), Vec::new()];
     for e in &obs.events {
         if let ObsEvent::Runtime { cpu, ctx, .. } = e.ev {
-            if ctx & HARDIRQ != 0 && ctx & SOFTIRQ == 0 && preempt_depth(ctx) == 1 && cpu < 2 {
+            if tick_section(ctx) && cpu < 2 {
                 out[cpu as usize].push(e.ts);
             }
         }

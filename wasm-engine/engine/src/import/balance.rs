@@ -120,6 +120,23 @@ pub fn parse(file: &str, text: &str) -> Result<Vec<BalanceRecord>, String> {
 /// of their exits is not that of their entries. An entry without its exit (the map filled, or
 /// bpftrace stopped in between) is dropped.
 pub fn passes(records: &[BalanceRecord]) -> Vec<BalancePassRecord> {
+    pass_records(records)
+        .into_iter()
+        .map(|(e, r)| BalancePassRecord {
+            entry_ns: e.ts_ns,
+            exit_ns: r.ts_ns,
+            cpu: r.cpu,
+            idle: e.pid == 0,
+            nr_running: e.nr_running,
+            failed: [e.nr_balance_failed, r.nr_balance_failed],
+            interval: [e.balance_interval, r.balance_interval],
+        })
+        .collect()
+}
+
+/// The passes as [`passes`] pairs them, each as its entry and exit records (with the
+/// `last_balance` and `next_balance` the pass record leaves out), in the same order.
+pub fn pass_records(records: &[BalanceRecord]) -> Vec<(BalanceRecord, BalanceRecord)> {
     let mut open: std::collections::BTreeMap<u32, BalanceRecord> = Default::default();
     let mut out = Vec::new();
     for r in records {
@@ -129,18 +146,10 @@ pub fn passes(records: &[BalanceRecord]) -> Vec<BalancePassRecord> {
         }
         let Some(e) = open.remove(&r.cpu) else { continue };
         if e.last_balance != r.last_balance {
-            out.push(BalancePassRecord {
-                entry_ns: e.ts_ns,
-                exit_ns: r.ts_ns,
-                cpu: r.cpu,
-                idle: e.pid == 0,
-                nr_running: e.nr_running,
-                failed: [e.nr_balance_failed, r.nr_balance_failed],
-                interval: [e.balance_interval, r.balance_interval],
-            });
+            out.push((e, *r));
         }
     }
-    out.sort_by_key(|p| (p.entry_ns, p.cpu));
+    out.sort_by_key(|(e, _)| (e.ts_ns, e.cpu));
     out
 }
 

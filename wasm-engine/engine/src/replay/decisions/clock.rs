@@ -208,7 +208,7 @@ impl Replayer<'_> {
 /// softirq is not taken, and an IPI that updates the running task under the runqueue lock alone
 /// (a remote wakeup's `sched_ttwu_pending()` on a machine of several LLCs) would be; the
 /// re-weighing it adds there changes nothing the kernel would not do at its next tick.
-pub(super) fn tick_section(ctx: u8) -> bool {
+pub fn tick_section(ctx: u8) -> bool {
     use crate::import::record::trace_flags::{preempt_depth, HARDIRQ, SOFTIRQ};
     ctx != UNKNOWN_SECTION && ctx & HARDIRQ != 0 && ctx & SOFTIRQ == 0 && preempt_depth(ctx) == 1
 }

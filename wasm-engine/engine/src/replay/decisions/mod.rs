@@ -94,7 +94,7 @@ mod seed;
 #[cfg(test)]
 mod tests;
 
-pub use clock::{section, UNKNOWN_SECTION};
+pub use clock::{section, tick_section, UNKNOWN_SECTION};
 pub use cpu_avg::CpuAvgReport;
 pub use passes::{BalancePassReport, PassDisagreement, PassOutcome, PassOutcomeCount};
 pub use place::{PlacementDisagreement, PlacementReport};
