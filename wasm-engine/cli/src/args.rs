@@ -157,7 +157,8 @@ pub struct VariantArgs {
     /// kvm_pv_sched_yield, kvm_pv_spinlock, kvm_pv_spin_threshold=1ms, kvm_ple,
     /// kvm_ple_window, kvm_exit_cost, debooster_rate_limit, hz, cpus, seed, base_slice,
     /// timer_slack, wakeup_switch_latency, schedule_clock_lead, tick_order=cpu|machine,
-    /// tick_ahead=11.4, timekeeper, duration, tunable_scaling, cgroup_shares=/path:N.
+    /// tick_ahead=11.4, timekeeper, tick_phase=1.5ms (replay: tick_phase=trace), duration,
+    /// tunable_scaling, cgroup_shares=/path:N.
     #[arg(long = "variant", value_name = "NAME=VALUE", value_parser = name_value, verbatim_doc_comment)]
     pub variant: Vec<(String, String)>,
 }
@@ -440,6 +441,11 @@ pub struct ReplayArgs {
     /// behaviour decides, such as the late balance passes of `--variant tick_ahead=11.4`.
     #[arg(long, value_name = "N", conflicts_with_all = ["json", "emit_scenario"])]
     pub seeds: Option<u32>,
+    /// Run the shadow with its ticks at N phases spread over the tick period (at most 64;
+    /// `host.tick_phase` 0, 1/N, ...) and print each task's CPU time over them (least, mean,
+    /// most) beside the real one: how far its figures depend on where the ticks fall.
+    #[arg(long, value_name = "N", conflicts_with_all = ["json", "emit_scenario", "seeds"])]
+    pub tick_phases: Option<u32>,
 }
 
 /// `--mb N`: the synthetic trace's size.

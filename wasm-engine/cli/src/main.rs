@@ -26,7 +26,7 @@ mod export;
 mod import;
 mod lessons;
 mod replay;
-mod replay_seeds;
+mod replay_spread;
 mod simulate;
 mod wanpeng;
 mod wanpeng_table;

@@ -72,7 +72,16 @@ pub fn run(a: &ReplayArgs) -> Result<String, String> {
     }
     let name = format!("replay/{}", std::path::Path::new(file).file_stem().and_then(|s| s.to_str()).unwrap_or("trace"));
     if let Some(n) = a.seeds {
-        return crate::replay_seeds::table(&obs, &layout, &name, variants, n);
+        return crate::replay_spread::table(&obs, &layout, &name, variants, crate::replay_spread::Spread::Seeds(n));
+    }
+    if let Some(n) = a.tick_phases {
+        return crate::replay_spread::table(
+            &obs,
+            &layout,
+            &name,
+            variants,
+            crate::replay_spread::Spread::TickPhases(n),
+        );
     }
     let (shadow, report) = replay(&obs, &layout, &name, variants)?;
     if a.emit_scenario {
@@ -109,6 +118,12 @@ fn text(r: &ReplayReport) -> String {
         r.schedule_clock_lead_ns as f64 / 1e3,
         if spins.is_empty() { "none".to_string() } else { spins.join(", ") }
     );
+    let trace_ticks = match r.trace_tick_phase_ns {
+        Some(p) if p == r.tick_phase_ns => "at the trace's".to_string(),
+        Some(p) => format!("the trace's at +{:.3} ms (--variant tick_phase=trace)", p as f64 / 1e6),
+        None => "the trace shows none".to_string(),
+    };
+    let _ = writeln!(s, "ticks: the shadow's at +{:.3} ms of each period, {trace_ticks}", r.tick_phase_ns as f64 / 1e6);
     let _ = writeln!(
         s,
         "{:<24} {:>4} {:>11} {:>11} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8}",

@@ -371,6 +371,7 @@ const COMMANDS: &[(&str, &[&str])] = &[
             "--json",
             "--emit-scenario",
             "--seeds",
+            "--tick-phases",
         ],
     ),
     ("diff", &["--json", "--match", "--noise", "--cpus"]),
@@ -870,4 +871,38 @@ fn replay_seeds_gives_each_task_a_range() {
     assert!(same.stdout.contains("every seed gave the same run"), "{}", same.stdout);
     assert!(fails(&["replay", &trace, "--seeds", "0"]).contains("--seeds 0: expected 1 to 64"));
     assert!(fails(&["replay", &trace, "--seeds", "2", "--json"]).contains("cannot be used with"));
+}
+
+/// `--tick-phases N`: the shadow with its ticks at N phases of the period. The three hogs'
+/// course depends on where the ticks fall (their rows spread); two pinned hogs' hardly does.
+/// The report line says where the trace's ticks are and the variant that aligns them.
+#[test]
+fn replay_tick_phases_shows_how_far_the_ticks_decide() {
+    let rows = |o: &Out| -> Vec<Vec<f64>> {
+        o.stdout
+            .lines()
+            .filter(|l| l.starts_with("k_"))
+            .map(|l| l.split_whitespace().skip(1).take(4).map(|x| x.parse().unwrap()).collect())
+            .collect()
+    };
+    let hogs = (
+        "traces/linux-6.18-smp/three-hogs-two-cpus/trace.dat",
+        "traces/linux-6.18-smp/three-hogs-two-cpus.layout.toml",
+    );
+    let o = schedlab(&["replay", hogs.0, "--cgroups", hogs.1, "--tick-phases", "4"]);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    assert!(o.stdout.contains("(baseline) with its ticks at 4 phases of the 4 ms period"), "{}", o.stdout);
+    let r = rows(&o);
+    assert_eq!(r.len(), 3, "{}", o.stdout);
+    assert!(r.iter().all(|r| r[1] <= r[2] && r[2] <= r[3]), "{r:?}");
+    assert!(r.iter().any(|r| r[3] - r[1] > 2.0), "the hogs' rotation depends on the ticks: {}", o.stdout);
+    let pinned = ("traces/linux-6.18/nice-0-vs-2/trace.dat", "traces/linux-6.18/nice-0-vs-2.layout.toml");
+    let o = schedlab(&["replay", pinned.0, "--cgroups", pinned.1, "--tick-phases", "4"]);
+    assert!(rows(&o).iter().all(|r| r[3] - r[1] < 0.5), "{}", o.stdout);
+    let o = schedlab(&["replay", pinned.0, "--cgroups", pinned.1]);
+    assert!(o.stdout.contains("ticks: the shadow's at +0.000 ms of each period, the trace's at +"), "{}", o.stdout);
+    let o = schedlab(&["replay", pinned.0, "--cgroups", pinned.1, "--variant", "tick_phase=trace"]);
+    assert!(o.stdout.contains("of each period, at the trace's"), "{}", o.stdout);
+    assert!(fails(&["replay", pinned.0, "--tick-phases", "65"]).contains("--tick-phases 65: expected 1 to 64"));
+    assert!(fails(&["replay", pinned.0, "--tick-phases", "2", "--seeds", "2"]).contains("cannot be used with"));
 }

@@ -1223,6 +1223,16 @@ export type ReplayReport = {
   wakeup_switch_latency_ns: number;
   schedule_clock_lead_ns: number;
   /**
+   * Where the trace's ticks fall in each tick period, from its first record
+   * (`Observed::tick_phase`), ns; None when it shows no tick records.
+   */
+  trace_tick_phase_ns: number | null;
+  /**
+   * Where the shadow's ticks fall (`host.tick_phase`: 0, or a variant's, `tick_phase=trace`
+   * for the trace's), ns.
+   */
+  tick_phase_ns: number;
+  /**
    * Of the real wakeups the per-decision replay scored, the share where the model's
    * `select_task_rq()` chose the CPU the kernel did (%; `decisions.placements`).
    */

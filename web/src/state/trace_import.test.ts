@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ImportReport } from '../engine/protocol';
-import { bandwidthLine, unseenMovesLine, diagnostics, shadowRows, formatBytes, importOrder, isScenarioFile, progressFraction, progressText } from './trace_import';
+import { bandwidthLine, tickPhaseLine, unseenMovesLine, diagnostics, shadowRows, formatBytes, importOrder, isScenarioFile, progressFraction, progressText } from './trace_import';
 
 function report(over: Partial<ImportReport['summary']> = {}, extra: Partial<ImportReport> = {}): ImportReport {
   return {
@@ -93,7 +93,7 @@ describe('shadowRows', () => {
       observed_switches: 3, simulated_switches: 4, observed_yields: 0, simulated_yields: 0,
       observed_cpu_pct: obs / 2, simulated_cpu_pct: sim / 2, observed_migrations: 1, simulated_migrations: 2, wall_paced: false,
     });
-    const rep = (tasks: ReturnType<typeof task>[]) => ({ scenario: 's', variants: [], window_ns: 1, cpus: 2, tasks, left_out: [], agreement_pct: 90, max_share_error_pp: 0.5, max_cpu_error_pp: 0.3, pin: 'free', causal_wakeups: 0, wakeup_switch_latency_ns: 0, schedule_clock_lead_ns: 0, placement_agreement_pct: 100, unseen_moves: [], decisions: { scored: 10, agreed: 9, agreement_pct: 90, quiet_yields: 0, idle_picks: 2, not_queued: 0, other_class: 0, resynced: 0, throttled: 0, unthrottles: 0, period_timers: 0, throttle_resyncs: 0, cgroup_moves: 0, per_cpu: [], first_disagreements: [], placements: { scored: 1, agreed: 1, agreement_pct: 100, new_tasks: 0, sync: 0, exec: 0, by_rule: [], pinned: 0, first_seen: 0, balance_migrations: 0, balance_same_source: 0, balance_same_task: 0, wakeup_of_queued: 0, first_disagreements: [], balance_disagreements: [] }, preemptions: { scored: 0, agreed: 0, agreement_pct: 0, kernel_preempted: 0, model_only: 0, kernel_only: 0, unscored: 0, first_disagreements: [] }, seed: null, cpu_avg: null, balance_passes: null } });
+    const rep = (tasks: ReturnType<typeof task>[]) => ({ scenario: 's', variants: [], window_ns: 1, cpus: 2, tasks, left_out: [], agreement_pct: 90, max_share_error_pp: 0.5, max_cpu_error_pp: 0.3, pin: 'free', causal_wakeups: 0, wakeup_switch_latency_ns: 0, schedule_clock_lead_ns: 0, trace_tick_phase_ns: null, tick_phase_ns: 0, placement_agreement_pct: 100, unseen_moves: [], decisions: { scored: 10, agreed: 9, agreement_pct: 90, quiet_yields: 0, idle_picks: 2, not_queued: 0, other_class: 0, resynced: 0, throttled: 0, unthrottles: 0, period_timers: 0, throttle_resyncs: 0, cgroup_moves: 0, per_cpu: [], first_disagreements: [], placements: { scored: 1, agreed: 1, agreement_pct: 100, new_tasks: 0, sync: 0, exec: 0, by_rule: [], pinned: 0, first_seen: 0, balance_migrations: 0, balance_same_source: 0, balance_same_task: 0, wakeup_of_queued: 0, first_disagreements: [], balance_disagreements: [] }, preemptions: { scored: 0, agreed: 0, agreement_pct: 0, kernel_preempted: 0, model_only: 0, kernel_only: 0, unscored: 0, first_disagreements: [] }, seed: null, cpu_avg: null, balance_passes: null } });
     const rows = shadowRows([
       { key: 'baseline', report: rep([task('k_a', 60.9, 61.0), task('k_b', 39.1, 39.0)]) },
       { key: 'no-run-to-parity', report: rep([task('k_a', 60.9, 60.5)]) },
@@ -106,6 +106,16 @@ describe('shadowRows', () => {
     expect(rows[1].simulatedCpu).toBeNaN();
     expect(rows[1].simulatedMigrations).toBeUndefined();
     expect(shadowRows([])).toEqual([]);
+  });
+});
+
+describe('tickPhaseLine', () => {
+  it("says where the shadow's ticks fall against the trace's", () => {
+    expect(tickPhaseLine({ tick_phase_ns: 0, trace_tick_phase_ns: 1_511_515 })).toBe(
+      "Ticks at +0.000 ms of each period, the trace's at +1.512 ms (variant tick_phase=trace aligns them).",
+    );
+    expect(tickPhaseLine({ tick_phase_ns: 1_511_515, trace_tick_phase_ns: 1_511_515 })).toBe("Ticks at +1.512 ms of each period, at the trace's.");
+    expect(tickPhaseLine({ tick_phase_ns: 0, trace_tick_phase_ns: null })).toBe('Ticks at +0.000 ms of each period; the trace shows no tick records.');
   });
 });
 

@@ -163,3 +163,13 @@ export function unseenMovesLine(r: Pick<ReplayReport, 'unseen_moves'>): string |
     `where the groups' lags start decides the picks (tools/capture records the moves; an EEVDF dump seeds the start).`
   );
 }
+
+/** Where the shadow's ticks fall in each tick period against the trace's
+ * (`ReplayReport.tick_phase_ns`, `trace_tick_phase_ns`), as `schedlab replay` says it. */
+export function tickPhaseLine(r: Pick<ReplayReport, 'tick_phase_ns' | 'trace_tick_phase_ns'>): string {
+  const ms = (ns: number) => `+${(ns / 1e6).toFixed(3)} ms`;
+  const shadow = `Ticks at ${ms(r.tick_phase_ns)} of each period`;
+  if (r.trace_tick_phase_ns === null) return `${shadow}; the trace shows no tick records.`;
+  if (r.trace_tick_phase_ns === r.tick_phase_ns) return `${shadow}, at the trace's.`;
+  return `${shadow}, the trace's at ${ms(r.trace_tick_phase_ns)} (variant tick_phase=trace aligns them).`;
+}

@@ -74,6 +74,12 @@ pub struct ReplayReport {
     /// trace could not show them.
     pub wakeup_switch_latency_ns: u64,
     pub schedule_clock_lead_ns: u64,
+    /// Where the trace's ticks fall in each tick period, from its first record
+    /// (`Observed::tick_phase`), ns; None when it shows no tick records.
+    pub trace_tick_phase_ns: Option<u64>,
+    /// Where the shadow's ticks fall (`host.tick_phase`: 0, or a variant's, `tick_phase=trace`
+    /// for the trace's), ns.
+    pub tick_phase_ns: u64,
     /// Of the real wakeups the per-decision replay scored, the share where the model's
     /// `select_task_rq()` chose the CPU the kernel did (%; `decisions.placements`).
     pub placement_agreement_pct: f64,
@@ -105,8 +111,18 @@ pub fn replay_run(
     variants: &[(String, String)],
 ) -> Result<(Shadow, ReplayReport, Simulation), String> {
     let mut shadow = shadow_scenario(obs, layout, name)?;
+    let trace_phase = obs.tick_phase(shadow_tick_ns(&shadow));
     for (k, v) in variants {
-        crate::scenario::apply_variant(&mut shadow.scenario, k, v).map_err(|e| format!("--variant {e}"))?;
+        // `tick_phase=trace`: the ticks where the trace's were (`Observed::tick_phase`).
+        let v = match (k.as_str(), v.trim()) {
+            ("tick_phase", "trace") => format!(
+                "{}ns",
+                trace_phase
+                    .ok_or("--variant tick_phase=trace: the trace shows no tick records (their latency flags)")?
+            ),
+            _ => v.clone(),
+        };
+        crate::scenario::apply_variant(&mut shadow.scenario, k, &v).map_err(|e| format!("--variant {e}"))?;
     }
     // The shadow scenario itself is valid (`shadow_scenario` checks it): what is wrong now
     // came with the variants.
@@ -120,6 +136,11 @@ pub fn replay_run(
     sim.run();
     let report = compare(obs, &shadow, &sim, variants, decisions);
     Ok((shadow, report, sim))
+}
+
+/// The shadow's tick period (ns).
+fn shadow_tick_ns(shadow: &Shadow) -> u64 {
+    1_000_000_000 / u64::from(shadow.scenario.host.hz.max(1))
 }
 
 /// Holds a run of the shadow scenario (to its end, or to any time before) against the trace.
@@ -237,6 +258,8 @@ pub fn compare(
         causal_wakeups,
         wakeup_switch_latency_ns: sim.cfg.host.wakeup_switch_latency_ns,
         schedule_clock_lead_ns: sim.cfg.host.schedule_clock_lead_ns,
+        trace_tick_phase_ns: obs.tick_phase(shadow_tick_ns(shadow)),
+        tick_phase_ns: sim.cfg.params.tick_phase,
         placement_agreement_pct: decisions.placements.agreement_pct,
         unseen_moves: shadow.unseen_moves.clone(),
         scenario: shadow.scenario.name.clone(),

@@ -448,6 +448,48 @@ impl Observed {
         median_gap(&self.block_switch_gaps)
     }
 
+    /// When the trace's jiffies begin, modulo one tick period `tick` from the trace's first
+    /// record (`host.tick_phase` of the shadow): the median offset of its tick records
+    /// (`sched_stat_runtime` written by `sched_tick()`, [`decisions::tick_section`]) from the
+    /// first of them, wrapped to within half a period, so that records either side of a period
+    /// boundary agree. None with fewer than [`MIN_SWITCH_GAPS`] tick records (a trace without
+    /// latency flags has none). Named shortcut: a tick record is written a few µs after the
+    /// tick's timer expired; the shadow's tick does its work at the record's time.
+    ///
+    /// [`decisions::tick_section`]: super::decisions::tick_section
+    pub fn tick_phase(&self, tick: u64) -> Option<u64> {
+        let t0 = self.t0?;
+        let residue = |ts: u64| ts.saturating_sub(t0) % tick;
+        let ticks: Vec<u64> = self
+            .events
+            .iter()
+            .filter_map(|e| match e.ev {
+                ObsEvent::Runtime { ctx, .. } if super::decisions::tick_section(ctx) => Some(residue(e.ts)),
+                _ => None,
+            })
+            .collect();
+        if ticks.len() < MIN_SWITCH_GAPS || tick == 0 {
+            return None;
+        }
+        let first = ticks[0] as i64;
+        let half = (tick / 2) as i64;
+        let mut offsets: Vec<i64> = ticks
+            .iter()
+            .map(|&r| {
+                let d = r as i64 - first;
+                if d > half {
+                    d - tick as i64
+                } else if d <= -half {
+                    d + tick as i64
+                } else {
+                    d
+                }
+            })
+            .collect();
+        offsets.sort_unstable();
+        Some((first + offsets[offsets.len() / 2]).rem_euclid(tick as i64) as u64)
+    }
+
     fn task(&mut self, pid: i32, comm: &str, prio: i32, ts: u64) -> usize {
         let i = match self.by_pid.get(&pid) {
             Some(&i) => i as usize,

@@ -10,7 +10,7 @@ use super::units::{parse_duration, DurationSpec};
 use crate::sched::features::SchedFeatures;
 
 /// Names accepted by [`apply_variant`] besides the scheduler features.
-pub const VARIANT_KNOBS: [&str; 40] = [
+pub const VARIANT_KNOBS: [&str; 41] = [
     "yield",
     "yield_to",
     "yield_interval",
@@ -48,6 +48,7 @@ pub const VARIANT_KNOBS: [&str; 40] = [
     "tick_order",
     "tick_ahead",
     "timekeeper",
+    "tick_phase",
     "duration",
     "tunable_scaling",
     "cgroup_shares",
@@ -193,6 +194,7 @@ pub fn apply_variant(s: &mut ScenarioFile, name: &str, value: &str) -> Result<()
             )
         }
         "timekeeper" => s.host.timekeeper = Some(parse_int::<u32>(name, value)?),
+        "tick_phase" => s.host.tick_phase = Some(parse_dur(name, value)?),
         "tick_order" => {
             s.host.tick_order = Some(match value.trim() {
                 "cpu" => TickOrderMode::Cpu,

@@ -241,6 +241,17 @@ fn check(s: &ScenarioFile) -> Vec<Issue> {
     if let Some(t) = h.timekeeper.filter(|&t| t >= h.ncpus()) {
         c.push(host.key("timekeeper"), format!("timekeeper = {t} but the host has {} CPUs", h.ncpus()));
     }
+    if let Some(phase) = h.tick_phase.filter(|d| h.hz > 0 && d.ns() >= 1_000_000_000 / u64::from(h.hz)) {
+        let period = 1_000_000_000 / u64::from(h.hz);
+        c.push(
+            host.key("tick_phase"),
+            format!(
+                "tick_phase = {} ns: expected less than one tick period ({period} ns at hz = {})",
+                phase.ns(),
+                h.hz
+            ),
+        );
+    }
     check_cfs_rq_avg(&mut c, &host.key("cfs_rq_avg"), &h.cfs_rq_avg, h.ncpus());
 
     // Kernel.

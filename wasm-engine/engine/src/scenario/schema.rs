@@ -187,6 +187,12 @@ pub struct HostSpec {
     /// ahead (`tick_ahead`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub timekeeper: Option<u32>,
+    /// When the jiffies begin, less than one tick period (default: "0", a tick at every
+    /// multiple of the period from time 0): the ticks fire at this offset plus each multiple
+    /// of the period. A trace's shadow takes it from the trace's tick records, so that its
+    /// ticks, and the balance passes they raise, fall where the kernel's did.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tick_phase: Option<DurationSpec>,
     /// Each listed CPU's root cfs_rq averages at time 0 (default: none, all zero): the blocked
     /// load and utilization that tasks the scenario does not model left there, decaying from
     /// the start. What a trace cannot show of the time before its first record.
@@ -228,6 +234,7 @@ impl Default for HostSpec {
             tick_order: None,
             tick_ahead: None,
             timekeeper: None,
+            tick_phase: None,
             cfs_rq_avg: Vec::new(),
         }
     }

@@ -115,6 +115,7 @@ mod tests {
                 base_slice: 1_400_000,
                 normalized_base_slice: 700_000,
                 tick_nsec: 4_000_000,
+                tick_phase: 0,
                 yield_flavour: crate::sched::fair::YieldFlavour::Forfeit,
                 lag_clamp: crate::sched::fair::LagClamp::MaxSliceTick,
                 yield_interval_ns: 0,

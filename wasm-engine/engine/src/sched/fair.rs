@@ -63,6 +63,9 @@ pub struct SchedParams {
     pub normalized_base_slice: u64,
     /// `TICK_NSEC` = 10^9 / HZ.
     pub tick_nsec: u64,
+    /// When the jiffies begin (`host.tick_phase`, below `tick_nsec`): the ticks fire at this
+    /// offset plus each multiple of `tick_nsec`.
+    pub tick_phase: u64,
     /// yield_task_fair flavour.
     pub yield_flavour: YieldFlavour,
     /// Lag clamp flavour.

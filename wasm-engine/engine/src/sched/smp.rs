@@ -161,10 +161,11 @@ impl Fair {
         self.smp.as_deref().expect("smp = fair")
     }
 
-    /// `jiffies`.
+    /// `jiffies`: the ticks so far, counted from the first at `host.tick_phase` (0 before it).
     #[inline]
     pub fn jiffies(&self) -> u64 {
-        self.now / self.params.tick_nsec
+        let tick = self.params.tick_nsec;
+        ((self.now + tick).saturating_sub(self.params.tick_phase) / tick).saturating_sub(1)
     }
 
     /// `idle_cpu()`: nothing runs and nothing is queued (no wakeup is ever pending: the

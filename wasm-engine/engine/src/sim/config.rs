@@ -223,6 +223,7 @@ impl SimConfig {
             base_slice,
             normalized_base_slice: normalized,
             tick_nsec: 1_000_000_000 / s.host.hz as u64,
+            tick_phase: s.host.tick_phase.map_or(0, |d| d.ns()),
             yield_flavour: match s.kernel.yield_mode.unwrap_or(YieldMode::Forfeit) {
                 YieldMode::Forfeit => YieldFlavour::Forfeit,
                 YieldMode::DeadlineBump => YieldFlavour::DeadlineBump,

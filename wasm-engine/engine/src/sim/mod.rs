@@ -531,8 +531,12 @@ impl Simulation {
             return;
         }
         self.cpus[cpu as usize].tick_armed = true;
-        let tick = self.cfg.params.tick_nsec;
-        let next = (self.fair.now / tick + 1) * tick;
+        let (tick, phase) = (self.cfg.params.tick_nsec, self.cfg.params.tick_phase);
+        // The next tick after now, on the grid that starts at `host.tick_phase`.
+        let next = match self.fair.now.checked_sub(phase) {
+            Some(since) => phase + (since / tick + 1) * tick,
+            None => phase,
+        };
         self.queue.push(next, Ev::Tick { cpu });
     }
 

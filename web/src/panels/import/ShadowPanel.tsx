@@ -5,7 +5,7 @@
 // simulated shares to one table, so variants compare side by side with the observed shares.
 import { memo, useRef, useState } from 'react';
 import { PRESETS, parseOverrides } from '../../state/variants';
-import { bandwidthLine, shadowRows, unseenMovesLine, type ShadowRun } from '../../state/trace_import';
+import { bandwidthLine, shadowRows, tickPhaseLine, unseenMovesLine, type ShadowRun } from '../../state/trace_import';
 import { errorMessage } from '../../base/errors';
 
 interface Props {
@@ -225,6 +225,7 @@ export const ShadowPanel = memo(function ShadowPanel({ runs, running, error, onR
             {(r.report.schedule_clock_lead_ns / 1e3).toFixed(1)} µs after the clock read otherwise, as the trace shows
             {wallPaced(r.report).length > 0 && `; bursts of ${wallPaced(r.report).join(', ')} replayed as wall-clock spins`}.
           </span>
+          <span data-testid="shadow-tick-phase"> {tickPhaseLine(r.report)}</span>
           {bandwidthLine(r.report.decisions) && <span data-testid="shadow-bandwidth"> {bandwidthLine(r.report.decisions)}</span>}
           {unseenMovesLine(r.report) && <span data-testid="shadow-unseen-moves"> {unseenMovesLine(r.report)}</span>}
           {r.report.left_out.length > 0 && ` Left out (not fair class): ${r.report.left_out.map((l) => `${l.comm} (prio ${l.prio})`).join(', ')}.`}
