@@ -280,6 +280,12 @@ test('shadow re-simulation of an SMP capture: tasks free, the figures `schedlab 
     `Switches take ${(want.wakeup_switch_latency_ns / 1e3).toFixed(1)} µs after a preempting wakeup (charged to the wakee) and ${(want.schedule_clock_lead_ns / 1e3).toFixed(1)} µs`,
   );
   expect(want.wakeup_switch_latency_ns).toBeGreaterThan(0);
+  // Where the shadow's ticks fall against the trace's, as `schedlab replay` prints them.
+  expect(want.tick_phase_ns).toBe(0);
+  expect(want.trace_tick_phase_ns).not.toBeNull();
+  await expect(page.getByTestId('shadow-tick-phase')).toHaveText(
+    `Ticks at +0.000 ms of each period, the trace's at +${((want.trace_tick_phase_ns ?? 0) / 1e6).toFixed(3)} ms (variant tick_phase=trace aligns them).`,
+  );
   await page.getByTestId('shadow-agreement').screenshot({ path: 'artifacts/import-shadow-switch-gaps.png' });
   for (const t of want.tasks.filter((x) => x.name.startsWith('k_'))) {
     const cells = table.locator(`tr[data-task="${t.name}"] td`);
