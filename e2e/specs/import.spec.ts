@@ -12,7 +12,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { openApp, waitForIdle } from '../fixtures/app';
-import type { ImportSummary, ReplayReport } from '../../web/src/engine/protocol';
+import type { ImportSummary, ReplayReport, SpreadTable } from '../../web/src/engine/protocol';
 
 const FIX = fileURLToPath(new URL('../fixtures/traces/', import.meta.url));
 /** A file of the real capture (`trace.txt`, `trace.dat`, `eevdf-state.txt`). */
@@ -316,6 +316,36 @@ test('shadow re-simulation of three hogs on two CPUs: the balance migrations the
   for (const [i, b] of p.balance_disagreements.entries()) {
     await expect(items.nth(i)).toHaveText(`${(b.at_ns / 1e6).toFixed(3)} ms: the kernel moved ${b.task} from CPU ${b.src_cpu} to CPU ${b.dst_cpu}; the model: ${b.model}`);
   }
+});
+
+test('the shadow spread over phases of the tick: each hog\'s range, as `schedlab replay --tick-phases 4 --json`; a second spread can be cancelled', async ({ page }) => {
+  const want = JSON.parse(readFileSync(join(FIX, 'three-hogs-two-cpus.trace.txt.spread.json'), 'utf8')) as SpreadTable;
+  await openApp(page);
+  await importFiles(page, [fileURLToPath(new URL('../../traces/linux-6.18-smp/three-hogs-two-cpus/trace.txt', import.meta.url))]);
+  await page.getByLabel('spread over').selectOption('tick_phases');
+  await page.getByLabel('spread runs').fill('4');
+  await page.getByTestId('spread-run').click();
+  const table = page.getByTestId('spread-table');
+  await expect(table).toBeVisible({ timeout: 60_000 });
+  await expect(page.getByTestId('spread-title')).toContainText(`(baseline) ${want.under}: CPU time, % of one CPU. The real figure lies inside the model's range at ${want.inside} of ${want.rows.length} tasks.`);
+  for (const r of want.rows) {
+    const cells = await table.locator(`tr[data-task="${r.name}"] td`).allTextContents();
+    expect(cells).toEqual([r.name, r.observed_cpu_pct.toFixed(2), r.least.toFixed(2), r.mean.toFixed(2), r.most.toFixed(2), r.inside ? 'yes' : 'no']);
+  }
+  await page.getByTestId('spread').screenshot({ path: 'artifacts/import-shadow-spread.png' });
+  await page.getByTestId('shadow-panel').screenshot({ path: 'artifacts/import-shadow-spread-panel.png' });
+  // 64 runs: the progress counts the runs, and Cancel stops them; the table on screen stays.
+  await page.getByLabel('spread runs').fill('64');
+  await page.getByTestId('spread-run').click();
+  const bar = page.getByTestId('import-progress');
+  await expect(bar.getByTestId('import-progress-text')).toContainText('shadow runs:', { timeout: 30_000 });
+  await expect(bar.getByTestId('import-progress-text')).toContainText('of 64');
+  await bar.getByTestId('import-cancel').click();
+  await expect(bar).toHaveCount(0);
+  await expect(page.getByTestId('spread-title')).toContainText(want.under);
+  // Out of range: refused before anything runs.
+  await page.getByLabel('spread runs').fill('65');
+  await expect(page.getByTestId('spread-run')).toBeDisabled();
 });
 
 test('cancel: a 200 MB generated trace stops reading, the handle is freed and the app answers', async ({ page }) => {

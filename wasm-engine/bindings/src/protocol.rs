@@ -21,6 +21,7 @@ use schedlab_engine::obs::cursor::CursorState;
 use schedlab_engine::obs::meta::ScenarioMeta;
 use schedlab_engine::obs::summary::Summary;
 use schedlab_engine::replay::compare::ReplayReport;
+use schedlab_engine::replay::spread::SpreadTable;
 use schedlab_engine::scenario::ScenarioError;
 use serde::Serialize;
 use ts_rs::TS;
@@ -94,6 +95,8 @@ pub enum ImportPhase {
     Reading,
     Decoding,
     Building,
+    /// A spread's shadow runs (`shadowSpread`): `bytes` runs done of `total`.
+    Simulating,
 }
 
 #[derive(TS)]
@@ -249,6 +252,17 @@ pub enum RequestBody {
         variants: Vec<(String, String)>,
         label: String,
     },
+    /// The shadow re-simulation of the trace on screen run `n` times, differing in `kind`
+    /// (`"seeds"`: seeds 1 to n; `"tick_phases"`: n phases of the tick period), replying
+    /// `shadowSpread` (`schedlab replay --seeds N` / `--tick-phases N`). Progress is posted
+    /// after each run (`simulating`), and a cancel stops it between runs.
+    ShadowSpread {
+        layout: String,
+        pin: String,
+        variants: Vec<(String, String)>,
+        kind: String,
+        n: u32,
+    },
     /// The trace on screen's task table with the cgroups a replay layout file names for the
     /// tasks the trace does not place (replying `tasks`; a layout that does not parse: `error`).
     LayoutTasks {
@@ -337,6 +351,9 @@ pub enum ResponseBody {
     },
     Shadow {
         report: ReplayReport,
+    },
+    ShadowSpread {
+        table: SpreadTable,
     },
     Closed,
     Stats {

@@ -9,6 +9,7 @@ use crate::to_json;
 use schedlab_engine::replay::compare::replay_run;
 use schedlab_engine::replay::observe::Observed;
 use schedlab_engine::replay::shadow::{Layout, Pin};
+use schedlab_engine::replay::spread::{shadow_hz, Spread, SpreadAcc};
 use schedlab_engine::sim::Simulation;
 use wasm_bindgen::prelude::*;
 
@@ -20,6 +21,8 @@ pub struct ReplayHandle {
     done: bool,
     /// The last run of the shadow scenario (what `ImportHandle::from_shadow` reads).
     pub(crate) last: Option<Simulation>,
+    /// The spread in progress (`run_spread`): its runs so far and the variants it was given.
+    spread: Option<(SpreadAcc, Vec<(String, String)>)>,
 }
 
 #[wasm_bindgen]
@@ -27,7 +30,14 @@ impl ReplayHandle {
     #[wasm_bindgen(constructor)]
     pub fn new(total_bytes: f64) -> ReplayHandle {
         let total = if total_bytes.is_finite() && total_bytes > 0.0 { total_bytes as usize } else { 0 };
-        ReplayHandle { reader: Reader::new(total), obs: Observed::default(), error: None, done: false, last: None }
+        ReplayHandle {
+            reader: Reader::new(total),
+            obs: Observed::default(),
+            error: None,
+            done: false,
+            last: None,
+            spread: None,
+        }
     }
 
     pub fn feed(&mut self, chunk: &[u8]) {
@@ -77,29 +87,79 @@ impl ReplayHandle {
     /// variants (a JSON array of `[name, value]`). Returns a `ShadowOutcome` as JSON: the
     /// `schedlab replay --json` report, or what went wrong.
     pub fn run(&mut self, name: &str, layout: &str, pin: &str, variants_json: &str) -> String {
-        // Errors at the trace name it by the scenario's name without its `replay/` prefix (the
-        // worker passes `replay/` and the file's name without its extension).
-        self.obs.source = name.strip_prefix("replay/").unwrap_or(name).to_string();
-        let out = (|| -> Result<_, String> {
-            if let Some(e) = &self.error {
-                return Err(e.clone());
-            }
-            let variants: Vec<(String, String)> =
-                serde_json::from_str(variants_json).map_err(|e| format!("variants: {e}"))?;
-            let mut layout =
-                if layout.trim().is_empty() { Layout::default() } else { Layout::parse("layout", layout)? };
-            if !pin.is_empty() {
-                layout.pin = Pin::parse(pin)?;
-            }
+        let out = self.layout_and_variants(name, layout, pin, variants_json).and_then(|(layout, variants)| {
             let (_, report, sim) = replay_run(&self.obs, &layout, name, &variants)?;
             self.last = Some(sim);
             Ok(report)
-        })();
-        to_json(&match out {
-            Ok(report) => ShadowOutcome::Report { report },
-            Err(message) => ShadowOutcome::Error { message },
-        })
+        });
+        outcome(out)
     }
+
+    /// Run `k` (0-based) of a spread of `n` runs that differ in `kind` (`"seeds"`: seeds 1 to
+    /// n; `"tick_phases"`: n phases of the tick period), over the variants given; run 0 starts
+    /// a new spread. Returns that run's `ShadowOutcome` as JSON; `spread_table` gathers the
+    /// runs so far (`schedlab replay --seeds N` / `--tick-phases N`). One run per call, so that
+    /// the worker can post progress and stop between runs.
+    #[allow(clippy::too_many_arguments)]
+    pub fn run_spread(
+        &mut self,
+        name: &str,
+        layout: &str,
+        pin: &str,
+        variants_json: &str,
+        kind: &str,
+        n: u32,
+        k: u32,
+    ) -> String {
+        let out = self.layout_and_variants(name, layout, pin, variants_json).and_then(|(layout, variants)| {
+            let spread = Spread::parse(kind, n)?;
+            let hz = shadow_hz(&layout, &variants);
+            if k == 0 || self.spread.is_none() {
+                self.spread = Some((SpreadAcc::new(spread, hz), variants.clone()));
+            }
+            let (_, report, _) = replay_run(&self.obs, &layout, name, &spread.variants(&variants, k, hz))?;
+            if let Some((acc, _)) = self.spread.as_mut() {
+                acc.add(&report);
+            }
+            Ok(report)
+        });
+        outcome(out)
+    }
+
+    /// The spread's runs so far as a `SpreadTable` (JSON), or `null` before any.
+    pub fn spread_table(&self) -> String {
+        to_json(&self.spread.as_ref().map(|(acc, variants)| acc.table(variants)))
+    }
+
+    /// The layout (with `pin` over it, if given) and the variants, or what is wrong with them
+    /// or with the trace. Errors at the trace name it by the scenario's name without its
+    /// `replay/` prefix (the worker passes `replay/` and the file's name without its extension).
+    fn layout_and_variants(
+        &mut self,
+        name: &str,
+        layout: &str,
+        pin: &str,
+        variants_json: &str,
+    ) -> Result<(Layout, Vec<(String, String)>), String> {
+        self.obs.source = name.strip_prefix("replay/").unwrap_or(name).to_string();
+        if let Some(e) = &self.error {
+            return Err(e.clone());
+        }
+        let variants: Vec<(String, String)> =
+            serde_json::from_str(variants_json).map_err(|e| format!("variants: {e}"))?;
+        let mut layout = if layout.trim().is_empty() { Layout::default() } else { Layout::parse("layout", layout)? };
+        if !pin.is_empty() {
+            layout.pin = Pin::parse(pin)?;
+        }
+        Ok((layout, variants))
+    }
+}
+
+fn outcome(out: Result<schedlab_engine::replay::compare::ReplayReport, String>) -> String {
+    to_json(&match out {
+        Ok(report) => ShadowOutcome::Report { report },
+        Err(message) => ShadowOutcome::Error { message },
+    })
 }
 
 #[cfg(test)]
@@ -117,6 +177,31 @@ mod tests {
         h.finish();
         while h.step(5000) {}
         h
+    }
+
+    /// A spread run by run, as the worker does: each run's report, then the table over them
+    /// (`schedlab replay --tick-phases 2`); a bad count is an error outcome.
+    #[test]
+    fn a_spread_run_by_run_then_its_table() {
+        let mut h = handle("nice-0-vs-2/trace.dat");
+        let pinned = "pin = \"observed\"\n";
+        assert_eq!(h.spread_table(), "null");
+        for k in 0..2 {
+            let r: Value =
+                serde_json::from_str(&h.run_spread("replay/n", pinned, "", "[]", "tick_phases", 2, k)).unwrap();
+            assert_eq!(r["kind"], "report", "{r}");
+        }
+        let t: Value = serde_json::from_str(&h.spread_table()).unwrap();
+        assert_eq!(t["runs"], 2);
+        assert_eq!(t["under"], "with its ticks at 2 phases of the 4 ms period");
+        let k_a = t["rows"].as_array().unwrap().iter().find(|r| r["name"] == "k_a").unwrap();
+        assert!(k_a["least"].as_f64() <= k_a["mean"].as_f64() && k_a["mean"].as_f64() <= k_a["most"].as_f64(), "{k_a}");
+        // Run 0 starts a new spread.
+        h.run_spread("replay/n", pinned, "", "[]", "seeds", 1, 0);
+        let t: Value = serde_json::from_str(&h.spread_table()).unwrap();
+        assert_eq!((t["runs"].as_u64(), t["under"].as_str()), (Some(1), Some("under seeds 1 to 1")));
+        let r: Value = serde_json::from_str(&h.run_spread("replay/n", pinned, "", "[]", "seeds", 0, 0)).unwrap();
+        assert_eq!(r["message"], "--seeds 0: expected 1 to 64");
     }
 
     #[test]

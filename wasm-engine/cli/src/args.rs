@@ -430,7 +430,7 @@ pub struct ReplayArgs {
     pub balance: Option<String>,
     #[command(flatten)]
     pub variants: VariantArgs,
-    /// Print the report as JSON.
+    /// Print the report as JSON (with `--seeds` or `--tick-phases`: the table over the runs).
     #[arg(long, conflicts_with = "emit_scenario")]
     pub json: bool,
     /// Print the shadow scenario as TOML instead of the report.
@@ -439,12 +439,12 @@ pub struct ReplayArgs {
     /// Run the shadow under seeds 1 to N (at most 64) and print each task's CPU time over
     /// them (least, mean, most) beside the real one: for workloads whose course a seeded
     /// behaviour decides, such as the late balance passes of `--variant tick_ahead=11.4`.
-    #[arg(long, value_name = "N", conflicts_with_all = ["json", "emit_scenario"])]
+    #[arg(long, value_name = "N", conflicts_with = "emit_scenario")]
     pub seeds: Option<u32>,
     /// Run the shadow with its ticks at N phases spread over the tick period (at most 64;
     /// `host.tick_phase` 0, 1/N, ...) and print each task's CPU time over them (least, mean,
     /// most) beside the real one: how far its figures depend on where the ticks fall.
-    #[arg(long, value_name = "N", conflicts_with_all = ["json", "emit_scenario", "seeds"])]
+    #[arg(long, value_name = "N", conflicts_with_all = ["emit_scenario", "seeds"])]
     pub tick_phases: Option<u32>,
 }
 

@@ -72,16 +72,10 @@ pub fn run(a: &ReplayArgs) -> Result<String, String> {
     }
     let name = format!("replay/{}", std::path::Path::new(file).file_stem().and_then(|s| s.to_str()).unwrap_or("trace"));
     if let Some(n) = a.seeds {
-        return crate::replay_spread::table(&obs, &layout, &name, variants, crate::replay_spread::Spread::Seeds(n));
+        return crate::replay_spread::table(&obs, &layout, &name, variants, "seeds", n, a.json);
     }
     if let Some(n) = a.tick_phases {
-        return crate::replay_spread::table(
-            &obs,
-            &layout,
-            &name,
-            variants,
-            crate::replay_spread::Spread::TickPhases(n),
-        );
+        return crate::replay_spread::table(&obs, &layout, &name, variants, "tick_phases", n, a.json);
     }
     let (shadow, report) = replay(&obs, &layout, &name, variants)?;
     if a.emit_scenario {

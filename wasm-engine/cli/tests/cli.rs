@@ -870,7 +870,11 @@ fn replay_seeds_gives_each_task_a_range() {
     let same = schedlab(&["replay", &trace, "--cgroups", &layout, "--seeds", "2"]);
     assert!(same.stdout.contains("every seed gave the same run"), "{}", same.stdout);
     assert!(fails(&["replay", &trace, "--seeds", "0"]).contains("--seeds 0: expected 1 to 64"));
-    assert!(fails(&["replay", &trace, "--seeds", "2", "--json"]).contains("cannot be used with"));
+    assert!(fails(&["replay", &trace, "--seeds", "2", "--emit-scenario"]).contains("cannot be used with"));
+    // `--json`: the same table as the browser gets it (`SpreadTable`).
+    let j = ok_json(&["replay", &trace, "--cgroups", &layout, "--seeds", "2", "--json"]);
+    assert_eq!((j["runs"].as_u64(), j["under"].as_str()), (Some(2), Some("under seeds 1 to 2")));
+    assert!(j["same"].as_str().is_some_and(|s| s.starts_with("every seed gave the same run")), "{j}");
 }
 
 /// `--tick-phases N`: the shadow with its ticks at N phases of the period. The three hogs'
@@ -905,4 +909,26 @@ fn replay_tick_phases_shows_how_far_the_ticks_decide() {
     assert!(o.stdout.contains("of each period, at the trace's"), "{}", o.stdout);
     assert!(fails(&["replay", pinned.0, "--tick-phases", "65"]).contains("--tick-phases 65: expected 1 to 64"));
     assert!(fails(&["replay", pinned.0, "--tick-phases", "2", "--seeds", "2"]).contains("cannot be used with"));
+}
+
+/// The import e2e test's spread reads the table the browser shows against what `schedlab
+/// replay --tick-phases 4 --json` prints for `traces/linux-6.18-smp/three-hogs-two-cpus/trace.txt`.
+/// Refresh with `UPDATE_EXPECT=1 cargo test -p schedlab-cli --test cli spread_fixture`.
+#[test]
+fn spread_fixture_matches_the_e2e_expectations() {
+    let trace = "traces/linux-6.18-smp/three-hogs-two-cpus/trace.txt";
+    let got = ok_json(&["replay", trace, "--tick-phases", "4", "--json"]);
+    let expect = root().join("e2e/fixtures/traces/three-hogs-two-cpus.trace.txt.spread.json");
+    if std::env::var("UPDATE_EXPECT").is_ok_and(|v| v == "1") {
+        std::fs::write(&expect, format!("{}\n", serde_json::to_string_pretty(&got).unwrap())).unwrap();
+    }
+    let want: Value = serde_json::from_str(&std::fs::read_to_string(&expect).unwrap_or_default())
+        .unwrap_or_else(|e| panic!("{}: {e}; refresh with UPDATE_EXPECT=1", expect.display()));
+    assert_eq!(got, want, "refresh with UPDATE_EXPECT=1 cargo test -p schedlab-cli --test cli spread_fixture");
+    assert_eq!(got["runs"], 4);
+    assert!(got["rows"].as_array().is_some_and(|r| r
+        .iter()
+        .filter(|t| t["name"].as_str().is_some_and(|n| n.starts_with("k_")))
+        .count()
+        == 3));
 }

@@ -135,7 +135,9 @@ export function ReplayView({ replay, ab, alignment, onClose, onCancel }: Props) 
             <AbPanel ab={ab} a={trace} />
           </ErrorBoundary>
         )}
-        {st.shadowBusy && <ImportProgressBar file={`re-reading ${trace.file}`} progress={st.shadowBusy} onCancel={onCancel} />}
+        {st.shadowBusy && (
+          <ImportProgressBar file={st.shadowBusy.phase === 'simulating' ? `shadow runs of ${trace.file}` : `re-reading ${trace.file}`} progress={st.shadowBusy} onCancel={onCancel} />
+        )}
         <ErrorBoundary name="shadow re-simulation">
           {st.layoutError && (
             <div className="error" role="alert" data-testid="layout-error">
@@ -145,7 +147,8 @@ export function ReplayView({ replay, ab, alignment, onClose, onCancel }: Props) 
           <ShadowPanel
             layoutFile={st.layout}
             onLayout={replay.setLayout}
-            runs={st.runs} running={st.shadowBusy !== null} error={st.shadowError} onRun={replay.runShadow} onCompare={ab?.openShadow} />
+            runs={st.runs} running={st.shadowBusy !== null} error={st.shadowError} onRun={replay.runShadow} onCompare={ab?.openShadow}
+            onSpread={replay.runSpread} spread={st.spread} />
         </ErrorBoundary>
       </div>
       <aside className="inspector replay-side" aria-label="trace inspector">

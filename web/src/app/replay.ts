@@ -3,7 +3,7 @@
 // migrations and EEVDF samples) through the window cache, the record under the pointer one
 // lookup at a time. Nothing here waits for a React render.
 
-import type { EevdfWindowData, ImportedTrace, ImportProgress, ReplayWindowData, SpanInfo, ThreadStateData, TraceRecordView, TraceTask, WindowMetrics } from '../engine/protocol';
+import type { EevdfWindowData, ImportedTrace, ImportProgress, ReplayWindowData, SpanInfo, SpreadTable, ThreadStateData, TraceRecordView, TraceTask, WindowMetrics } from '../engine/protocol';
 import type { EevdfSampleRef, HoveredDepth, HoveredSpan } from '../panels/import/RecordInspector';
 import { LatestQuery } from '../state/latest_query';
 import { createStore, type Store } from '../state/store';
@@ -42,6 +42,8 @@ export interface ReplayState {
   /** Why the last record or span lookup failed. */
   lookupError: string | null;
   runs: ShadowRun[];
+  /** The last spread of the shadow over seeds or tick phases. */
+  spread: SpreadTable | null;
   shadowBusy: ImportProgress | null;
   shadowError: string | null;
   /** The thread tracks now visible (task ids) and their states in the view. */
@@ -75,6 +77,7 @@ const INITIAL: ReplayState = {
   span: null,
   lookupError: null,
   runs: [],
+  spread: null,
   shadowBusy: null,
   shadowError: null,
   threadTasks: [],
@@ -171,7 +174,7 @@ export function createReplay({ client, hub }: ShellCtx) {
         trace,
         view: { t0: 0, t1: duration(trace) },
         plotWidth: keep.plotWidth,
-        ...(sameFile ? { runs: keep.runs, layout: keep.layout, layoutTasks: keep.layoutTasks, filter: keep.filter, pinned: keep.pinned } : {}),
+        ...(sameFile ? { runs: keep.runs, spread: keep.spread, layout: keep.layout, layoutTasks: keep.layoutTasks, filter: keep.filter, pinned: keep.pinned } : {}),
       });
     },
     close: () => {
@@ -256,6 +259,16 @@ export function createReplay({ client, hub }: ShellCtx) {
       store.set({ shadowError: null, shadowBusy: { phase: 'reading', bytes: 0, total: trace.size, lines: 0, records: 0 } });
       client.traces.shadow(layout, pin, variants, (shadowBusy) => store.set({ shadowBusy })).then(
         (report) => store.set((s) => ({ shadowBusy: null, runs: report ? [...s.runs.filter((r) => r.key !== key), { key, report }] : s.runs })),
+        (e: unknown) => store.set({ shadowBusy: null, shadowError: errorMessage(e) }),
+      );
+    },
+    /** The shadow run `n` times, differing in the seed or in where its ticks fall. */
+    runSpread: (layout: string, pin: string, variants: [string, string][], kind: 'seeds' | 'tick_phases', n: number) => {
+      const trace = store.get().trace;
+      if (!trace) return;
+      store.set({ shadowError: null, shadowBusy: { phase: 'reading', bytes: 0, total: trace.size, lines: 0, records: 0 } });
+      client.traces.shadowSpread(layout, pin, variants, kind, n, (shadowBusy) => store.set({ shadowBusy })).then(
+        (spread) => store.set((s) => ({ shadowBusy: null, spread: spread ?? s.spread })),
         (e: unknown) => store.set({ shadowBusy: null, shadowError: errorMessage(e) }),
       );
     },

@@ -686,7 +686,7 @@ export type GroupMeta = {
 /**
  * Where a trace import is.
  */
-export type ImportPhase = 'reading' | 'decoding' | 'building';
+export type ImportPhase = 'reading' | 'decoding' | 'building' | 'simulating';
 
 export type ImportProgress = { phase: ImportPhase; bytes: number; total: number; lines: number; records: number };
 
@@ -1348,6 +1348,14 @@ export type Request =
       variants: Array<[string, string]>;
     }
     | { 'type': 'shadowAsB'; layout: string; pin: string; variants: Array<[string, string]>; label: string }
+    | {
+      'type': 'shadowSpread';
+      layout: string;
+      pin: string;
+      variants: Array<[string, string]>;
+      kind: string;
+      n: number;
+    }
     | { 'type': 'layoutTasks'; layout: string }
     | { 'type': 'closeImport' }
     | { 'type': 'stats' }
@@ -1378,6 +1386,7 @@ export type Response =
     | { 'type': 'importedB'; trace: ImportedTrace }
     | { 'type': 'diff'; diff: TraceDiff; latencies: DiffLatencyCols }
     | { 'type': 'shadow'; report: ReplayReport }
+    | { 'type': 'shadowSpread'; table: SpreadTable }
     | { 'type': 'closed' }
     | { 'type': 'stats'; stats: WorkerStats }
     | { 'type': 'tasks'; tasks: Array<TraceTask> }
@@ -1533,6 +1542,49 @@ export type SpanInfo = {
   state_code: number;
   switch_in: TraceRecordView | null;
   switch_out: TraceRecordView | null;
+};
+
+/**
+ * One task's CPU time over the runs, % of one CPU over the window.
+ */
+export type SpreadRow = {
+  name: string;
+  observed_cpu_pct: number;
+  least: number;
+  mean: number;
+  most: number;
+  /**
+   * The real figure lies within [least, most].
+   */
+  inside: boolean;
+};
+
+/**
+ * The spread's table (`schedlab replay --seeds N` / `--tick-phases N`).
+ */
+export type SpreadTable = {
+  scenario: string;
+  /**
+   * The variants given beside the knob that differs (`name=value`).
+   */
+  given: Array<string>;
+  /**
+   * What differed, in words: "under seeds 1 to 8", "with its ticks at 8 phases of the 4 ms period".
+   */
+  under: string;
+  runs: number;
+  /**
+   * Tasks at 1 % of a CPU or more, real or in some run, in the first run's order.
+   */
+  rows: Array<SpreadRow>;
+  /**
+   * Of the rows, how many have the real figure inside the model's range.
+   */
+  inside: number;
+  /**
+   * Set when every run gave every task the same CPU time: what that means.
+   */
+  same: string | null;
 };
 
 /**

@@ -165,6 +165,7 @@ async function serve(req: Request): Promise<void> {
     case 'importB':
     case 'shadow':
     case 'shadowAsB':
+    case 'shadowSpread':
       cancelled = false;
       await engine();
       return handleImportRequest(importCtx, req);

@@ -15,6 +15,7 @@ import type {
   RequestBody,
   Response,
   SpanInfo,
+  SpreadTable,
   TraceDiff,
   TraceRecordView,
   TraceTask,
@@ -93,6 +94,25 @@ export class ImportClient {
     if (r.type === 'cancelled') return null;
     if (r.type !== 'shadow') fail(r);
     return r.report;
+  }
+
+  /** The shadow re-simulation run `n` times, differing in `kind` (seeds 1 to n, or n phases of
+   * the tick period), and each task's CPU time over the runs; null when cancelled. Progress
+   * comes after each run (`simulating`: runs done of `total`), after the trace's reading. */
+  async shadowSpread(
+    layout: string,
+    pin: string,
+    variants: [string, string][],
+    kind: 'seeds' | 'tick_phases',
+    n: number,
+    onProgress?: (p: ImportProgress) => void,
+  ): Promise<SpreadTable | null> {
+    const r = await this.send({ type: 'shadowSpread', layout, pin, variants, kind, n }, (m) => {
+      if (m.type === 'importProgress') onProgress?.(m.progress);
+    });
+    if (r.type === 'cancelled') return null;
+    if (r.type !== 'shadowSpread') fail(r);
+    return r.table;
   }
 
   /** Frees the imported trace in the worker. */

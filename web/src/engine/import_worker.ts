@@ -25,6 +25,7 @@ import {
   type Request,
   type Response,
   type ShadowOutcome,
+  type SpreadTable,
   type SpanInfo,
   type TraceRecordView,
   type WindowMetrics,
@@ -43,7 +44,7 @@ export interface WorkerCtx {
 /** The import requests (and `stats`), which this module answers. */
 export type ImportRequest = Extract<
   Request,
-  { type: 'import' | 'importWindow' | 'eevdfWindow' | 'threadStates' | 'windowMetrics' | 'record' | 'span' | 'shadow' | 'closeImport' | 'stats' | 'importB' | 'importBWindow' | 'diff' | 'closeB' | 'shadowAsB' | 'layoutTasks' }
+  { type: 'import' | 'importWindow' | 'eevdfWindow' | 'threadStates' | 'windowMetrics' | 'record' | 'span' | 'shadow' | 'closeImport' | 'stats' | 'importB' | 'importBWindow' | 'diff' | 'closeB' | 'shadowAsB' | 'shadowSpread' | 'layoutTasks' }
 >;
 
 /** Bytes read from the File per slice. */
@@ -274,6 +275,8 @@ export async function handleImportRequest(ctx: WorkerCtx, req: ImportRequest): P
       return ctx.post({ id, type: 'span', span: parse<SpanInfo | null>(current.h.span_info(req.index)) });
     case 'shadow':
       return shadow(ctx, id, req);
+    case 'shadowSpread':
+      return shadowSpread(ctx, id, req);
     case 'shadowAsB':
       return shadowAsB(ctx, id, req);
     case 'closeImport':
@@ -312,14 +315,10 @@ export async function handleImportRequest(ctx: WorkerCtx, req: ImportRequest): P
   }
 }
 
-/** Runs the shadow re-simulation of the trace on screen and hands its handle and report to
- * `then` (the handle is freed after); errors and a cancel are posted here. */
-async function runShadow(
-  ctx: WorkerCtx,
-  id: number,
-  req: { layout: string; pin: string; variants: [string, string][] },
-  then: (r: ReplayHandle, report: ReplayReport) => void,
-) {
+/** Reads the trace on screen into a replay handle, with its attached dumps, and hands it and
+ * the shadow scenario's name to `go` (the handle is freed after); a missing trace, a cancel
+ * while reading and a dump-only import are posted here. */
+async function runShadowWith(ctx: WorkerCtx, id: number, go: (r: ReplayHandle, name: string) => Promise<void> | void) {
   if (!current) return noTrace(ctx, id);
   if (current.kind !== 'trace') {
     const message = 'the shadow re-simulation needs a trace with sched_switch records; an EEVDF dump alone has none';
@@ -333,17 +332,48 @@ async function runShadow(
     // The dumps attached to the trace reach the per-decision replay (`schedlab replay --eevdf`,
     // `--cpu-avg`, `--balance`).
     if (current.trace.eevdfFile || current.trace.cpuAvgFile || current.trace.balanceFile) r.seed_from(current.h);
-    const name = `replay/${file.name.replace(/\.[^.]*$/, '')}`;
-    const out = parse<ShadowOutcome>(r.run(name, req.layout, req.pin, JSON.stringify(req.variants)));
-    if (out.kind === 'error') return ctx.post({ id, type: 'error', error: { file: 'layout', line: 0, column: 0, message: out.message } });
-    then(r, out.report);
+    await go(r, `replay/${file.name.replace(/\.[^.]*$/, '')}`);
   } finally {
     r.free();
   }
 }
 
+/** Runs the shadow re-simulation of the trace on screen and hands its handle and report to
+ * `then`; errors and a cancel are posted here. */
+function runShadow(
+  ctx: WorkerCtx,
+  id: number,
+  req: { layout: string; pin: string; variants: [string, string][] },
+  then: (r: ReplayHandle, report: ReplayReport) => void,
+) {
+  return runShadowWith(ctx, id, (r, name) => {
+    const out = parse<ShadowOutcome>(r.run(name, req.layout, req.pin, JSON.stringify(req.variants)));
+    if (out.kind === 'error') return ctx.post({ id, type: 'error', error: { file: 'layout', line: 0, column: 0, message: out.message } });
+    then(r, out.report);
+  });
+}
+
 function shadow(ctx: WorkerCtx, id: number, req: Req<'shadow'>) {
   return runShadow(ctx, id, req, (_, report) => ctx.post({ id, type: 'shadow', report }));
+}
+
+/** The shadow run `req.n` times, differing in `req.kind` (`schedlab replay --seeds N` /
+ * `--tick-phases N`): the trace read once, then one run per step with its progress posted and
+ * a cancel honoured between runs; the table over the runs when all are done. */
+async function shadowSpread(ctx: WorkerCtx, id: number, req: Req<'shadowSpread'>) {
+  await runShadowWith(ctx, id, async (r, name) => {
+    const variants = JSON.stringify(req.variants);
+    for (let k = 0; k < req.n; k++) {
+      const out = parse<ShadowOutcome>(r.run_spread(name, req.layout, req.pin, variants, req.kind, req.n, k));
+      if (out.kind === 'error') return ctx.post({ id, type: 'error', error: { file: 'layout', line: 0, column: 0, message: out.message } });
+      ctx.post({ id, type: 'importProgress', progress: { phase: 'simulating', bytes: k + 1, total: req.n, lines: 0, records: 0 } });
+      await ctx.yieldToEvents();
+      if (ctx.cancelled()) return ctx.post({ id, type: 'cancelled' });
+    }
+    const table = parse<SpreadTable | null>(r.spread_table());
+    if (!table) return ctx.post({ id, type: 'error', error: { file: 'layout', line: 0, column: 0, message: 'the spread made no run' } });
+    ctx.post({ id, type: 'shadowSpread', table });
+  });
 }
 
 /** The shadow's run opened as B: "would this variant have helped this capture?" */

@@ -109,6 +109,12 @@ describe('shadowRows', () => {
   });
 });
 
+describe('progressText of a spread', () => {
+  it('counts the shadow runs', () => {
+    expect(progressText({ phase: 'simulating', bytes: 3, total: 64, lines: 0, records: 0 })).toBe('shadow runs: 3 of 64');
+  });
+});
+
 describe('tickPhaseLine', () => {
   it("says where the shadow's ticks fall against the trace's", () => {
     expect(tickPhaseLine({ tick_phase_ns: 0, trace_tick_phase_ns: 1_511_515 })).toBe(

@@ -38,6 +38,7 @@ export function progressFraction(p: ImportProgress): number {
 
 /** "reading: 12.0 MiB of 1.00 GiB · 123,456 lines · 120,000 records". */
 export function progressText(p: ImportProgress): string {
+  if (p.phase === 'simulating') return `shadow runs: ${int(p.bytes)} of ${int(p.total)}`;
   const what = p.phase === 'reading' ? 'reading' : p.phase === 'decoding' ? 'decoding .dat' : 'building the timeline';
   const parts = [`${what}: ${formatBytes(p.bytes)} of ${formatBytes(p.total)}`];
   if (p.lines > 0) parts.push(`${int(p.lines)} lines`);

@@ -6,3 +6,4 @@ pub mod compare;
 pub mod decisions;
 pub mod observe;
 pub mod shadow;
+pub mod spread;

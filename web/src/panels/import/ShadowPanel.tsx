@@ -7,6 +7,8 @@ import { memo, useRef, useState } from 'react';
 import { PRESETS, parseOverrides } from '../../state/variants';
 import { bandwidthLine, shadowRows, tickPhaseLine, unseenMovesLine, type ShadowRun } from '../../state/trace_import';
 import { errorMessage } from '../../base/errors';
+import type { SpreadTable } from '../../engine/protocol';
+import { SpreadControls, SpreadTableView, type SpreadKind } from './ShadowSpread';
 
 interface Props {
   runs: ShadowRun[];
@@ -18,6 +20,9 @@ interface Props {
   /** The layout file loaded (its name and text), or null. */
   layoutFile: { name: string; text: string } | null;
   onLayout: (layout: { name: string; text: string } | null) => void;
+  /** The spread of the shadow over seeds or tick phases, under the chosen variant (absent: none). */
+  onSpread?: (layout: string, pin: string, variants: [string, string][], kind: SpreadKind, n: number) => void;
+  spread?: SpreadTable | null;
 }
 
 const pct = (x: number) => x.toFixed(2);
@@ -25,7 +30,7 @@ const pct = (x: number) => x.toFixed(2);
 /** The tasks whose bursts the shadow replays as wall-clock spins (`shadow::wall_paced`). */
 const wallPaced = (r: ShadowRun['report']) => r.tasks.filter((t) => t.wall_paced).map((t) => t.name);
 
-export const ShadowPanel = memo(function ShadowPanel({ runs, running, error, onRun, onCompare, layoutFile, onLayout }: Props) {
+export const ShadowPanel = memo(function ShadowPanel({ runs, running, error, onRun, onCompare, layoutFile, onLayout, onSpread, spread }: Props) {
   const layout = layoutFile?.text ?? '';
   const layoutName = layoutFile?.name ?? null;
   const [pin, setPin] = useState('');
@@ -124,12 +129,14 @@ export const ShadowPanel = memo(function ShadowPanel({ runs, running, error, onR
           <b>{chosen.key}</b>: {chosen.short} <i>Source: {chosen.source}</i>
         </p>
       )}
+      {onSpread && <SpreadControls running={running} onSpread={(kind, n) => run((_, l, p, v) => onSpread(l, p, v, kind, n))} />}
       {customError && <div className="error">{customError}</div>}
       {error && (
         <div className="error" data-testid="shadow-error">
           {error}
         </div>
       )}
+      {spread && <SpreadTableView table={spread} />}
       {rows.length > 0 && (
         <table className="fields shadow-table" data-testid="shadow-table">
           <thead>
