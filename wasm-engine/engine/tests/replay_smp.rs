@@ -142,6 +142,77 @@ fn free_shadow_of_the_smp_captures() {
 
 /// The pipe pair stays a pair: the shadow replays its wakeups as `wake` steps (each task wakes
 /// the other from its own CPU), and the pair's CPU time follows.
+/// Each k_* task's CPU time averaged over the shadow run at eight phases of the tick
+/// (`replay::spread`, `schedlab replay --tick-phases 8`): within 3 pp of the observed on all five
+/// captures, with no allowance for the kernel's own spread. Where the ticks fall moves single
+/// runs of three hogs by up to 18 pp here (docs/kernel-6.18.44-findings.md, "The shadow's tick
+/// phase"): their mean is what the model predicts of such a workload. The four other three-hog
+/// captures are printed, not checked: on the mean, the repeat is at −3.0, +0.7, +2.6 pp and
+/// `smp-balance/three-hogs-two-cpus-3` within 2.8 pp, while `-1` (k_b +7.5, k_c −10.6) and `-2`
+/// (k_a −3.6, k_b −3.6, k_c +7.2) stay beyond 3 pp.
+#[test]
+fn free_shadow_averaged_over_phases_of_the_tick() {
+    use schedlab_engine::replay::spread::{shadow_hz, Spread, SpreadAcc};
+    let spread = Spread::TickPhases(8);
+    let mean_over_phases = |obs: &Observed, l: &Layout, capture: &str| {
+        let hz = shadow_hz(l, &[]);
+        let mut acc = SpreadAcc::new(spread, hz);
+        for k in 0..spread.runs() {
+            acc.add(
+                &replay(obs, l, capture, &spread.variants(&[], k, hz)).unwrap_or_else(|e| panic!("{capture}: {e}")).1,
+            );
+        }
+        acc.table(&[]).rows.into_iter().filter(|r| r.name.starts_with("k_")).collect::<Vec<_>>()
+    };
+    let mut failures = Vec::new();
+    for capture in CAPTURES {
+        let rows = mean_over_phases(&observe(capture), &layout(capture), capture);
+        assert!(!rows.is_empty(), "{capture}");
+        for r in &rows {
+            let d = r.mean - r.observed_cpu_pct;
+            println!(
+                "{capture} {:<4} real {:>6.2} % mean {:>6.2} % ({d:+.2} pp), runs {:.2}-{:.2} %",
+                r.name, r.observed_cpu_pct, r.mean, r.least, r.most
+            );
+            if d.abs() > 3.0 {
+                failures.push(format!("{capture}: {} {d:+.2} pp over the phases", r.name));
+            }
+        }
+    }
+    for (set, capture, lay) in [
+        (REPEATS, "three-hogs-two-cpus", format!("{REPEATS}/three-hogs-two-cpus.layout.toml")),
+        (
+            "linux-6.18-smp-balance",
+            "three-hogs-two-cpus-1",
+            "linux-6.18-smp-balance/three-hogs-two-cpus-1.layout.toml".into(),
+        ),
+        (
+            "linux-6.18-smp-balance",
+            "three-hogs-two-cpus-2",
+            "linux-6.18-smp-balance/three-hogs-two-cpus-2.layout.toml".into(),
+        ),
+        (
+            "linux-6.18-smp-balance",
+            "three-hogs-two-cpus-3",
+            "linux-6.18-smp-balance/three-hogs-two-cpus-3.layout.toml".into(),
+        ),
+    ] {
+        let l = common::layout_file(&common::traces().join(lay));
+        for r in mean_over_phases(&observe_in(set, capture), &l, capture) {
+            println!(
+                "  not checked: {set}/{capture} {:<4} real {:>6.2} % mean {:>6.2} % ({:+.2} pp), runs {:.2}-{:.2} %",
+                r.name,
+                r.observed_cpu_pct,
+                r.mean,
+                r.mean - r.observed_cpu_pct,
+                r.least,
+                r.most
+            );
+        }
+    }
+    assert!(failures.is_empty(), "{failures:#?}");
+}
+
 #[test]
 fn the_pipe_pair_is_replayed_as_a_pair() {
     let r = run("pipe-pair-and-hog", Pin::Free);
