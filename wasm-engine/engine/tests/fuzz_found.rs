@@ -249,3 +249,24 @@ fn replay_steps_end_within_the_clock() {
 fn replay_keeps_pelt_sums_of_a_garbled_smp_capture() {
     replay_fixture("replay-pelt-sum-invariant.txt");
 }
+
+/// `systrace_html` (a timeout in the fresh-clone CI of 2026-11-27): a record on CPU 60601 among
+/// records on CPU 1 gives window figures for 60,602 CPUs, one of them with a known runqueue
+/// depth. `import::diff` looked each CPU number up in both sides' lists (3.7·10⁹ steps: 24 s in a
+/// debug build, past the fuzzer's limit). It now reads each side's CPUs into a map once; the
+/// comparison of the trace with itself has the one CPU row and flags nothing.
+#[test]
+fn diff_of_a_trace_naming_cpu_60601_reads_each_side_once() {
+    use schedlab_engine::import::diff::{diff, DiffInput, DiffOptions};
+    use schedlab_engine::import::metrics::{window_metrics, MetricsWindow};
+    use schedlab_engine::import::timeline::TraceTimeline;
+    let (store, _) = import_text(&fixture("systrace-cpu-60601.html"));
+    let tl = TraceTimeline::build(&store);
+    let all = window_metrics(&store, &tl, &MetricsWindow::all());
+    assert_eq!(all.cpus.len(), 60_602);
+    let known: Vec<u32> = all.cpus.iter().filter(|c| c.known_ns > 0).map(|c| c.cpu).collect();
+    let input = || DiffInput { store: &store, timeline: &tl };
+    let d = diff(input(), input(), &DiffOptions::default()).expect("no --match");
+    assert_eq!(d.cpus.iter().map(|c| c.cpu).collect::<Vec<_>>(), known);
+    assert_eq!(d.flagged, 0);
+}

@@ -35,7 +35,7 @@ mod text;
 
 pub use figures::quantile_band;
 
-use super::metrics::{window_metrics, MetricsWindow, MigrationSource, WindowMetrics};
+use super::metrics::{window_metrics, CpuMetrics, MetricsWindow, MigrationSource, WindowMetrics};
 use super::store::TraceStore;
 use super::timeline::TraceTimeline;
 use figures::Compare;
@@ -210,6 +210,15 @@ fn groups(m: &WindowMetrics) -> BTreeMap<String, Group> {
     out
 }
 
+/// A side's CPUs with a known runqueue depth, by number (the first row of a number).
+fn known_cpus(m: &WindowMetrics) -> BTreeMap<u32, &CpuMetrics> {
+    let mut by = BTreeMap::new();
+    for x in m.cpus.iter().filter(|x| x.known_ns > 0) {
+        by.entry(x.cpu).or_insert(x);
+    }
+    by
+}
+
 /// Compares `a` and `b`. Errors name a `--match` comm missing from its trace.
 pub fn diff(a: DiffInput, b: DiffInput, opt: &DiffOptions) -> Result<TraceDiff, String> {
     let ma = window_metrics(a.store, a.timeline, &opt.window);
@@ -248,13 +257,12 @@ pub fn diff(a: DiffInput, b: DiffInput, opt: &DiffOptions) -> Result<TraceDiff, 
     let key = |t: &TaskDiff| (t.cpu_ns_a as f64 / c.wa.max(1) as f64).max(t.cpu_ns_b as f64 / c.wb.max(1) as f64);
     tasks.sort_by(|x, y| key(y).total_cmp(&key(x)).then_with(|| x.comm.cmp(&y.comm)));
     let mut cpus = Vec::new();
-    let ncpus = ma.cpus.iter().chain(&mb.cpus).map(|m| m.cpu + 1).max().unwrap_or(0);
-    for cpu in 0..ncpus {
-        let find = |m: &WindowMetrics| m.cpus.iter().find(|x| x.cpu == cpu && x.known_ns > 0).cloned();
-        let (x, y) = (find(&ma), find(&mb));
-        if x.is_some() || y.is_some() {
-            cpus.push(c.cpu(cpu, x.as_ref(), y.as_ref()));
-        }
+    // Each side's CPUs with a known depth, by number: a trace can name tens of thousands of CPUs
+    // (a fuzzed systrace file did), and a search of each side per CPU took seconds.
+    let (ka, kb) = (known_cpus(&ma), known_cpus(&mb));
+    let ids: BTreeSet<u32> = ka.keys().chain(kb.keys()).copied().collect();
+    for cpu in ids {
+        cpus.push(c.cpu(cpu, ka.get(&cpu).copied(), kb.get(&cpu).copied()));
     }
     let flagged = tasks.iter().map(|t| t.flagged).sum::<u32>() + cpus.iter().map(|t| t.flagged).sum::<u32>();
     let side = |m: &WindowMetrics| DiffSide {
