@@ -175,7 +175,7 @@ const LATE_NICE7_KC_RUN: &str = "9 of k_c's 40 real switch-outs go to tasks the 
 const TWO_SLEEPERS_KT_SHARE: &str = "the kernel does not repeat k_t's share to 1 pp: its four captures of \
      this workload with the dump running give 22.53-24.24 % (this one the highest), as the workload moves between \
      a locked regime and a broken one (docs/kernel-6.18.44-findings.md, \"two-sleepers-and-hog is bistable\"). \
-     The model moves as much with its constants: 0.7 us more or less wakeup gap takes its k_t from 22.7 to 23.6 %";
+     The model moves as much with its constants: wakeup gaps of 7.0, 7.4 and 7.7 us give its k_t 22.7, 23.6 and 22.8 % (at 27 us per period)";
 
 const TWO_SLEEPERS_KH_SHARE: &str = "k_h's share is 100 % less the sleepers' (three tasks), so it carries k_t's \
      swing: the kernel's four dumped captures give 54.8-56.4 %";
