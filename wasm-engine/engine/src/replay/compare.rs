@@ -111,18 +111,23 @@ pub fn replay_run(
     variants: &[(String, String)],
 ) -> Result<(Shadow, ReplayReport, Simulation), String> {
     let mut shadow = shadow_scenario(obs, layout, name)?;
-    let trace_phase = obs.tick_phase(shadow_tick_ns(&shadow));
+    let tick_ns = shadow.tick_ns();
     for (k, v) in variants {
         // `tick_phase=trace`: the ticks where the trace's were (`Observed::tick_phase`).
         let v = match (k.as_str(), v.trim()) {
             ("tick_phase", "trace") => format!(
                 "{}ns",
-                trace_phase
+                shadow
+                    .trace_tick_phase
                     .ok_or("--variant tick_phase=trace: the trace shows no tick records (their latency flags)")?
             ),
             _ => v.clone(),
         };
         crate::scenario::apply_variant(&mut shadow.scenario, k, &v).map_err(|e| format!("--variant {e}"))?;
+    }
+    // An `hz` variant changes the period the trace's phase is read in.
+    if shadow.tick_ns() != tick_ns {
+        shadow.trace_tick_phase = obs.tick_phase(shadow.tick_ns());
     }
     // The shadow scenario itself is valid (`shadow_scenario` checks it): what is wrong now
     // came with the variants.
@@ -136,11 +141,6 @@ pub fn replay_run(
     sim.run();
     let report = compare(obs, &shadow, &sim, variants, decisions);
     Ok((shadow, report, sim))
-}
-
-/// The shadow's tick period (ns).
-fn shadow_tick_ns(shadow: &Shadow) -> u64 {
-    1_000_000_000 / u64::from(shadow.scenario.host.hz.max(1))
 }
 
 /// Holds a run of the shadow scenario (to its end, or to any time before) against the trace.
@@ -258,7 +258,7 @@ pub fn compare(
         causal_wakeups,
         wakeup_switch_latency_ns: sim.cfg.host.wakeup_switch_latency_ns,
         schedule_clock_lead_ns: sim.cfg.host.schedule_clock_lead_ns,
-        trace_tick_phase_ns: obs.tick_phase(shadow_tick_ns(shadow)),
+        trace_tick_phase_ns: shadow.trace_tick_phase,
         tick_phase_ns: sim.cfg.params.tick_phase,
         placement_agreement_pct: decisions.placements.agreement_pct,
         unseen_moves: shadow.unseen_moves.clone(),

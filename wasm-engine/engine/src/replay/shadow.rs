@@ -307,6 +307,16 @@ pub struct Shadow {
     /// with no `cgroup_attach_task` of theirs in the trace: they start in their layout cgroup,
     /// though they moved there at a time the trace does not show (scenario names).
     pub unseen_moves: Vec<String>,
+    /// Where the trace's ticks fall in each of the scenario's tick periods
+    /// (`Observed::tick_phase`), read once here; None when it shows no tick records.
+    pub trace_tick_phase: Option<u64>,
+}
+
+impl Shadow {
+    /// The scenario's tick period (ns).
+    pub fn tick_ns(&self) -> u64 {
+        1_000_000_000 / u64::from(self.scenario.host.hz.max(1))
+    }
 }
 
 /// What a trace is called in errors.
@@ -635,7 +645,9 @@ pub fn shadow_scenario(obs: &Observed, layout: &Layout, name: &str) -> Result<Sh
         };
         return Err(trace_error(obs, line, &format!("the shadow scenario's {path}: {msg}")));
     }
-    Ok(Shadow { scenario, task_of, unseen_moves })
+    let mut shadow = Shadow { scenario, task_of, unseen_moves, trace_tick_phase: None };
+    shadow.trace_tick_phase = obs.tick_phase(shadow.tick_ns());
+    Ok(shadow)
 }
 
 #[cfg(test)]
