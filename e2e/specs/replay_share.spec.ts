@@ -8,9 +8,12 @@
 // capture with the reason, and restores with the right one (B re-simulated). A corrupted and
 // a truncated link are shown, not thrown. An SMP capture with its CPU-averages dump: both named,
 // both asked for, the dump attached again. And cgroups from the trace itself: a hand-made
-// tracefs trace with cgroup_attach_task records (e2e/fixtures/traces/cgroups.trace.txt).
+// tracefs trace with cgroup_attach_task records (e2e/fixtures/traces/cgroups.trace.txt). A shadow
+// spread travels as its question and is run again: its table comes back cell for cell.
 import type { Page } from '@playwright/test';
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import type { SpreadTable } from '../../web/src/engine/protocol';
 import { expect, test } from '../fixtures/test';
 import { openApp, waitForIdle } from '../fixtures/app';
 
@@ -25,6 +28,9 @@ const SMP_DAT = repo('traces/linux-6.18-smp-cpuavg/nice-imbalance-smp/trace.dat'
 const SMP_CPU_AVG = repo('traces/linux-6.18-smp-cpuavg/nice-imbalance-smp/cpu-avg.txt');
 const BAL_DAT = repo('traces/linux-6.18-smp-balance/nice-imbalance-smp-1/trace.dat');
 const BAL_DUMP = repo('traces/linux-6.18-smp-balance/nice-imbalance-smp-1/balance.txt');
+const THREE_HOGS = repo('traces/linux-6.18-smp/three-hogs-two-cpus/trace.txt');
+/** `schedlab replay --tick-phases 4 --json` of THREE_HOGS (refreshed by the CLI test `spread_fixture_matches_the_e2e_expectations`). */
+const THREE_HOGS_SPREAD = repo('e2e/fixtures/traces/three-hogs-two-cpus.trace.txt.spread.json');
 
 const aCanvas = (page: Page) => page.locator('.timeline-wrap > div > [data-testid="replay-timeline"] [data-testid="replay-canvas"]').first();
 const labels = (page: Page) => page.locator('[data-testid="thread-tracks"] .thread-name');
@@ -173,6 +179,32 @@ test('named: an SMP capture and its balance-pass dump are both asked for and com
   await expect(need.nth(1)).toContainText(/A's balance-pass dump: balance\.txt .* — needed/);
   await page.getByTestId('share-prompt-input').setInputFiles([BAL_DAT, BAL_DUMP]);
   await expect(page.getByTestId('replay-view')).toContainText('balance passes balance.txt', { timeout: 30_000 });
+  await expect(page.getByTestId('share-prompt')).toHaveCount(0);
+});
+
+test('a shadow spread travels as its question: the opened link runs it again and shows the same table', async ({ page }) => {
+  test.setTimeout(120_000);
+  const want = JSON.parse(readFileSync(THREE_HOGS_SPREAD, 'utf8')) as SpreadTable;
+  await importA(page, THREE_HOGS);
+  await page.getByLabel('spread over').selectOption('tick_phases');
+  await page.getByLabel('spread runs').fill('4');
+  await page.getByTestId('spread-run').click();
+  await expect(page.getByTestId('spread-table')).toBeVisible({ timeout: 60_000 });
+  const url = await takeLink(page);
+  await expect(page.getByText(/The link names/)).toHaveCount(0);
+
+  await reopen(page, url);
+  await expect(page.getByTestId('replay-view')).toBeVisible({ timeout: 30_000 });
+  const table = page.getByTestId('spread-table');
+  await expect(table).toBeVisible({ timeout: 60_000 });
+  await expect(page.getByTestId('spread-title')).toContainText(`(baseline) ${want.under}`);
+  for (const r of want.rows) {
+    const cells = await table.locator(`tr[data-task="${r.name}"] td`).allTextContents();
+    expect(cells).toEqual([r.name, r.observed_cpu_pct.toFixed(2), r.least.toFixed(2), r.mean.toFixed(2), r.most.toFixed(2), r.inside ? 'yes' : 'no']);
+  }
+  // The controls say what ran.
+  await expect(page.getByLabel('spread over')).toHaveValue('tick_phases');
+  await expect(page.getByLabel('spread runs')).toHaveValue('4');
   await expect(page.getByTestId('share-prompt')).toHaveCount(0);
 });
 

@@ -148,7 +148,7 @@ export function ReplayView({ replay, ab, alignment, onClose, onCancel }: Props) 
             layoutFile={st.layout}
             onLayout={replay.setLayout}
             runs={st.runs} running={st.shadowBusy !== null} error={st.shadowError} onRun={replay.runShadow} onCompare={ab?.openShadow}
-            onSpread={replay.runSpread} spread={st.spread} />
+            onSpread={(layout, pin, variants, kind, n) => void replay.runSpread(layout, pin, variants, kind, n)} spread={st.spread?.table ?? null} spreadAsked={st.spread?.asked ?? null} />
         </ErrorBoundary>
       </div>
       <aside className="inspector replay-side" aria-label="trace inspector">

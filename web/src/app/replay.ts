@@ -10,6 +10,7 @@ import { createStore, type Store } from '../state/store';
 import type { ShadowRun } from '../state/trace_import';
 import type { ViewWindow } from '../state/types';
 import { errorMessage } from '../base/errors';
+import type { SpreadAsk } from '../base/share_replay';
 import { EMPTY_WINDOW, WindowCache, type WindowCacheState } from '../state/window_cache';
 import type { ReplayTarget } from '../timeline/replay/ReplayTimeline';
 import type { Area } from '../timeline/replay/area';
@@ -42,8 +43,9 @@ export interface ReplayState {
   /** Why the last record or span lookup failed. */
   lookupError: string | null;
   runs: ShadowRun[];
-  /** The last spread of the shadow over seeds or tick phases. */
-  spread: SpreadTable | null;
+  /** The last spread of the shadow over seeds or tick phases, and what was asked (a share
+   * link carries the question) with the layout file's text it ran with. */
+  spread: { table: SpreadTable; asked: SpreadAsk; layout: string } | null;
   shadowBusy: ImportProgress | null;
   shadowError: string | null;
   /** The thread tracks now visible (task ids) and their states in the view. */
@@ -262,13 +264,15 @@ export function createReplay({ client, hub }: ShellCtx) {
         (e: unknown) => store.set({ shadowBusy: null, shadowError: errorMessage(e) }),
       );
     },
-    /** The shadow run `n` times, differing in the seed or in where its ticks fall. */
-    runSpread: (layout: string, pin: string, variants: [string, string][], kind: 'seeds' | 'tick_phases', n: number) => {
+    /** The shadow run `n` times, differing in the seed or in where its ticks fall. Resolves
+     * when the table is in, or the spread was cancelled or failed (the failure is shown). */
+    runSpread: (layout: string, pin: string, variants: [string, string][], kind: SpreadAsk['kind'], n: number): Promise<void> => {
       const trace = store.get().trace;
-      if (!trace) return;
+      if (!trace) return Promise.resolve();
       store.set({ shadowError: null, shadowBusy: { phase: 'reading', bytes: 0, total: trace.size, lines: 0, records: 0 } });
-      client.traces.shadowSpread(layout, pin, variants, kind, n, (shadowBusy) => store.set({ shadowBusy })).then(
-        (spread) => store.set((s) => ({ shadowBusy: null, spread: spread ?? s.spread })),
+      const asked: SpreadAsk = { kind, n, pin, variants };
+      return client.traces.shadowSpread(layout, pin, variants, kind, n, (shadowBusy) => store.set({ shadowBusy })).then(
+        (table) => store.set((s) => ({ shadowBusy: null, spread: table ? { table, asked, layout } : s.spread })),
         (e: unknown) => store.set({ shadowBusy: null, shadowError: errorMessage(e) }),
       );
     },

@@ -4,7 +4,8 @@
 // for ("this link names capture X …; drop that file") and checked by size and content hash
 // before anything is imported, so a wrong file is refused with a message. Then B, the layout
 // file and the view (window, cursor, selection, area, thread filter and pins, noise level,
-// renamed-task matches) are restored. A link that cannot be read, or a step that fails, is shown.
+// renamed-task matches) are restored, and a shadow spread the link asks for is run again. A link
+// that cannot be read, or a step that fails, is shown.
 
 import { ContentHash } from '../base/hash';
 import { errorMessage } from '../base/errors';
@@ -97,6 +98,8 @@ export function createReplayShare(ctx: ShellCtx, traces: TraceImportActions, rep
       noisePct: abs.noisePct,
       matches: abs.matches,
       layout: r.layout,
+      // The spread travels as its question, when it ran with the layout the link carries.
+      spread: r.spread && r.spread.layout === (r.layout?.text ?? '') ? r.spread.asked : null,
     };
     const { fragment, bundled } = await encodeReplay(share);
     const named = [...(bundled.a ? [] : [share.a, ...[share.dump, share.cpuAvg, share.balance].filter((c): c is CaptureRef => c !== null)]), ...(!bundled.b && share.b?.kind === 'capture' ? [share.b.capture] : [])];
@@ -125,6 +128,11 @@ export function createReplayShare(ctx: ShellCtx, traces: TraceImportActions, rep
         store.set({ busy: b.kind === 'capture' ? `opening B: ${b.capture.name}` : `re-simulating A under ${b.key} as B` });
         if (b.kind === 'capture' && files.b) await ab.openAndWait(files.b);
         else if (b.kind === 'shadow') await ab.openShadowAndWait(b.key, b.layout, b.pin, b.variants);
+      }
+      const sp = share.spread;
+      if (sp) {
+        store.set({ busy: `running the shadow spread over ${sp.n} ${sp.kind === 'seeds' ? 'seeds' : 'phases of the tick'}` });
+        await replay.runSpread(share.layout?.text ?? '', sp.pin, sp.variants, sp.kind, sp.n);
       }
       const end = Math.max(1, imported.trace.report.timeline.duration_ns);
       const [t0, t1] = share.window;

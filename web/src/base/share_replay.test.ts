@@ -43,6 +43,7 @@ const view = (a: CaptureRef, b: ReplayShare['b'], dump: CaptureRef | null = null
   noisePct: 12.5,
   matches: [['old', 'new']],
   layout: { name: 'x.layout.toml', text: '[tasks]\nk_a = "/sl_A"\n' },
+  spread: { kind: 'tick_phases', n: 8, pin: 'free', variants: [['tick_ahead', '11.4']] },
 });
 
 async function refused(fragment: string): Promise<string> {
@@ -136,6 +137,16 @@ describe('replay share links', () => {
     expect(await refused(await pack({ ...ok, w: [10, 10] }))).toMatch(/window start \(10\) must be before its end/);
     expect(await refused(await pack({ ...ok, S: ['k', '', 'sideways', []] }))).toMatch(/pin must be/);
     expect(await refused(await pack({ ...ok, p: [-1] }))).toMatch(/pinned threads/);
+    // The shadow spread: a question the opener runs again, bounded as the panel bounds it.
+    const spread = await decodeReplay(await pack({ ...ok, X: ['seeds', 64, '', [['seed', '3']]] }, new Uint8Array([1, 2, 3])));
+    expect(spread.ok && spread.share.spread).toEqual({ kind: 'seeds', n: 64, pin: '', variants: [['seed', '3']] });
+    const noSpread = await decodeReplay(await pack(ok, new Uint8Array([1, 2, 3])));
+    expect(noSpread.ok && noSpread.share.spread).toBeNull();
+    expect(await refused(await pack({ ...ok, X: ['phases', 8, '', []] }))).toMatch(/spread's kind must be "seeds" or "tick_phases"/);
+    expect(await refused(await pack({ ...ok, X: ['seeds', 65, '', []] }))).toMatch(/spread's runs must be a whole number from 1 to 64/);
+    expect(await refused(await pack({ ...ok, X: ['seeds', 1.5, '', []] }))).toMatch(/spread's runs must be a whole number/);
+    expect(await refused(await pack({ ...ok, X: ['seeds', 4, 'pinned', []] }))).toMatch(/spread's pin must be/);
+    expect(await refused(await pack({ ...ok, X: ['seeds', 4, ''] }))).toMatch(/spread must be \[kind, runs, pin, variants\]/);
     expect(await refused(await pack(JSON.parse('{"__proto__": 1}') as unknown))).toMatch(/forbidden key "__proto__"/);
   });
 

@@ -2,7 +2,8 @@
 // CPU-averages dump, and B:
 // a second capture or the shadow re-simulation of A under a variant) and the view (time window,
 // cursor, selected task, selected area with its CPUs and tasks, the thread filter and pins, the
-// A/B noise level and renamed-task matches, the layout file's text) in a URL fragment
+// A/B noise level and renamed-task matches, the layout file's text, the shadow spread that was
+// asked for) in a URL fragment
 // `r1.<base64url(deflate-raw(container))>`. The container is a 4-byte big-endian length, that
 // many bytes of compact JSON, then the bytes of every bundled capture in the JSON's order.
 //
@@ -46,6 +47,18 @@ export interface CaptureRef {
   bytes?: Uint8Array;
 }
 
+/** The most runs a shadow spread takes (`schedlab replay --seeds N` / `--tick-phases N`). */
+export const MAX_SPREAD_RUNS = 64;
+
+/** A spread of the shadow over seeds or phases of the tick, as asked for (its layout is the
+ * share's): the link carries the question, and whoever opens it runs it again. */
+export interface SpreadAsk {
+  kind: 'seeds' | 'tick_phases';
+  n: number;
+  pin: string;
+  variants: [string, string][];
+}
+
 /** B: a second capture, or the shadow re-simulation of A (ShadowPanel's "as B"). */
 export type BRef =
   | { kind: 'capture'; capture: CaptureRef }
@@ -72,6 +85,8 @@ export interface ReplayShare {
   matches: [string, string][];
   /** The layout file loaded in the shadow panel (its cgroups name the tasks'), or null. */
   layout: { name: string; text: string } | null;
+  /** The shadow spread on screen, or null. */
+  spread: SpreadAsk | null;
 }
 
 export type ReplayDecode = { ok: true; share: ReplayShare } | { ok: false; error: string };
@@ -131,7 +146,7 @@ function container(s: ReplayShare, t: Bundle): Uint8Array<ArrayBuffer> {
 }
 
 /** Compact keys: A, D dump, P CPU-averages dump, Q balance-pass dump, B capture or S shadow, w window, c cursor, l selection, r area,
- * f filter, p pinned, n noise, m matches, L layout. A capture is [name, size, hash, duration,
+ * f filter, p pinned, n noise, m matches, L layout, X spread [kind, n, pin, variants]. A capture is [name, size, hash, duration,
  * origin, bundled 0/1]. */
 function toCompact(s: ReplayShare, t: Bundle): Record<string, unknown> {
   const cap = (c: CaptureRef, bundled: boolean) => [c.name, c.size, c.hash, c.durationNs, c.originNs, bundled ? 1 : 0];
@@ -152,6 +167,7 @@ function toCompact(s: ReplayShare, t: Bundle): Record<string, unknown> {
     n: s.noisePct,
     m: s.matches,
     ...(s.layout ? { L: [s.layout.name, s.layout.text] } : {}),
+    ...(s.spread ? { X: [s.spread.kind, s.spread.n, s.spread.pin, s.spread.variants] } : {}),
   };
 }
 
@@ -222,7 +238,20 @@ function capture(raw: unknown, what: string): CaptureRef | string {
 /** Every key `toCompact` writes. A link with another key was made by a later build that added
  * a field (as `Q` was added for the balance-pass dump): it is refused by name, not read as
  * corrupt (its bundled bytes would not add up). */
-const KNOWN_KEYS = new Set(['A', 'D', 'P', 'Q', 'B', 'S', 'w', 'c', 'l', 'r', 'f', 'p', 'n', 'm', 'L']);
+const KNOWN_KEYS = new Set(['A', 'D', 'P', 'Q', 'B', 'S', 'w', 'c', 'l', 'r', 'f', 'p', 'n', 'm', 'L', 'X']);
+
+const isPin = (x: unknown): x is string => x === '' || x === 'free' || x === 'observed';
+
+/** The spread `[kind, n, pin, variants]`, or what is wrong with it. */
+function spreadAsk(raw: unknown): SpreadAsk | string {
+  if (!Array.isArray(raw) || raw.length !== 4) return 'the shadow spread must be [kind, runs, pin, variants].';
+  const [kind, n, pin, variants] = raw as unknown[];
+  if (kind !== 'seeds' && kind !== 'tick_phases') return 'the shadow spread\'s kind must be "seeds" or "tick_phases".';
+  if (!Number.isSafeInteger(n) || (n as number) < 1 || (n as number) > MAX_SPREAD_RUNS) return `the shadow spread's runs must be a whole number from 1 to ${MAX_SPREAD_RUNS}.`;
+  if (!isPin(pin)) return 'the shadow spread\'s pin must be "", "free" or "observed".';
+  if (!isPairs(variants, 256)) return "the shadow spread's variants must be [name, value] pairs.";
+  return { kind, n: n as number, pin, variants };
+}
 
 /** Validates the compact form and builds a fresh ReplayShare, or returns what was wrong. */
 function fromCompact(raw: unknown): ReplayShare | string {
@@ -261,7 +290,7 @@ function fromCompact(raw: unknown): ReplayShare | string {
     const [key, layout, pin, variants] = S as unknown[];
     if (typeof key !== 'string' || key.length === 0 || key.length > 300) return "the shadow run's key must be 1 to 300 characters.";
     if (typeof layout !== 'string' || layout.length > MAX_LAYOUT_CHARS) return "the shadow run's layout must be a text of at most 256 Ki characters.";
-    if (pin !== '' && pin !== 'free' && pin !== 'observed') return 'the shadow run\'s pin must be "", "free" or "observed".';
+    if (!isPin(pin)) return 'the shadow run\'s pin must be "", "free" or "observed".';
     if (!isPairs(variants, 256)) return "the shadow run's variants must be [name, value] pairs.";
     b = { kind: 'shadow', key, layout, pin, variants };
   }
@@ -299,5 +328,12 @@ function fromCompact(raw: unknown): ReplayShare | string {
       return 'the layout must be a name of at most 255 characters and a text of at most 256 Ki characters.';
     layout = { name, text };
   }
-  return { a, dump, cpuAvg, balance, b, window: [t0, t1], cursor, selection, area, filter, pinned, noisePct, matches, layout };
+  let spread: SpreadAsk | null = null;
+  const X = get('X');
+  if (X !== undefined) {
+    const sp = spreadAsk(X);
+    if (typeof sp === 'string') return sp;
+    spread = sp;
+  }
+  return { a, dump, cpuAvg, balance, b, window: [t0, t1], cursor, selection, area, filter, pinned, noisePct, matches, layout, spread };
 }

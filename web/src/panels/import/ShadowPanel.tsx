@@ -8,6 +8,7 @@ import { PRESETS, parseOverrides } from '../../state/variants';
 import { bandwidthLine, shadowRows, tickPhaseLine, unseenMovesLine, type ShadowRun } from '../../state/trace_import';
 import { errorMessage } from '../../base/errors';
 import type { SpreadTable } from '../../engine/protocol';
+import type { SpreadAsk } from '../../base/share_replay';
 import { SpreadControls, SpreadTableView, type SpreadKind } from './ShadowSpread';
 
 interface Props {
@@ -23,6 +24,8 @@ interface Props {
   /** The spread of the shadow over seeds or tick phases, under the chosen variant (absent: none). */
   onSpread?: (layout: string, pin: string, variants: [string, string][], kind: SpreadKind, n: number) => void;
   spread?: SpreadTable | null;
+  /** What the spread on screen was asked (its kind and runs fill the controls). */
+  spreadAsked?: SpreadAsk | null;
 }
 
 const pct = (x: number) => x.toFixed(2);
@@ -30,7 +33,7 @@ const pct = (x: number) => x.toFixed(2);
 /** The tasks whose bursts the shadow replays as wall-clock spins (`shadow::wall_paced`). */
 const wallPaced = (r: ShadowRun['report']) => r.tasks.filter((t) => t.wall_paced).map((t) => t.name);
 
-export const ShadowPanel = memo(function ShadowPanel({ runs, running, error, onRun, onCompare, layoutFile, onLayout, onSpread, spread }: Props) {
+export const ShadowPanel = memo(function ShadowPanel({ runs, running, error, onRun, onCompare, layoutFile, onLayout, onSpread, spread, spreadAsked }: Props) {
   const layout = layoutFile?.text ?? '';
   const layoutName = layoutFile?.name ?? null;
   const [pin, setPin] = useState('');
@@ -129,7 +132,14 @@ export const ShadowPanel = memo(function ShadowPanel({ runs, running, error, onR
           <b>{chosen.key}</b>: {chosen.short} <i>Source: {chosen.source}</i>
         </p>
       )}
-      {onSpread && <SpreadControls running={running} onSpread={(kind, n) => run((_, l, p, v) => onSpread(l, p, v, kind, n))} />}
+      {onSpread && (
+        <SpreadControls
+          key={spreadAsked ? `${spreadAsked.kind}:${spreadAsked.n}` : ''}
+          initial={spreadAsked}
+          running={running}
+          onSpread={(kind, n) => run((_, l, p, v) => onSpread(l, p, v, kind, n))}
+        />
+      )}
       {customError && <div className="error">{customError}</div>}
       {error && (
         <div className="error" data-testid="shadow-error">

@@ -4,19 +4,22 @@
 // says how far a shadow's figure depends on what the trace does not decide.
 import { memo, useState } from 'react';
 import type { SpreadTable } from '../../engine/protocol';
+import { MAX_SPREAD_RUNS, type SpreadAsk } from '../../base/share_replay';
 
-export type SpreadKind = 'seeds' | 'tick_phases';
+export type SpreadKind = SpreadAsk['kind'];
 
 interface ControlsProps {
+  /** The spread on screen's kind and runs (a restored link's), or null for the defaults. */
+  initial?: SpreadAsk | null;
   running: boolean;
   onSpread: (kind: SpreadKind, n: number) => void;
 }
 
 /** The spread's kind and count, and its Run button. */
-export const SpreadControls = memo(function SpreadControls({ running, onSpread }: ControlsProps) {
-  const [kind, setKind] = useState<SpreadKind>('tick_phases');
-  const [n, setN] = useState(8);
-  const ok = Number.isInteger(n) && n >= 1 && n <= 64;
+export const SpreadControls = memo(function SpreadControls({ initial, running, onSpread }: ControlsProps) {
+  const [kind, setKind] = useState<SpreadKind>(initial?.kind ?? 'tick_phases');
+  const [n, setN] = useState(initial?.n ?? 8);
+  const ok = Number.isInteger(n) && n >= 1 && n <= MAX_SPREAD_RUNS;
   return (
     <div className="shadow-controls" data-testid="spread-controls">
       <label>
@@ -28,12 +31,12 @@ export const SpreadControls = memo(function SpreadControls({ running, onSpread }
       </label>
       <label>
         runs{' '}
-        <input aria-label="spread runs" type="number" min={1} max={64} value={n} onChange={(e) => setN(Number(e.target.value))} style={{ width: '4em' }} />
+        <input aria-label="spread runs" type="number" min={1} max={MAX_SPREAD_RUNS} value={n} onChange={(e) => setN(Number(e.target.value))} style={{ width: '4em' }} />
       </label>
       <button onClick={() => onSpread(kind, n)} disabled={running || !ok} data-testid="spread-run" title="schedlab replay --tick-phases N / --seeds N, with the variant above">
         Run spread
       </button>
-      {!ok && <span className="error">1 to 64 runs</span>}
+      {!ok && <span className="error">1 to {MAX_SPREAD_RUNS} runs</span>}
     </div>
   );
 });
