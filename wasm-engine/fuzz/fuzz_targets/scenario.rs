@@ -1,4 +1,4 @@
-//! The scenario file parser (`scenario/load.rs`, TOML and JSON): never panics; an error is located
+//! The scenario file parser (`scenario/load/`, TOML and JSON): never panics; an error is located
 //! inside the text (line and column in characters); an accepted scenario builds a `Simulation`
 //! that runs its first millisecond with the scheduler invariant checker after every event
 //! (`check.rs`), so validation lets through nothing the model cannot run.
