@@ -4,6 +4,7 @@
 
 pub mod compare;
 pub mod decisions;
+pub mod layout;
 pub mod observe;
 pub mod shadow;
 pub mod spread;
