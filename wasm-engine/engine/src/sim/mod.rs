@@ -7,26 +7,27 @@
 pub mod config;
 mod dispatch;
 pub mod event;
+mod exit;
 mod fork;
 pub mod ipi;
 pub mod kvm;
 mod pipe;
 pub mod program;
 pub mod pvlock;
+mod schedule;
 mod smp;
 mod switch_clock;
 mod sync;
 mod wake_step;
+mod wakeup;
 
 use crate::cost::cputimer::{CputimerCost, CputimerLine};
-use crate::obs::codes::MigrateClass;
 use crate::obs::log::{EventKind, SwitchReason, NO_TASK};
 use crate::rng::SeedTree;
 use crate::scenario::schema::PolicySpec;
-use crate::sched::bandwidth::{BwTimer, RETURN_TO_USER_NS};
+use crate::sched::bandwidth::BwTimer;
 use crate::sched::entity::{EntityId, SchedEntity};
-use crate::sched::fair::{Fair, DEQUEUE_DELAYED, DEQUEUE_SLEEP, DEQUEUE_SPECIAL, ENQUEUE_INITIAL, ENQUEUE_WAKEUP};
-use crate::sched::wakeup::{WF_FORK, WF_RQ_SELECTED, WF_TTWU};
+use crate::sched::fair::Fair;
 use crate::sched::weight::LoadWeight;
 use config::SimConfig;
 use event::{Ev, EventQueue};
@@ -544,290 +545,6 @@ impl Simulation {
         let t = &mut self.tasks[task as usize];
         t.cpu = cpu;
         self.fair.set_task_rq(t.se, t.cfg.tg, cpu);
-    }
-
-    /// `wake_up_new_task()`: place with ENQUEUE_INITIAL, then check wakeup preemption.
-    /// `parent_cpu`: the CPU of the parent whose fork step created the task (None: a
-    /// scenario task's start).
-    fn wake_up_new(&mut self, task: u32, parent_cpu: Option<u32>) {
-        let cpu = self.select_task_rq(task, None, WF_FORK, parent_cpu);
-        self.move_to_cpu(task, cpu);
-        let se = self.tasks[task as usize].se;
-        self.fair.post_init_entity_util_avg(se);
-        let waker = parent_cpu.unwrap_or(NO_TASK);
-        self.fair.log.event(self.fair.now, EventKind::WakeupNew, cpu, task, waker, 0);
-        self.fair.enqueue_task(se, ENQUEUE_INITIAL);
-        let t = &mut self.tasks[task as usize];
-        t.state = TaskState::Runnable;
-        t.woken_at = Some(self.fair.now);
-        let normal = t.cfg.policy == PolicySpec::Normal;
-        let selected = if t.cfg.affinity.len() > 1 { WF_RQ_SELECTED } else { 0 };
-        self.fair.check_preempt_wakeup_fair(cpu, se, WF_FORK | selected, normal);
-    }
-
-    /// The first wakeup of a task that existed before the run (scenario `existing`): it was
-    /// asleep on the CPU it last ran on and wakes as any sleeper does (`try_to_wake_up()`,
-    /// `select_task_rq()` from that `prev_cpu`, a wakeup's placement and preemption check),
-    /// bringing its PELT averages (`task_entity`); a new task's path (`wake_up_new_task()`: fork balancing,
-    /// ENQUEUE_INITIAL, WF_FORK, a new task's full load) would misstate a long-lived sleeper.
-    fn wake_up_existing(&mut self, task: u32, ex: crate::scenario::schema::ExistingSpec) {
-        let t = &self.tasks[task as usize];
-        let prev = ex.cpu.filter(|c| t.cfg.affinity.contains(c)).unwrap_or(t.cfg.affinity[0]);
-        self.move_to_cpu(task, prev);
-        self.tasks[task as usize].state = TaskState::Sleeping;
-        self.wake_up(task);
-    }
-
-    /// `try_to_wake_up(p, state, 0)` from a timer or a kick: no waker flags, no waker CPU.
-    fn wake_up(&mut self, task: u32) {
-        self.wake_up_flags(task, 0, None);
-    }
-
-    /// `try_to_wake_up()` with the waker's `wake_flags` (`WF_SYNC` from `__wake_up_sync_key()`:
-    /// a pipe write, a child's exit waking its parent) and the CPU the wakeup runs on. A
-    /// delayed task is requeued where it is (ttwu_runnable); others are placed by
-    /// `select_task_rq` and enqueued with their saved lag. Both paths pass `WF_TTWU |
-    /// wake_flags` on (to `select_task_rq` with `waker_cpu`, and to
-    /// `check_preempt_wakeup_fair`), as `try_to_wake_up()` does, and the log's Wakeup row
-    /// records `wake_flags` and `waker_cpu`. Public for tests that compare wake flags on a
-    /// cloned simulation: a sleeping task's wait is then over (a pipe read or a fork's wait
-    /// looks again and blocks again; other steps move on). A task that is not asleep is left
-    /// alone.
-    pub fn wake_up_flags(&mut self, task: u32, wake_flags: u32, waker_cpu: Option<u32>) {
-        if self.tasks[task as usize].state != TaskState::Sleeping {
-            return; // try_to_wake_up() of a task that is not asleep does nothing
-        }
-        let wake_flags = WF_TTWU | wake_flags;
-        let se = self.tasks[task as usize].se;
-        // select_task_rq() runs (WF_RQ_SELECTED) only for a task off the queue that may run
-        // on more than one CPU.
-        let runnable = self.fair.ents[se as usize].on_rq;
-        let selected = !runnable && self.tasks[task as usize].cfg.affinity.len() > 1;
-        let cpu = if runnable {
-            self.tasks[task as usize].cpu
-        } else {
-            let prev = self.tasks[task as usize].cpu;
-            let cpu = self.select_task_rq(task, Some(prev), wake_flags, waker_cpu);
-            if cpu != prev {
-                // set_task_cpu()'s sched_migrate_task, before the wakeup is traced.
-                self.fair.log.event(
-                    self.fair.now,
-                    EventKind::Migrate,
-                    cpu,
-                    task,
-                    MigrateClass::Wake as u32,
-                    prev as i64,
-                );
-            }
-            self.move_to_cpu(task, cpu);
-            cpu
-        };
-        let waker = waker_cpu.unwrap_or(NO_TASK);
-        self.fair.log.event(self.fair.now, EventKind::Wakeup, cpu, task, waker, (wake_flags & !WF_TTWU) as i64);
-        self.fair.enqueue_task(se, ENQUEUE_WAKEUP);
-        self.fair.ttwu_update_avg_idle(cpu);
-        let t = &mut self.tasks[task as usize];
-        t.state = TaskState::Runnable;
-        t.woken_at = Some(self.fair.now);
-        t.stats.wakeups += 1;
-        let normal = t.cfg.policy == PolicySpec::Normal;
-        let flags = wake_flags | if selected { WF_RQ_SELECTED } else { 0 };
-        self.fair.check_preempt_wakeup_fair(cpu, se, flags, normal);
-    }
-
-    /// Kills a task at its stop time.
-    fn kill(&mut self, task: u32) {
-        let state = self.tasks[task as usize].state;
-        let se = self.tasks[task as usize].se;
-        if !matches!(state, TaskState::Exited | TaskState::Running) {
-            self.exit_notify(task);
-        }
-        match state {
-            TaskState::Exited => {}
-            TaskState::New => self.tasks[task as usize].state = TaskState::Exited,
-            TaskState::Running => {
-                let cpu = self.tasks[task as usize].cpu;
-                self.exit_running(cpu, task);
-            }
-            TaskState::Runnable => {
-                self.fair.dequeue_task(se, DEQUEUE_SPECIAL);
-                self.finish_exit(task);
-            }
-            TaskState::Throttled => {
-                let q = self.fair.ents[se as usize].cfs_rq;
-                self.fair.qs[q as usize].limbo.retain(|&x| x != se);
-                self.finish_exit(task);
-            }
-            TaskState::Sleeping => {
-                if self.fair.ents[se as usize].on_rq {
-                    self.fair.dequeue_task(se, DEQUEUE_SLEEP | DEQUEUE_DELAYED);
-                }
-                self.finish_exit(task);
-            }
-        }
-    }
-
-    fn finish_exit(&mut self, task: u32) {
-        // A vCPU stopped while queued on a PV qspinlock leaves the queue (the next waiter
-        // finds the lock at its next look, or at an interrupt if it has halted).
-        for q in &mut self.kvm.pv.queue {
-            q.retain(|&t| t != task);
-        }
-        let t = &mut self.tasks[task as usize];
-        t.state = TaskState::Exited;
-        t.wake_gen += 1;
-        t.pipe_wait = None;
-        t.wakeup_wait = false;
-        self.fair.log.event(self.fair.now, EventKind::Exit, t.cpu, task, NO_TASK, 0);
-    }
-
-    /// Exit of the running task. Model shortcut: the exit dequeue is DEQUEUE_SPECIAL (never
-    /// delayed), so a dead task does not linger as a delayed entity.
-    fn exit_running(&mut self, cpu: u32, task: u32) {
-        self.charge_segment(task);
-        self.exit_notify(task);
-        let se = self.tasks[task as usize].se;
-        self.fair.dequeue_task(se, DEQUEUE_SPECIAL);
-        self.finish_exit(task);
-        self.schedule(cpu, SwitchReason::Exit);
-    }
-
-    /// Charges the CPU time of the current on-CPU segment to the task's program.
-    pub(crate) fn charge_segment(&mut self, task: u32) {
-        let now = self.fair.now;
-        let t = &mut self.tasks[task as usize];
-        if t.state == TaskState::Running && self.cpus[t.cpu as usize].switch_due.is_some() {
-            // A preempting wakeup's switch is due: the gap is the kernel's, not the program's.
-            t.seg_start = now;
-            return;
-        }
-        let ran = now - t.seg_start;
-        t.cursor.charge(ran);
-        if let Some((_, left)) = t.pp_seg.as_mut() {
-            *left = left.saturating_sub(ran);
-        }
-        t.seg_start = now;
-        if let Some(v) = self.kvm.vcpu.get_mut(task as usize) {
-            if let Some((_, left)) = v.spin.as_mut() {
-                *left = left.saturating_sub(ran);
-                v.spun += ran;
-            }
-        }
-    }
-
-    /// `__schedule()` with the runqueue clock at `rq_clock` when its update was skipped
-    /// (`rq_clock_skip_update()`: a delayed wakeup switch), else at now.
-    pub(super) fn schedule_at(&mut self, cpu: u32, reason: SwitchReason, rq_clock: Option<u64>) {
-        self.fair.rqs[cpu as usize].need_resched = Some(reason);
-        self.cpus[cpu as usize].switch_due = None;
-        let prev = self.running_task(cpu);
-        if let Some(p) = prev {
-            self.charge_segment(p);
-        }
-        let now = self.fair.now;
-        self.fair.now = rq_clock.unwrap_or(now);
-        let mut next_se = self.fair.pick_next_task(cpu);
-        if next_se.is_none() && self.fair.sched_balance_newidle(cpu) {
-            // The CPU pulled a task instead of going idle.
-            self.sync_migrations();
-            next_se = self.fair.pick_next_task(cpu);
-        }
-        self.fair.now = now;
-        let next = next_se.map(|se| self.fair.task_of(se));
-        if next == prev {
-            self.arm_throttle_work(cpu);
-            return;
-        }
-        let now = self.fair.now;
-        self.fair.log.event(
-            now,
-            EventKind::Switch,
-            cpu,
-            next.unwrap_or(NO_TASK),
-            prev.unwrap_or(NO_TASK),
-            reason as i64,
-        );
-        self.cpus[cpu as usize].work_gen += 1;
-        if let Some(p) = prev {
-            let still_runnable = self.tasks[p as usize].state == TaskState::Running;
-            self.kvm_sched_out(p, still_runnable);
-            let t = &mut self.tasks[p as usize];
-            t.stats.switches_out += 1;
-            if t.state == TaskState::Running {
-                t.state = TaskState::Runnable;
-                t.stats.switches_out_runnable += 1;
-            } else if t.state == TaskState::Throttled {
-                // Still TASK_RUNNING, as the trace's `R+` shows; only off the queue.
-                t.stats.switches_out_runnable += 1;
-            }
-        }
-        match next {
-            Some(n) => {
-                if let Some(since) = self.cpus[cpu as usize].idle_since.take() {
-                    self.cpus[cpu as usize].idle_ns += now - since;
-                }
-                let t = &mut self.tasks[n as usize];
-                t.state = TaskState::Running;
-                t.cpu = cpu;
-                t.seg_start = now;
-                if let Some(w) = t.woken_at.take() {
-                    t.stats.wakeup_latencies.push(now - w);
-                }
-                self.kvm_sched_in(n);
-                self.ipi_on_sched_in(n);
-                self.arm_tick(cpu);
-                self.arm_hrtick(cpu);
-                self.arm_throttle_work(cpu);
-                if self.tasks[n as usize].exec_pending {
-                    self.tasks[n as usize].exec_pending = false;
-                    if self.sched_exec(cpu, n) {
-                        return;
-                    }
-                }
-                self.dispatch(cpu);
-            }
-            None => {
-                if self.cpus[cpu as usize].idle_since.is_none() {
-                    // Idle from the clock `__schedule()` read: prev was charged up to it.
-                    self.cpus[cpu as usize].idle_since = Some(rq_clock.unwrap_or(now).min(now));
-                }
-            }
-        }
-    }
-
-    /// Arms the throttle task_work of the task just picked on `cpu`, if it was picked through
-    /// a throttled hierarchy (task-based throttle): it runs at the return to user space.
-    fn arm_throttle_work(&mut self, cpu: u32) {
-        let pending = std::mem::take(&mut self.fair.throttle_work);
-        let Some(curr) = self.fair.rqs[cpu as usize].curr else { return };
-        if pending.contains(&curr) {
-            let gen = self.cpus[cpu as usize].work_gen;
-            self.queue.push(self.fair.now + RETURN_TO_USER_NS, Ev::ThrottleWork { cpu, gen });
-        }
-    }
-
-    /// The throttle task_work: the running task leaves for its cfs_rq's limbo list.
-    fn on_throttle_work(&mut self, cpu: u32) {
-        let Some(se) = self.fair.rqs[cpu as usize].curr else { return };
-        let task = self.fair.task_of(se);
-        self.charge_segment(task);
-        if self.fair.throttle_task(se) {
-            self.tasks[task as usize].state = TaskState::Throttled;
-            self.schedule(cpu, SwitchReason::Throttle);
-        }
-    }
-
-    /// HRTICK: program a precise slice-end event (`hrtick_start_fair`).
-    fn arm_hrtick(&mut self, cpu: u32) {
-        if !self.cfg.features.hrtick || self.fair.rqs[cpu as usize].nr_running <= 1 {
-            return;
-        }
-        let Some(se) = self.fair.rqs[cpu as usize].curr else { return };
-        let e = &self.fair.ents[se as usize];
-        let ran = e.sum_exec_runtime - e.prev_sum_exec_runtime;
-        let left = e.slice.saturating_sub(ran).max(10_000);
-        let gen = self.cpus[cpu as usize].work_gen;
-        self.queue.push(self.fair.now + left, Ev::HrTick { cpu, gen });
     }
 
     /// CPU time of a task so far as it was charged (`sum_exec_runtime`, with the running
