@@ -5,7 +5,7 @@
 
 mod common;
 
-use schedlab_engine::lesson::check::{level_path, pick_row};
+use schedlab_engine::lesson::facts::{level_path, pick_row};
 use schedlab_engine::obs::cursor::pick;
 use schedlab_engine::obs::explain::{decision_levels, explain, node_name};
 use schedlab_engine::obs::log::flag;

@@ -9,6 +9,7 @@
 //! strings ("12ms", "1.5ms", "300us").
 
 pub mod check;
+pub mod facts;
 pub mod run;
 
 use serde::Deserialize;

@@ -3,7 +3,8 @@
 //! The caller reads the files (the engine does no IO) through `load`; `schedlab lessons` and
 //! the lesson test print or assert the report.
 
-use super::check::{check_expect, level_path, pick_row, step_variants, try_variant, validate_step, Context, Names};
+use super::check::{step_variants, try_variant, validate_step, Names};
+use super::facts::{check_expect, level_path, pick_row, Context};
 use super::{lesson_time, Lesson, Step};
 use crate::obs::explain::{decision_levels, node_name};
 use crate::obs::why::pick_words;
