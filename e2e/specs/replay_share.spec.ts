@@ -206,6 +206,7 @@ test('a shadow spread travels as its question: the opened link runs it again and
   await expect(page.getByLabel('spread over')).toHaveValue('tick_phases');
   await expect(page.getByLabel('spread runs')).toHaveValue('4');
   await expect(page.getByTestId('share-prompt')).toHaveCount(0);
+  await page.getByTestId('shadow-panel').screenshot({ path: 'artifacts/replay-share-spread-restored.png' });
 });
 
 test('a corrupted or truncated replay link is shown, not thrown', async ({ page }) => {
