@@ -198,77 +198,13 @@ pub fn shadow_scenario(obs: &Observed, layout: &Layout, name: &str) -> Result<Sh
         ));
     }
     let duration = obs.t1.saturating_sub(t0).clamp(1, LONGEST);
-    // Unique names: the comm, or comm-pid where comms repeat.
     let names: Vec<String> = obs.tasks.iter().map(|t| printable(&t.comm)).collect();
-    let mut count: BTreeMap<&str, u32> = BTreeMap::new();
-    for n in &names {
-        *count.entry(n.as_str()).or_default() += 1;
-    }
     let ncpus = obs.cpus.max(1);
     // Named shortcut: the sched domains hold 512 CPUs (`sched::topology::MAX_CPUS`); a trace
     // of more CPUs is replayed pinned where each task ran most.
     let free = layout.pin == Pin::Free && ncpus as usize <= crate::sched::topology::MAX_CPUS;
-    // First pass: the modeled tasks, their names, and the part of each one's steps that is
-    // replayed as recorded (the rest, an open tail, becomes open-ended demand; see below).
-    struct Plan {
-        name: String,
-        /// Steps replayed as recorded, and whether an open tail follows.
-        kept: usize,
-        open_tail: bool,
-    }
-    let mut plans: Vec<Option<Plan>> = Vec::with_capacity(obs.tasks.len());
-    let mut taken: Vec<String> = Vec::new();
-    for (i, t) in obs.tasks.iter().enumerate() {
-        // Every fair-class task a sched_switch names (`main_cpu` is None only for tasks seen
-        // in wakeups or migrations alone), even one that ran 0 ns: its switches are picks.
-        if t.main_cpu().is_none() || !t.is_fair() {
-            plans.push(None);
-            continue;
-        }
-        let comm = names[i].as_str();
-        let mut name =
-            if count.get(comm).copied().unwrap_or(0) > 1 { format!("{comm}-{}", t.pid) } else { comm.to_string() };
-        // A reused pid with the same comm: the later task gets a generation suffix.
-        let base = name.clone();
-        let mut generation = 1;
-        while taken.contains(&name) {
-            generation += 1;
-            name = format!("{base}.{generation}");
-        }
-        taken.push(name.clone());
-        // A task that exits after a last phase (since its last sleep) in which it yielded or
-        // was preempted: when it exits is a fact of the workload (a timeout, work paced in
-        // wall time), how much CPU it got on the way was the scheduler's doing. So it is
-        // killed at its exit time, and that last phase becomes open-ended demand: a hog, or a
-        // loop of its mean burst and a yield if it yielded. Replaying the CPU time it got as
-        // its demand would let any scheduler reproduce the real shares. A last phase that ran
-        // uninterrupted is replayed as it is, and the task is killed at its exit time too.
-        // Named shortcut: the phases before are replayed as recorded (open loop for timed
-        // sleeps), so a periodic task the model serves faster than the kernel did finishes
-        // its recorded periods early and then idles; its share cannot come out higher than
-        // recorded.
-        let last_sleep = t.ops.iter().rposition(ShadowOp::blocks).map_or(0, |i| i + 1);
-        let open_tail =
-            t.exit_ns.is_some() && (t.preempted_since_block > 0 || t.ops[last_sleep..].contains(&ShadowOp::Yield));
-        // A move into a cgroup in that last phase is kept as recorded, with what ran before it.
-        let last_move = t.ops.iter().rposition(|o| matches!(o, ShadowOp::Cgroup(_))).map_or(0, |i| i + 1);
-        let kept = if open_tail { last_sleep.max(last_move) } else { t.ops.len() };
-        plans.push(Some(Plan { name, kept, open_tail }));
-    }
-    // The causal wakeups replayed as `wake` and `wait_wakeup` steps: the waker and the wakee
-    // are modeled and the waker's `wake` is in its recorded part. Any other wait is replayed
-    // as the timed sleep it was.
-    let mut causal = vec![false; obs.causal_wakeups as usize];
-    if free {
-        for (i, t) in obs.tasks.iter().enumerate() {
-            let Some(plan) = &plans[i] else { continue };
-            for op in &t.ops[..plan.kept] {
-                if let ShadowOp::Wake { id, wakee, .. } = *op {
-                    causal[id as usize] = plans[wakee as usize].is_some();
-                }
-            }
-        }
-    }
+    let plans = plan_tasks(obs, &names);
+    let causal = causal_wakeups(obs, &plans, free);
     let mut tasks = Vec::new();
     // Per scenario task: the observed task, and the source line of each program step.
     let mut origin: Vec<(usize, Vec<u64>)> = Vec::new();
@@ -279,87 +215,11 @@ pub fn shadow_scenario(obs: &Observed, layout: &Layout, name: &str) -> Result<Sh
         let name = plan.name.clone();
         let comm = names[i].as_str();
         let cpu = t.main_cpu().expect("modeled tasks ran");
-        let ops = &t.ops[..plan.kept];
-        // A move into a cgroup the scenario has (the root or a layout cgroup) is a `cgroup`
-        // step; a task that moves starts in its parent's cgroup, as `cgroup_post_fork()` leaves
-        // it (the root when the fork is not in the trace). Else it is in its layout cgroup.
-        let known = |p: u32| {
-            let path = obs.cgroup_paths.get(p as usize).map(String::as_str).unwrap_or("");
-            (path == "/" || layout.cgroups.iter().any(|g| g.path == path)).then_some(path)
-        };
-        let moves = ops.iter().any(|o| matches!(*o, ShadowOp::Cgroup(p) if known(p).is_some()));
-        let layout_cgroup =
-            |i: usize, name: &str| layout.tasks.get(name).or_else(|| layout.tasks.get(names[i].as_str())).cloned();
-        let parents = t
-            .parent
-            .and_then(|p| layout_cgroup(p as usize, plans[p as usize].as_ref().map_or("", |pl| pl.name.as_str())));
-        let own = layout_cgroup(i, &name);
-        // Forked in the trace into another group than its parent's, with no move recorded: it
-        // moved at a time the trace does not show (it starts in its own group here).
-        let recorded = t.ops.iter().any(|o| matches!(o, ShadowOp::Cgroup(_)));
-        if !recorded && t.parent.is_some() && own.as_deref().unwrap_or("/") != parents.as_deref().unwrap_or("/") {
+        let (cgroup, unseen_move) = task_cgroup(obs, layout, &plans, &names, i);
+        if unseen_move {
             unseen_moves.push(name.clone());
         }
-        let cgroup = if moves { parents } else { own };
-        // A wall-paced task's bursts are spins: as long as each ran, or the median whole burst
-        // where the kernel preempted it.
-        // Only whole bursts (the first, or one after a block), as `wall_paced` judges them;
-        // one split by a wakeup or a yield stays as it is.
-        let mut spins = BTreeMap::new();
-        if let Some(median) = wall_paced(t) {
-            for &(i, pre) in &t.block_bursts {
-                let whole = i == 0 || t.ops[i - 1].blocks();
-                if let (ShadowOp::Run(ns), true) = (t.ops[i], whole) {
-                    spins.insert(i, if pre { median } else { ns });
-                }
-            }
-        }
-        let mut program = Vec::new();
-        let mut lines = Vec::new();
-        for (k, (op, &line)) in ops.iter().zip(&t.op_lines).enumerate() {
-            let step = match *op {
-                ShadowOp::Run(_) if spins.contains_key(&k) => OpSpec::Spin(step(spins[&k])),
-                ShadowOp::Run(ns) => OpSpec::Run(step(ns)),
-                ShadowOp::Yield => OpSpec::SchedYield(1),
-                ShadowOp::Sleep(ns) => OpSpec::Sleep(step(ns)),
-                ShadowOp::Wait { id, .. } if causal[id as usize] => OpSpec::WaitWakeup(1),
-                ShadowOp::Wait { ns, .. } => OpSpec::Sleep(step(ns)),
-                ShadowOp::Wake { id, wakee, sync } if causal[id as usize] => OpSpec::Wake(WakeSpec {
-                    task: plans[wakee as usize].as_ref().expect("causal wakees are modeled").name.clone(),
-                    sync,
-                }),
-                ShadowOp::Wake { .. } => continue,
-                ShadowOp::Cgroup(p) => match known(p) {
-                    Some(path) => OpSpec::Cgroup(path.to_string()),
-                    None => continue,
-                },
-            };
-            program.push(step);
-            lines.push(line);
-        }
-        if plan.open_tail {
-            let tail = &t.ops[plan.kept..];
-            let cpu: u64 =
-                tail.iter().map(|o| if let ShadowOp::Run(ns) = o { *ns } else { 0 }).fold(0, u64::saturating_add);
-            let yields = tail.iter().filter(|o| **o == ShadowOp::Yield).count() as u64;
-            if let Some(mean) = cpu.checked_div(yields) {
-                program.push(OpSpec::Loop(LoopSpec {
-                    times: None,
-                    body: vec![OpSpec::Run(step(mean.max(MIN_LOOP_BURST_NS))), OpSpec::SchedYield(1)],
-                }));
-            } else {
-                program.push(OpSpec::Run(DurationSpec::FOREVER));
-            }
-            lines.push(t.exit_line);
-        } else if t.runs_on {
-            program.push(OpSpec::Run(DurationSpec::FOREVER));
-            lines.push(t.op_lines.last().copied().unwrap_or(t.first_line));
-        }
-        if program.is_empty() {
-            // Only wakes of tasks left out: it ran, for 1 ns at least.
-            program.push(OpSpec::Run(DurationSpec(1)));
-            lines.push(t.first_line);
-        }
+        let (program, lines) = task_program(obs, layout, t, plan, &plans, &causal);
         let affinity = if free {
             layout
                 .affinity
@@ -405,19 +265,7 @@ pub fn shadow_scenario(obs: &Observed, layout: &Layout, name: &str) -> Result<Sh
              ({ran} tasks other than idle do, none fair-class), so there is nothing for the fair-class model to replay"
         ));
     }
-    for (comm, path) in &layout.tasks {
-        if !tasks.iter().any(|t| &t.name == comm || t.name.starts_with(&format!("{comm}-"))) {
-            let msg = format!("task {comm:?} (in {path}) is not in the trace {src}");
-            return Err(layout.error_at(&KeyPath::root().key("tasks").key(comm), true, &msg));
-        }
-    }
-    for (i, a) in layout.cfs_rq_avg.iter().enumerate() {
-        if a.cpu >= obs.cpus.max(1) {
-            let msg =
-                format!("cfs_rq_avg[{i}].cpu: CPU {} is not in the trace {src} ({} CPUs)", a.cpu, obs.cpus.max(1));
-            return Err(layout.error_at(&KeyPath::root().key("cfs_rq_avg").index(i).key("cpu"), false, &msg));
-        }
-    }
+    check_layout_against_trace(layout, &tasks, obs)?;
     let scenario = ScenarioFile {
         schema: None,
         version: SCENARIO_VERSION,
@@ -452,22 +300,235 @@ pub fn shadow_scenario(obs: &Observed, layout: &Layout, name: &str) -> Result<Sh
     // The generator makes nothing a scenario refuses (the `replay` fuzz target holds it); were
     // it to, the error names the trace record the offending step came from.
     if let Some((path, msg)) = first_issue(&scenario) {
-        let line = match path.0.as_slice() {
-            [Seg::Key(k), Seg::Index(t), rest @ ..] if k == "tasks" && *t < origin.len() => {
-                let (i, lines) = &origin[*t];
-                match rest {
-                    [Seg::Key(p), Seg::Index(s), ..] if p == "program" => lines.get(*s).copied(),
-                    _ => None,
-                }
-                .unwrap_or(obs.tasks[*i].first_line)
-            }
-            _ => obs.tasks.iter().map(|t| t.first_line).min().unwrap_or(0),
-        };
-        return Err(trace_error(obs, line, &format!("the shadow scenario's {path}: {msg}")));
+        return Err(issue_at_trace(obs, &origin, &path, &msg));
     }
     let mut shadow = Shadow { scenario, task_of, unseen_moves, trace_tick_phase: None };
     shadow.trace_tick_phase = obs.tick_phase(shadow.tick_ns());
     Ok(shadow)
+}
+
+/// The first pass's verdict on an observed task that is modeled: its scenario name, and how
+/// many of its steps are replayed as recorded (the rest, an open tail, becomes open-ended
+/// demand).
+struct Plan {
+    name: String,
+    /// Steps replayed as recorded, and whether an open tail follows.
+    kept: usize,
+    open_tail: bool,
+}
+
+/// The modeled tasks (None: left out), their unique names (the comm, or comm-pid where comms
+/// repeat, with a generation suffix for a reused pid), and the part of each one's steps that is
+/// replayed as recorded.
+fn plan_tasks(obs: &Observed, names: &[String]) -> Vec<Option<Plan>> {
+    let mut count: BTreeMap<&str, u32> = BTreeMap::new();
+    for n in names {
+        *count.entry(n.as_str()).or_default() += 1;
+    }
+    let mut plans: Vec<Option<Plan>> = Vec::with_capacity(obs.tasks.len());
+    let mut taken: Vec<String> = Vec::new();
+    for (i, t) in obs.tasks.iter().enumerate() {
+        // Every fair-class task a sched_switch names (`main_cpu` is None only for tasks seen
+        // in wakeups or migrations alone), even one that ran 0 ns: its switches are picks.
+        if t.main_cpu().is_none() || !t.is_fair() {
+            plans.push(None);
+            continue;
+        }
+        let comm = names[i].as_str();
+        let mut name =
+            if count.get(comm).copied().unwrap_or(0) > 1 { format!("{comm}-{}", t.pid) } else { comm.to_string() };
+        // A reused pid with the same comm: the later task gets a generation suffix.
+        let base = name.clone();
+        let mut generation = 1;
+        while taken.contains(&name) {
+            generation += 1;
+            name = format!("{base}.{generation}");
+        }
+        taken.push(name.clone());
+        // A task that exits after a last phase (since its last sleep) in which it yielded or
+        // was preempted: when it exits is a fact of the workload (a timeout, work paced in
+        // wall time), how much CPU it got on the way was the scheduler's doing. So it is
+        // killed at its exit time, and that last phase becomes open-ended demand: a hog, or a
+        // loop of its mean burst and a yield if it yielded. Replaying the CPU time it got as
+        // its demand would let any scheduler reproduce the real shares. A last phase that ran
+        // uninterrupted is replayed as it is, and the task is killed at its exit time too.
+        // Named shortcut: the phases before are replayed as recorded (open loop for timed
+        // sleeps), so a periodic task the model serves faster than the kernel did finishes
+        // its recorded periods early and then idles; its share cannot come out higher than
+        // recorded.
+        let last_sleep = t.ops.iter().rposition(ShadowOp::blocks).map_or(0, |i| i + 1);
+        let open_tail =
+            t.exit_ns.is_some() && (t.preempted_since_block > 0 || t.ops[last_sleep..].contains(&ShadowOp::Yield));
+        // A move into a cgroup in that last phase is kept as recorded, with what ran before it.
+        let last_move = t.ops.iter().rposition(|o| matches!(o, ShadowOp::Cgroup(_))).map_or(0, |i| i + 1);
+        let kept = if open_tail { last_sleep.max(last_move) } else { t.ops.len() };
+        plans.push(Some(Plan { name, kept, open_tail }));
+    }
+    plans
+}
+
+/// The causal wakeups replayed as `wake` and `wait_wakeup` steps (free tasks only): the waker
+/// and the wakee are modeled and the waker's `wake` is in its recorded part. Any other wait is
+/// replayed as the timed sleep it was.
+fn causal_wakeups(obs: &Observed, plans: &[Option<Plan>], free: bool) -> Vec<bool> {
+    let mut causal = vec![false; obs.causal_wakeups as usize];
+    if free {
+        for (i, t) in obs.tasks.iter().enumerate() {
+            let Some(plan) = &plans[i] else { continue };
+            for op in &t.ops[..plan.kept] {
+                if let ShadowOp::Wake { id, wakee, .. } = *op {
+                    causal[id as usize] = plans[wakee as usize].is_some();
+                }
+            }
+        }
+    }
+    causal
+}
+
+/// The cgroup a modeled task starts in, and whether it moved there at a time the trace does not
+/// show. A task with a recorded move into a cgroup the scenario has starts in its parent's
+/// group, as `cgroup_post_fork()` leaves it (the root when the fork is not in the trace), and
+/// moves with a `cgroup` step; else it is in its layout cgroup. A task forked in the trace into
+/// another group than its parent's, with no move recorded, moved unseen.
+fn task_cgroup(
+    obs: &Observed,
+    layout: &Layout,
+    plans: &[Option<Plan>],
+    names: &[String],
+    i: usize,
+) -> (Option<String>, bool) {
+    let t = &obs.tasks[i];
+    let name = plans[i].as_ref().map_or("", |p| p.name.as_str());
+    let kept = plans[i].as_ref().map_or(0, |p| p.kept);
+    let moves =
+        t.ops[..kept].iter().any(|o| matches!(*o, ShadowOp::Cgroup(p) if known_cgroup(obs, layout, p).is_some()));
+    let layout_cgroup =
+        |i: usize, name: &str| layout.tasks.get(name).or_else(|| layout.tasks.get(names[i].as_str())).cloned();
+    let parents =
+        t.parent.and_then(|p| layout_cgroup(p as usize, plans[p as usize].as_ref().map_or("", |pl| pl.name.as_str())));
+    let own = layout_cgroup(i, name);
+    let recorded = t.ops.iter().any(|o| matches!(o, ShadowOp::Cgroup(_)));
+    let unseen = !recorded && t.parent.is_some() && own.as_deref().unwrap_or("/") != parents.as_deref().unwrap_or("/");
+    (if moves { parents } else { own }, unseen)
+}
+
+/// The path of a cgroup a task moved into (`Observed::cgroup_paths[p]`) when the scenario has
+/// it (the root or a layout cgroup).
+fn known_cgroup<'a>(obs: &'a Observed, layout: &Layout, p: u32) -> Option<&'a str> {
+    let path = obs.cgroup_paths.get(p as usize).map(String::as_str).unwrap_or("");
+    (path == "/" || layout.cgroups.iter().any(|g| g.path == path)).then_some(path)
+}
+
+/// A modeled task's program and the source line of each step: its recorded steps (a
+/// wall-paced task's whole bursts as spins, causal wakeups as `wake` and `wait_wakeup`, moves
+/// into known cgroups as `cgroup` steps), then its open tail as open-ended demand, or running
+/// on when the trace ends with it still demanding CPU.
+fn task_program(
+    obs: &Observed,
+    layout: &Layout,
+    t: &ObservedTask,
+    plan: &Plan,
+    plans: &[Option<Plan>],
+    causal: &[bool],
+) -> (Vec<OpSpec>, Vec<u64>) {
+    let ops = &t.ops[..plan.kept];
+    // A wall-paced task's bursts are spins: as long as each ran, or the median whole burst
+    // where the kernel preempted it.
+    // Only whole bursts (the first, or one after a block), as `wall_paced` judges them;
+    // one split by a wakeup or a yield stays as it is.
+    let mut spins = BTreeMap::new();
+    if let Some(median) = wall_paced(t) {
+        for &(i, pre) in &t.block_bursts {
+            let whole = i == 0 || t.ops[i - 1].blocks();
+            if let (ShadowOp::Run(ns), true) = (t.ops[i], whole) {
+                spins.insert(i, if pre { median } else { ns });
+            }
+        }
+    }
+    let mut program = Vec::new();
+    let mut lines = Vec::new();
+    for (k, (op, &line)) in ops.iter().zip(&t.op_lines).enumerate() {
+        let step = match *op {
+            ShadowOp::Run(_) if spins.contains_key(&k) => OpSpec::Spin(step(spins[&k])),
+            ShadowOp::Run(ns) => OpSpec::Run(step(ns)),
+            ShadowOp::Yield => OpSpec::SchedYield(1),
+            ShadowOp::Sleep(ns) => OpSpec::Sleep(step(ns)),
+            ShadowOp::Wait { id, .. } if causal[id as usize] => OpSpec::WaitWakeup(1),
+            ShadowOp::Wait { ns, .. } => OpSpec::Sleep(step(ns)),
+            ShadowOp::Wake { id, wakee, sync } if causal[id as usize] => OpSpec::Wake(WakeSpec {
+                task: plans[wakee as usize].as_ref().expect("causal wakees are modeled").name.clone(),
+                sync,
+            }),
+            ShadowOp::Wake { .. } => continue,
+            ShadowOp::Cgroup(p) => match known_cgroup(obs, layout, p) {
+                Some(path) => OpSpec::Cgroup(path.to_string()),
+                None => continue,
+            },
+        };
+        program.push(step);
+        lines.push(line);
+    }
+    if plan.open_tail {
+        let tail = &t.ops[plan.kept..];
+        let cpu: u64 =
+            tail.iter().map(|o| if let ShadowOp::Run(ns) = o { *ns } else { 0 }).fold(0, u64::saturating_add);
+        let yields = tail.iter().filter(|o| **o == ShadowOp::Yield).count() as u64;
+        if let Some(mean) = cpu.checked_div(yields) {
+            program.push(OpSpec::Loop(LoopSpec {
+                times: None,
+                body: vec![OpSpec::Run(step(mean.max(MIN_LOOP_BURST_NS))), OpSpec::SchedYield(1)],
+            }));
+        } else {
+            program.push(OpSpec::Run(DurationSpec::FOREVER));
+        }
+        lines.push(t.exit_line);
+    } else if t.runs_on {
+        program.push(OpSpec::Run(DurationSpec::FOREVER));
+        lines.push(t.op_lines.last().copied().unwrap_or(t.first_line));
+    }
+    if program.is_empty() {
+        // Only wakes of tasks left out: it ran, for 1 ns at least.
+        program.push(OpSpec::Run(DurationSpec(1)));
+        lines.push(t.first_line);
+    }
+    (program, lines)
+}
+
+/// What the layout file names that the trace does not have: a task, or a CPU of
+/// `[[cfs_rq_avg]]`; located at the layout file's key.
+fn check_layout_against_trace(layout: &Layout, tasks: &[TaskSpec], obs: &Observed) -> Result<(), String> {
+    let src = source(obs);
+    for (comm, path) in &layout.tasks {
+        if !tasks.iter().any(|t| &t.name == comm || t.name.starts_with(&format!("{comm}-"))) {
+            let msg = format!("task {comm:?} (in {path}) is not in the trace {src}");
+            return Err(layout.error_at(&KeyPath::root().key("tasks").key(comm), true, &msg));
+        }
+    }
+    for (i, a) in layout.cfs_rq_avg.iter().enumerate() {
+        if a.cpu >= obs.cpus.max(1) {
+            let msg =
+                format!("cfs_rq_avg[{i}].cpu: CPU {} is not in the trace {src} ({} CPUs)", a.cpu, obs.cpus.max(1));
+            return Err(layout.error_at(&KeyPath::root().key("cfs_rq_avg").index(i).key("cpu"), false, &msg));
+        }
+    }
+    Ok(())
+}
+
+/// A problem of the shadow scenario at `path`, located at the trace record the offending step
+/// came from (`origin`: per scenario task, the observed task and each step's source line).
+fn issue_at_trace(obs: &Observed, origin: &[(usize, Vec<u64>)], path: &KeyPath, msg: &str) -> String {
+    let line = match path.0.as_slice() {
+        [Seg::Key(k), Seg::Index(t), rest @ ..] if k == "tasks" && *t < origin.len() => {
+            let (i, lines) = &origin[*t];
+            match rest {
+                [Seg::Key(p), Seg::Index(s), ..] if p == "program" => lines.get(*s).copied(),
+                _ => None,
+            }
+            .unwrap_or(obs.tasks[*i].first_line)
+        }
+        _ => obs.tasks.iter().map(|t| t.first_line).min().unwrap_or(0),
+    };
+    trace_error(obs, line, &format!("the shadow scenario's {path}: {msg}"))
 }
 
 #[cfg(test)]
