@@ -107,9 +107,17 @@ fn text(r: &ReplayReport) -> String {
     let _ = writeln!(
         s,
         "switch gaps: {:.1} us from a preempting wakeup to its switch (charged to the wakee), {:.1} us from the \
-         clock read to any other switch; bursts replayed as wall-clock spins: {}",
+         clock read to any other switch{}; bursts replayed as wall-clock spins: {}",
         r.wakeup_switch_latency_ns as f64 / 1e3,
         r.schedule_clock_lead_ns as f64 / 1e3,
+        r.cpu_switch_gaps_ns
+            .iter()
+            .map(|&(cpu, w, l)| format!(
+                "; on CPU {cpu}, its own: {:.1} us and {:.1} us",
+                w as f64 / 1e3,
+                l as f64 / 1e3
+            ))
+            .collect::<String>(),
         if spins.is_empty() { "none".to_string() } else { spins.join(", ") }
     );
     let trace_ticks = match r.trace_tick_phase_ns {

@@ -205,6 +205,19 @@ fn host_cfs_rq_avg_out_of_range() {
 }
 
 #[test]
+fn host_cpu_switch_gaps_out_of_range() {
+    let e = toml_err("cpus = 2\n", "cpus = 2\ncpu_switch_gaps = [{ cpu = 2 }]\n");
+    at(&e, 7, 28, "host.cpu_switch_gaps[0].cpu: cpu names CPU 2 but the host has 2 CPUs");
+    let e = toml_err("cpus = 2\n", "cpus = 2\ncpu_switch_gaps = [{ cpu = 1 }, { cpu = 1 }]\n");
+    at(&e, 7, 41, "host.cpu_switch_gaps[1].cpu: CPU 1 is already given by cpu_switch_gaps[0]");
+    let e = toml_err("cpus = 2\n", "cpus = 2\ncpu_switch_gaps = [{ cpu = 0, schedule_clock_lead = \"2ms\" }]\n");
+    at(&e, 7, 53, "host.cpu_switch_gaps[0].schedule_clock_lead: schedule_clock_lead is too large");
+    let ok =
+        TOML.replacen("cpus = 2\n", "cpus = 2\ncpu_switch_gaps = [{ cpu = 1, schedule_clock_lead = \"8.2us\" }]\n", 1);
+    parse_scenario("s.toml", &ok).expect("in range");
+}
+
+#[test]
 fn affinity_cpu_out_of_range() {
     let e = toml_err("affinity = [1]\nprogram = [ { run", "affinity = [3]\nprogram = [ { run");
     at(&e, 17, 13, "tasks[1].affinity[0]: affinity names CPU 3 but the host has 2 CPUs (0..=1)");

@@ -93,6 +93,38 @@ fn schedule_clock_lead_charges_a_blocking_task_up_to_the_clock_read() {
     assert_eq!(h_charged - h_on, blocks * 5_000, "the hog is charged from it");
 }
 
+/// `host.cpu_switch_gaps`: a CPU's own gaps apply on that CPU alone. A sleeper beside a hog on
+/// each of two CPUs, a 5 µs clock lead on CPU 1 only: CPU 1's sleeper stops being charged 5 µs
+/// before each of its switches, CPU 0's pair is charged what it ran.
+#[test]
+fn a_cpus_own_clock_lead_applies_on_that_cpu_alone() {
+    let pair = |cpu: u32| {
+        format!(
+            "[[tasks]]\nname = \"k_h{cpu}\"\naffinity = [{cpu}]\nprogram = [{{ run = \"forever\" }}]\n\
+             [[tasks]]\nname = \"k_s{cpu}\"\naffinity = [{cpu}]\nstart = \"1ms\"\n\
+             program = [{{ loop = {{ body = [{{ run = \"300us\" }}, {{ sleep = \"700us\" }}] }} }}]\n"
+        )
+    };
+    let text = format!(
+        "version = 1\nname = \"t\"\nduration = \"200ms\"\n[host]\ncpus = 2\nhz = 250\ntimer_slack = \"0ns\"\n\
+         cpu_switch_gaps = [{{ cpu = 1, schedule_clock_lead = \"5us\" }}]\n{}{}",
+        pair(0),
+        pair(1)
+    );
+    let sim = common::run_text("t.toml", &text, &[]);
+    let (k_h0, k_s0, k_h1, k_s1) = (0, 1, 2, 3);
+    for t in [k_h0, k_s0] {
+        let (on, charged) = on_cpu_and_charged(&sim, t);
+        assert_eq!(on, charged, "task {t} on CPU 0");
+    }
+    let blocks = sim.tasks[k_s1 as usize].stats.sleeps;
+    assert!(blocks > 100, "{blocks} blocks");
+    let (s_on, s_charged) = on_cpu_and_charged(&sim, k_s1);
+    let (h_on, h_charged) = on_cpu_and_charged(&sim, k_h1);
+    assert_eq!(s_on - s_charged, blocks * 5_000, "CPU 1's sleeper is charged up to the clock read");
+    assert_eq!(h_charged - h_on, blocks * 5_000, "CPU 1's hog from it");
+}
+
 /// The quiet captures' workload (`traces/linux-6.18-two-sleepers`, quiet-N: k_s spins 300 µs and
 /// sleeps 700, k_t spins 1000 and sleeps 2000, beside a hog) as `quiet-1` shows its bursts and
 /// sleeps: median whole bursts of 309 and 1007 µs, sleeps of 758 and 2061 µs from switch-out to

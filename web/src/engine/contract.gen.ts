@@ -1223,6 +1223,11 @@ export type ReplayReport = {
   wakeup_switch_latency_ns: number;
   schedule_clock_lead_ns: number;
   /**
+   * The CPUs whose own gaps the shadow ran with instead (`host.cpu_switch_gaps`: the
+   * medians of that CPU's gaps alone, or a variant's): (CPU, wakeup gap, clock lead), ns.
+   */
+  cpu_switch_gaps_ns: Array<[number, number, number]>;
+  /**
    * Where the trace's ticks fall in each tick period, from its first record
    * (`Observed::tick_phase`), ns; None when it shows no tick records.
    */

@@ -74,6 +74,9 @@ pub struct ReplayReport {
     /// trace could not show them.
     pub wakeup_switch_latency_ns: u64,
     pub schedule_clock_lead_ns: u64,
+    /// The CPUs whose own gaps the shadow ran with instead (`host.cpu_switch_gaps`: the
+    /// medians of that CPU's gaps alone, or a variant's): (CPU, wakeup gap, clock lead), ns.
+    pub cpu_switch_gaps_ns: Vec<(u32, u64, u64)>,
     /// Where the trace's ticks fall in each tick period, from its first record
     /// (`Observed::tick_phase`), ns; None when it shows no tick records.
     pub trace_tick_phase_ns: Option<u64>,
@@ -258,6 +261,13 @@ pub fn compare(
         causal_wakeups,
         wakeup_switch_latency_ns: sim.cfg.host.wakeup_switch_latency_ns,
         schedule_clock_lead_ns: sim.cfg.host.schedule_clock_lead_ns,
+        cpu_switch_gaps_ns: shadow
+            .scenario
+            .host
+            .cpu_switch_gaps
+            .iter()
+            .filter_map(|g| sim.cfg.host.cpu_switch_gaps.get(g.cpu as usize).map(|&(w, l)| (g.cpu, w, l)))
+            .collect(),
         trace_tick_phase_ns: shadow.trace_tick_phase,
         tick_phase_ns: sim.cfg.params.tick_phase,
         placement_agreement_pct: decisions.placements.agreement_pct,

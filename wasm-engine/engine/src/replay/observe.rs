@@ -214,6 +214,15 @@ impl Observed {
         median_gap(&self.block_switch_gaps)
     }
 
+    /// One model CPU's own gaps, the medians of its wakeup and block gaps alone (each None
+    /// with fewer than [`MIN_SWITCH_GAPS`]): a probe that runs at some tasks' switches only
+    /// lengthens the gaps of the CPU they run on, which the pooled medians hide when the other
+    /// CPU switches more (`host.cpu_switch_gaps` of the shadow).
+    pub fn cpu_switch_gaps(&self, cpu: u32) -> (Option<u64>, Option<u64>) {
+        let on = |g: &[(u32, u64)]| g.iter().copied().filter(|&(c, _)| c == cpu).collect::<Vec<_>>();
+        (median_gap(&on(&self.wakeup_switch_gaps)), median_gap(&on(&self.block_switch_gaps)))
+    }
+
     /// When the trace's jiffies begin, modulo one tick period `tick` from the trace's first
     /// record (`host.tick_phase` of the shadow): the median offset of its tick records
     /// (`sched_stat_runtime` written by `sched_tick()`, [`decisions::tick_section`]) from the

@@ -36,7 +36,8 @@ use super::observe::{Observed, ObservedTask, ShadowOp};
 use crate::scenario::load::{first_issue, MAX_SWITCH_GAP_NS};
 use crate::scenario::locate::{KeyPath, Seg};
 use crate::scenario::schema::{
-    CgroupSpec, ExistingSpec, HostSpec, LoopSpec, OpSpec, ScenarioFile, TaskSpec, WakeSpec, SCENARIO_VERSION,
+    CgroupSpec, CpuSwitchGapsSpec, ExistingSpec, HostSpec, LoopSpec, OpSpec, ScenarioFile, TaskSpec, WakeSpec,
+    SCENARIO_VERSION,
 };
 use crate::scenario::units::DurationSpec;
 use std::collections::BTreeMap;
@@ -283,6 +284,22 @@ pub fn shadow_scenario(obs: &Observed, layout: &Layout, name: &str) -> Result<Sh
             // the gap), at most what a scenario takes: a median beyond 1 ms is no switch's.
             wakeup_switch_latency: obs.wakeup_switch_latency().map(|g| DurationSpec(g.min(MAX_SWITCH_GAP_NS))),
             schedule_clock_lead: obs.schedule_clock_lead().map(|g| DurationSpec(g.min(MAX_SWITCH_GAP_NS))),
+            // Each CPU's own, where it has enough gaps and they differ from the pooled ones.
+            cpu_switch_gaps: (0..obs.cpus.max(1))
+                .filter_map(|cpu| {
+                    let (wakeup, lead) = obs.cpu_switch_gaps(cpu);
+                    let own = |g: Option<u64>, pooled: Option<u64>| {
+                        g.filter(|&g| Some(g) != pooled).map(|g| DurationSpec(g.min(MAX_SWITCH_GAP_NS)))
+                    };
+                    let wakeup = own(wakeup, obs.wakeup_switch_latency());
+                    let lead = own(lead, obs.schedule_clock_lead());
+                    (wakeup.is_some() || lead.is_some()).then_some(CpuSwitchGapsSpec {
+                        cpu,
+                        wakeup_switch_latency: wakeup,
+                        schedule_clock_lead: lead,
+                    })
+                })
+                .collect(),
             cfs_rq_avg: layout.cfs_rq_avg.clone(),
             ..Default::default()
         },

@@ -198,6 +198,27 @@ pub struct HostSpec {
     /// the start. What a trace cannot show of the time before its first record.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub cfs_rq_avg: Vec<CfsRqAvgSpec>,
+    /// Each listed CPU's own switch gaps, in place of `wakeup_switch_latency` and
+    /// `schedule_clock_lead` on that CPU (default: none, every CPU the host's). A probe that
+    /// runs at some tasks' switches only (a bpftrace dump filtered by comm) lengthens the gaps
+    /// of the CPU those tasks run on: on `traces/linux-6.18/two-sleepers-and-hog` CPU 1's
+    /// lead is 8.2 us and CPU 0's 2.8 us. A trace's shadow takes them per CPU.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub cpu_switch_gaps: Vec<CpuSwitchGapsSpec>,
+}
+
+/// One CPU's switch gaps (`HostSpec::cpu_switch_gaps`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CpuSwitchGapsSpec {
+    /// The CPU.
+    pub cpu: u32,
+    /// Its `wakeup_switch_latency` (default: the host's).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub wakeup_switch_latency: Option<DurationSpec>,
+    /// Its `schedule_clock_lead` (default: the host's).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub schedule_clock_lead: Option<DurationSpec>,
 }
 
 /// One CPU's root cfs_rq `struct sched_avg` at time 0 (`HostSpec::cfs_rq_avg`).
@@ -236,6 +257,7 @@ impl Default for HostSpec {
             timekeeper: None,
             tick_phase: None,
             cfs_rq_avg: Vec::new(),
+            cpu_switch_gaps: Vec::new(),
         }
     }
 }

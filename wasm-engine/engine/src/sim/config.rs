@@ -32,6 +32,9 @@ pub struct HostConfig {
     /// How long before another switch `__schedule()` reads the clock
     /// (`HostSpec::schedule_clock_lead`).
     pub schedule_clock_lead_ns: u64,
+    /// Per CPU: its wakeup-to-switch gap and clock lead (`HostSpec::cpu_switch_gaps`, else the
+    /// host's).
+    pub cpu_switch_gaps: Vec<(u64, u64)>,
     /// The machine's order of one jiffy's ticks, passes and switches (`HostSpec::tick_order`).
     pub tick_order_machine: bool,
     /// Per mille of the jiffies at which a CPU other than `timekeeper` reads `jiffies` one
@@ -415,6 +418,19 @@ impl SimConfig {
                 timer_slack_ns: s.host.timer_slack.map(|d| d.ns()).unwrap_or(DEFAULT_TIMER_SLACK_NS),
                 wakeup_switch_latency_ns: s.host.wakeup_switch_latency.map_or(0, |d| d.ns()),
                 schedule_clock_lead_ns: s.host.schedule_clock_lead.map_or(0, |d| d.ns()),
+                cpu_switch_gaps: (0..ncpus)
+                    .map(|cpu| {
+                        let own = s.host.cpu_switch_gaps.iter().find(|g| g.cpu == cpu);
+                        let or = |d: Option<crate::scenario::units::DurationSpec>,
+                                  host: Option<crate::scenario::units::DurationSpec>| {
+                            d.or(host).map_or(0, |d| d.ns())
+                        };
+                        (
+                            or(own.and_then(|g| g.wakeup_switch_latency), s.host.wakeup_switch_latency),
+                            or(own.and_then(|g| g.schedule_clock_lead), s.host.schedule_clock_lead),
+                        )
+                    })
+                    .collect(),
                 tick_order_machine: s.host.tick_order == Some(crate::scenario::schema::TickOrderMode::Machine),
                 tick_ahead_per_mille: s.host.tick_ahead.map_or(0, |p| (p.clamp(0.0, 100.0) * 10.0).round() as u64),
                 timekeeper: s.host.timekeeper.unwrap_or(0),

@@ -190,7 +190,7 @@ impl Simulation {
         }
         // `__schedule()` reads the runqueue clock before it dequeues the task
         // (`host.schedule_clock_lead`).
-        let lead = self.cfg.host.schedule_clock_lead_ns;
+        let lead = self.cfg.host.cpu_switch_gaps[cpu as usize].1;
         let clock = (lead > 0).then(|| self.clock_floor(cpu, now.saturating_sub(lead)));
         let se = self.tasks[task as usize].se;
         self.fair.now = clock.unwrap_or(now);

@@ -31,7 +31,7 @@ impl Simulation {
     /// read `host.schedule_clock_lead` before the switch (no earlier than the running
     /// entities' last update).
     pub(crate) fn schedule(&mut self, cpu: u32, reason: SwitchReason) {
-        let lead = self.cfg.host.schedule_clock_lead_ns;
+        let lead = self.cfg.host.cpu_switch_gaps[cpu as usize].1;
         let running = self.running_task(cpu).is_some();
         let clock = (lead > 0 && running).then(|| self.clock_floor(cpu, self.fair.now.saturating_sub(lead)));
         self.schedule_at(cpu, reason, clock);
@@ -55,7 +55,7 @@ impl Simulation {
     /// running task is not charged for the gap, the wakee's `exec_start` is the wakeup's time
     /// and it pays for the gap. False when there is no gap to model.
     pub(super) fn delay_wakeup_switch(&mut self, cpu: u32) -> bool {
-        let latency = self.cfg.host.wakeup_switch_latency_ns;
+        let latency = self.cfg.host.cpu_switch_gaps[cpu as usize].0;
         let Some(task) = self.running_task(cpu).filter(|_| latency > 0) else { return false };
         self.charge_segment(task);
         let now = self.fair.now;

@@ -240,6 +240,7 @@ export const ShadowPanel = memo(function ShadowPanel({ runs, running, error, onR
           <span data-testid="shadow-switch-gaps">
             Switches take {(r.report.wakeup_switch_latency_ns / 1e3).toFixed(1)} µs after a preempting wakeup (charged to the wakee) and{' '}
             {(r.report.schedule_clock_lead_ns / 1e3).toFixed(1)} µs after the clock read otherwise, as the trace shows
+            {r.report.cpu_switch_gaps_ns.map(([cpu, w, l]) => `; on CPU ${cpu}, its own: ${(w / 1e3).toFixed(1)} µs and ${(l / 1e3).toFixed(1)} µs`).join('')}
             {wallPaced(r.report).length > 0 && `; bursts of ${wallPaced(r.report).join(', ')} replayed as wall-clock spins`}.
           </span>
           <span data-testid="shadow-tick-phase"> {tickPhaseLine(r.report)}</span>

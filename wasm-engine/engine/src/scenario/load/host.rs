@@ -72,6 +72,22 @@ pub(super) fn check_host(c: &mut Checker, root: &KeyPath, s: &ScenarioFile) {
         );
     }
     check_cfs_rq_avg(c, &host.key("cfs_rq_avg"), &h.cfs_rq_avg, h.ncpus());
+    let gp = host.key("cpu_switch_gaps");
+    for (i, g) in h.cpu_switch_gaps.iter().enumerate() {
+        let at = gp.index(i);
+        if g.cpu >= h.ncpus() {
+            c.push(at.key("cpu"), format!("cpu names CPU {} but the host has {} CPUs", g.cpu, h.ncpus()));
+        } else if let Some(j) = h.cpu_switch_gaps[..i].iter().position(|o| o.cpu == g.cpu) {
+            c.push(at.key("cpu"), format!("CPU {} is already given by cpu_switch_gaps[{j}]", g.cpu));
+        }
+        for (key, d) in
+            [("wakeup_switch_latency", g.wakeup_switch_latency), ("schedule_clock_lead", g.schedule_clock_lead)]
+        {
+            if d.is_some_and(|d| d.ns() > MAX_SWITCH_GAP_NS) {
+                c.push(at.key(key), format!("{key} is too large: expected a duration of at most 1ms"));
+            }
+        }
+    }
 }
 
 /// The largest `load_avg` and `runnable_avg` a CPU's starting averages may give (1024 tasks
