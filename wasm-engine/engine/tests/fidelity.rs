@@ -569,17 +569,6 @@ fn two_sleepers_repeats_cost() -> u64 {
     costs[costs.len() / 2]
 }
 
-/// The switch gaps of a capture's one CPU, as the shadow measures them (`Observed`'s gaps, the
-/// median of that CPU's): (a preempting wakeup to its switch, a block's clock read to its
-/// switch), ns.
-fn cpu_switch_gaps(obs: &schedlab_engine::replay::observe::Observed, cpu: u32) -> (u64, u64) {
-    use schedlab_engine::replay::observe::median_gap;
-    let on = |g: &[(u32, u64)]| g.iter().copied().filter(|&(c, _)| c == cpu).collect::<Vec<_>>();
-    let wakeup = median_gap(&on(&obs.wakeup_switch_gaps)).expect("wakeup gaps on the CPU");
-    let lead = median_gap(&on(&obs.block_switch_gaps)).expect("block gaps on the CPU");
-    (wakeup, lead)
-}
-
 /// Issue 16: the two-sleepers mirror's constants, rounded to 0.1 us. Its cost per period comes
 /// from the workload's three dumped repeats (sleeper-vs-hog's 39.7 us did not carry over: these
 /// sleepers spend 27 us per period after their spin on every dumped capture of the workload,
@@ -591,12 +580,16 @@ fn cpu_switch_gaps(obs: &schedlab_engine::replay::observe::Observed, cpu: u32) -
 fn two_sleepers_takes_its_cost_from_the_repeats_and_its_gaps_from_its_cpu() {
     let cost = two_sleepers_repeats_cost();
     let own = common::observe_dat(&common::traces().join("linux-6.18/two-sleepers-and-hog/trace.dat"));
-    let (wakeup, lead) = cpu_switch_gaps(&own, 1);
+    let gaps = |obs: &schedlab_engine::replay::observe::Observed| match obs.cpu_switch_gaps(1) {
+        (Some(wakeup), Some(lead)) => (wakeup, lead),
+        other => panic!("CPU 1's gaps: {other:?}"),
+    };
+    let (wakeup, lead) = gaps(&own);
     let repeats: Vec<(u64, u64)> = TWO_SLEEPERS_REPEATS
         .iter()
         .map(|c| {
             let path = common::traces().join("linux-6.18-two-sleepers").join(c).join("trace.dat");
-            cpu_switch_gaps(&common::observe_dat(&path), 1)
+            gaps(&common::observe_dat(&path))
         })
         .collect();
     println!("the repeats' CPU 1 gaps (ns): {repeats:?}");

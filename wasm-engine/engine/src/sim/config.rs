@@ -421,14 +421,9 @@ impl SimConfig {
                 cpu_switch_gaps: (0..ncpus)
                     .map(|cpu| {
                         let own = s.host.cpu_switch_gaps.iter().find(|g| g.cpu == cpu);
-                        let or = |d: Option<crate::scenario::units::DurationSpec>,
-                                  host: Option<crate::scenario::units::DurationSpec>| {
-                            d.or(host).map_or(0, |d| d.ns())
-                        };
-                        (
-                            or(own.and_then(|g| g.wakeup_switch_latency), s.host.wakeup_switch_latency),
-                            or(own.and_then(|g| g.schedule_clock_lead), s.host.schedule_clock_lead),
-                        )
+                        let wakeup = own.and_then(|g| g.wakeup_switch_latency).or(s.host.wakeup_switch_latency);
+                        let lead = own.and_then(|g| g.schedule_clock_lead).or(s.host.schedule_clock_lead);
+                        (wakeup.map_or(0, |d| d.ns()), lead.map_or(0, |d| d.ns()))
                     })
                     .collect(),
                 tick_order_machine: s.host.tick_order == Some(crate::scenario::schema::TickOrderMode::Machine),
