@@ -477,6 +477,8 @@ fn task_program(
                 sync,
             }),
             ShadowOp::Wake { .. } => continue,
+            ShadowOp::Handoff { id } if causal[id as usize] => OpSpec::WaitWakeup(1),
+            ShadowOp::Handoff { .. } => continue,
             ShadowOp::Cgroup(p) => match known_cgroup(obs, layout, p) {
                 Some(path) => OpSpec::Cgroup(path.to_string()),
                 None => continue,

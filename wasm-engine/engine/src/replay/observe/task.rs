@@ -19,6 +19,11 @@ pub enum ShadowOp {
     Wake { id: u32, wakee: u32, sync: bool },
     /// Blocked for `ns` until the causal wakeup `id` (its waker's `Wake` step).
     Wait { id: u32, ns: u64 },
+    /// Went on only once the task it had just woken, and been preempted by, blocked: a hand-off
+    /// (`Observed`'s module docs). No block in the trace (it waited runnable); in the shadow a
+    /// wait for the inferred causal wakeup `id`, which the wakee's `Wake` step before its
+    /// block raises, so that it cannot run ahead of the reply when the model does not preempt.
+    Handoff { id: u32 },
     /// Moved into the cgroup `Observed::cgroup_paths[path]` (`cgroup_attach_task`): at that
     /// point of its run when it was running, else at the end of its last run (named shortcut:
     /// a task moved by another while it slept or waited is moved before it blocked).
@@ -119,6 +124,10 @@ pub struct ObservedTask {
     pub(super) burst_from: Option<u64>,
     /// On its CPU since a record of its own revealed it there (its switch-in lost).
     pub(super) adopted: bool,
+    /// Preempted at once by the task it had just woken, on this CPU (`(wakee, cpu)`), and not
+    /// switched in since: a hand-off if that task's next switch-out there blocks and switches
+    /// straight back to it (`ShadowOp::Handoff`).
+    pub(super) handed_to: Option<(u32, u32)>,
 }
 
 impl ObservedTask {

@@ -207,3 +207,56 @@ fn a_record_from_another_task_ends_a_run_whose_switch_out_is_missing() {
     assert_eq!(t("a").ops, vec![ShadowOp::Run(400), ShadowOp::Sleep(300)]);
     assert_eq!(t("a").switches_out, 1);
 }
+
+/// A pipe pair on one CPU as the kernel runs it: q writes, wakes p and is preempted by it at
+/// once; p reads, writes its reply (q is runnable: no wakeup) and blocks, handing the CPU
+/// straight back. q's next burst needed that reply: a hand-off, so q waits for an inferred
+/// wake from p before its block. A task preempted by its wakee and resumed by another is not.
+#[test]
+fn a_waker_preempted_by_its_wakee_and_resumed_at_its_block_waits_for_it() {
+    let (p, q, h) = (("p", 20), ("q", 21), ("hog", 22));
+    // From task context, as the trace's latency flags show it (`d..2.`).
+    let wakeup = |ts, who, current| TraceRecord { flags: Some(0), ..wakeup(ts, who, current) };
+    let mut o = Observed::default();
+    for r in [
+        switch(1_000, p, PrevState::Blocked(1), q),
+        wakeup(1_050, p, q),
+        switch(1_051, q, PrevState::Preempted, p),
+        switch(1_100, p, PrevState::Blocked(1), q),
+        wakeup(1_150, p, q),
+        switch(1_152, q, PrevState::Preempted, p),
+        // p blocks, but the hog runs before q: no hand-off.
+        switch(1_200, p, PrevState::Blocked(1), h),
+        switch(1_300, h, PrevState::Preempted, q),
+    ] {
+        o.record(r);
+    }
+    o.finish();
+    let t = |c: &str| o.tasks.iter().find(|t| t.comm == c).unwrap();
+    let wake = |id, wakee, sync| ShadowOp::Wake { id, wakee, sync };
+    let (ip, iq) = (0, 1);
+    assert_eq!(
+        t("q").ops,
+        vec![
+            ShadowOp::Run(50),
+            wake(0, ip, false),
+            ShadowOp::Run(1),
+            ShadowOp::Handoff { id: 1 },
+            ShadowOp::Run(50),
+            wake(2, ip, false),
+            ShadowOp::Run(2),
+        ]
+    );
+    assert_eq!(
+        t("p").ops,
+        vec![
+            ShadowOp::Run(1),
+            ShadowOp::Wait { id: 0, ns: 50 },
+            ShadowOp::Run(49),
+            wake(1, iq, true),
+            ShadowOp::Wait { id: 2, ns: 50 },
+            ShadowOp::Run(48),
+        ]
+    );
+    assert_eq!(o.causal_wakeups, 3);
+}
