@@ -290,8 +290,16 @@ test('shadow re-simulation of an SMP capture: tasks free, the figures `schedlab 
   for (const t of want.tasks.filter((x) => x.name.startsWith('k_'))) {
     const cells = table.locator(`tr[data-task="${t.name}"] td`);
     const text = await cells.allTextContents();
-    // task, CPU, real %, baseline %, Δ, real CPU %, model CPU %, real migrations, model migrations.
-    expect(text.slice(5, 9)).toEqual([t.observed_cpu_pct.toFixed(2), t.simulated_cpu_pct.toFixed(2), String(t.observed_migrations), String(t.simulated_migrations)]);
+    // task, CPU, real %, baseline %, Δ, real CPU %, model CPU %, real migrations, model migrations,
+    // real switches, model switches.
+    expect(text.slice(5, 11)).toEqual([
+      t.observed_cpu_pct.toFixed(2),
+      t.simulated_cpu_pct.toFixed(2),
+      String(t.observed_migrations),
+      String(t.simulated_migrations),
+      t.observed_switches.toLocaleString('en-US'),
+      t.simulated_switches.toLocaleString('en-US'),
+    ]);
   }
   // This capture's balance migrations the model all makes: no list of misses.
   expect(p.balance_disagreements).toHaveLength(0);

@@ -101,10 +101,12 @@ describe('shadowRows', () => {
     expect(rows.map((r) => r.name)).toEqual(['k_a', 'k_b']);
     expect(rows[0].simulated).toEqual([61.0, 60.5]);
     expect(rows[1].simulated[1]).toBeNaN();
-    // CPU time and migrations of the last run: k_b is not in it.
+    // CPU time, migrations and switches of the last run: k_b is not in it.
     expect([rows[0].observedCpu, rows[0].simulatedCpu, rows[0].simulatedMigrations]).toEqual([30.45, 30.25, 2]);
+    expect([rows[0].observedSwitches, rows[0].simulatedSwitches]).toEqual([3, 4]);
     expect(rows[1].simulatedCpu).toBeNaN();
     expect(rows[1].simulatedMigrations).toBeUndefined();
+    expect(rows[1].simulatedSwitches).toBeUndefined();
     expect(shadowRows([])).toEqual([]);
   });
 });

@@ -129,9 +129,10 @@ export function shadowRows(runs: readonly ShadowRun[]) {
     observedCpu: t.observed_cpu_pct,
     observedMigrations: t.observed_migrations,
     simulated: runs.map((r) => r.report.tasks.find((x) => x.name === t.name && x.pid === t.pid)?.simulated_share_pct ?? NaN),
-    // The last run's CPU time and migrations.
+    // The last run's CPU time, migrations and switches.
     simulatedCpu: runs[runs.length - 1].report.tasks.find((x) => x.name === t.name && x.pid === t.pid)?.simulated_cpu_pct ?? NaN,
     simulatedMigrations: runs[runs.length - 1].report.tasks.find((x) => x.name === t.name && x.pid === t.pid)?.simulated_migrations,
+    simulatedSwitches: runs[runs.length - 1].report.tasks.find((x) => x.name === t.name && x.pid === t.pid)?.simulated_switches,
   }));
 }
 

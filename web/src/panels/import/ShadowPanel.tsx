@@ -163,6 +163,7 @@ export const ShadowPanel = memo(function ShadowPanel({ runs, running, error, onR
               <th>real migrations</th>
               <th>model migrations</th>
               <th>real switches</th>
+              <th>model switches</th>
             </tr>
           </thead>
           <tbody>
@@ -184,6 +185,7 @@ export const ShadowPanel = memo(function ShadowPanel({ runs, running, error, onR
                   <td>{t.observedMigrations}</td>
                   <td>{t.simulatedMigrations ?? '—'}</td>
                   <td>{t.observedSwitches.toLocaleString('en-US')}</td>
+                  <td>{t.simulatedSwitches?.toLocaleString('en-US') ?? '—'}</td>
                 </tr>
               );
             })}
